@@ -1,0 +1,91 @@
+# hpnode — plain Makefile. `make` builds ./hpnode and tests/bin/sigv4-sign;
+# `make test` runs every test tier; `make SANITIZE=address,undefined test`
+# does the same under ASan+UBSan in build/san/.
+
+CC      ?= cc
+PKGS    := libcurl libcrypto libcjson yaml-0.1 expat
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -pedantic -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wold-style-definition -Wwrite-strings -Wformat=2 \
+	-Wformat-security -Wpointer-arith -Wvla -Wundef -fno-common
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lutil
+
+ifdef SANITIZE
+BUILD   := build/san
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+HPNODE  := $(BUILD)/hpnode
+TOOLBIN := $(BUILD)/bin
+else
+BUILD   := build/default
+HPNODE  := hpnode
+TOOLBIN := tests/bin
+endif
+
+LIB_SRC   := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
+UNIT_SUPPORT := $(BUILD)/tests/unit/t.o $(BUILD)/tests/unit/fake-sys.o
+TOOLS     := $(TOOLBIN)/sigv4-sign
+GEN       := $(BUILD)/gen/hp_refdoc.h
+
+.PHONY: all deps test unit demo bench clean check-deps
+all: check-deps $(HPNODE) $(TOOLS)
+
+check-deps:
+	@pkg-config --exists $(PKGS) || { echo "missing libraries: run 'make deps' (Debian: libcurl4-openssl-dev libssl-dev libcjson-dev libyaml-dev libexpat1-dev)"; exit 1; }
+
+# Installs the Debian packages the build and the tests need (root or sudo).
+DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libssl-dev libcjson-dev \
+	libyaml-dev libexpat1-dev python3 python3-yaml curl
+deps:
+	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends $$missing; \
+	else echo "all Debian packages present"; fi
+	@python3 -c 'import moto, boto3, botocore, yaml' 2>/dev/null || \
+		echo "note: the fixture server needs python3 with moto 5.2.x, boto3 and PyYAML (pip install 'moto[server]==5.2.1' boto3 pyyaml)"
+
+$(BUILD)/gen/hp_refdoc.h: $(wildcard references/*.md) tests/tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tests/tools/embed.sh $@ $(sort $(wildcard references/*.md))
+
+$(BUILD)/%.o: %.c $(GEN) $(wildcard include/hp/*.h tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libhp.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(HPNODE): $(BUILD)/src/main.o $(BUILD)/libhp.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(TOOLBIN)/%: $(BUILD)/tests/tools/%.o $(BUILD)/libhp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_SUPPORT) $(BUILD)/libhp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+unit: $(UNIT_BIN)
+
+test: all $(UNIT_BIN)
+	@HPNODE=$(abspath $(HPNODE)) SIGV4_SIGN=$(abspath $(TOOLBIN)/sigv4-sign) \
+		UNIT_DIR=$(abspath $(BUILD)/unit) sh tests/run-tests.sh
+
+demo: all
+	@sh tests/fixtures/demo.sh $(abspath $(HPNODE))
+
+bench: all
+	sh bench/api-phase.sh 1000
+
+clean:
+	rm -rf build hpnode tests/bin

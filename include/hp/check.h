@@ -1,0 +1,99 @@
+/*
+ * Checks and findings.
+ *
+ * A check is one static table row (src/checks/registry.c): a stable id, the
+ * reference section it points at, a default priority, a scope and a run
+ * function. run() reads only the snapshot and emits findings through
+ * hp_emit*(); it never prints and never does I/O.
+ */
+#ifndef HP_CHECK_H
+#define HP_CHECK_H
+
+#include <cjson/cJSON.h>
+
+#include "hp/snapshot.h"
+#include "hp/util.h"
+
+enum hp_tag { HP_TAG_PASS, HP_TAG_FAIL, HP_TAG_WARN, HP_TAG_INFO, HP_TAG_SKIP };
+enum hp_prio { HP_P0 = 0, HP_P1 = 1, HP_P2 = 2, HP_PNONE = 3 };
+enum hp_scope { HP_SCOPE_CLUSTER, HP_SCOPE_NODE };
+
+/* Report groups, printed in this order (titles in src/report/report.c). */
+enum hp_group {
+	HP_GROUP_IDENTITY,    /* 1. Cluster Identity */
+	HP_GROUP_EVENTS,      /* 2. Cluster Events (Root Cause Signals) */
+	HP_GROUP_NODES,       /* 3. Node Health Status */
+	HP_GROUP_EKS,         /* 4. EKS Node Health Labels */
+	HP_GROUP_CNI,         /* 4a. EKS CNI & System Pod Health */
+	HP_GROUP_SLURM,       /* 4b. Slurm Node States */
+	HP_GROUP_VPC,         /* 5. Cluster VPC Resources */
+	HP_GROUP_LOGS,        /* 6. CloudWatch Logs */
+	HP_GROUP_SSM,         /* 7. SSM Connectivity */
+	HP_GROUP_ONNODE,      /* 8. On-Node Resource Checks (via SSM) */
+	HP_GROUP_SLURM_MAP,   /* 8b. Slurm Node Mapping */
+	HP_GROUP__COUNT
+};
+
+struct hp_emit;
+
+struct hp_check {
+	const char *id;        /* stable, dotted: "cluster.status" */
+	const char *section;   /* default pointer: "F", "A+B", "G.1.a"; "" for none */
+	enum hp_prio prio;     /* default priority of FAIL/WARN findings */
+	enum hp_scope scope;
+	enum hp_group group;
+	const char *summary;   /* one line: what the check looks at */
+	void (*run)(const struct hp_snapshot *snap, struct hp_emit *em);
+};
+
+struct hp_finding {
+	const struct hp_check *check;
+	enum hp_tag tag;
+	enum hp_prio prio;     /* HP_PNONE for PASS/INFO/SKIP */
+	char *section;         /* "" = no pointer */
+	char *message;         /* raw; the reporter sanitises */
+	char *node;            /* instance id or NULL */
+	cJSON *evidence;       /* array of strings, or NULL */
+};
+
+struct hp_findings {
+	struct hp_finding *v;
+	size_t n, alloc;
+};
+
+void hp_findings_release(struct hp_findings *f);
+
+/* Where run() writes to. */
+struct hp_emit {
+	const struct hp_check *check;
+	struct hp_findings *out;
+};
+
+/*
+ * Emit a finding with the check's default section; FAIL and WARN get the
+ * check's default priority, PASS/INFO/SKIP get none. Returns the finding so
+ * callers can attach evidence or a node.
+ */
+struct hp_finding *hp_emit(struct hp_emit *em, enum hp_tag tag, const char *fmt, ...)
+	HP_PRINTF(3, 4);
+/* Same with an explicit priority, section ("" = none, NULL = default) and node. */
+struct hp_finding *hp_emitx(struct hp_emit *em, enum hp_tag tag, enum hp_prio prio,
+			    const char *section, const char *node, const char *fmt, ...)
+	HP_PRINTF(6, 7);
+/* Append one evidence line to a finding (copied). */
+void hp_finding_evidence(struct hp_finding *f, const char *line);
+
+/* The registry. */
+extern const struct hp_check *const hp_checks[];
+extern const size_t hp_checks_count;
+const struct hp_check *hp_check_find(const char *id);
+
+/* Section id -> title ("F" -> "Hardware / Auto-Repair"); NULL when unknown. */
+const char *hp_section_title(const char *id);
+/* Every known section id, NULL-terminated (for tests and explain). */
+extern const char *const hp_section_ids[];
+
+/* Run every check whose scope fits the snapshot; findings in registry order. */
+void hp_checks_run(const struct hp_snapshot *snap, struct hp_findings *out);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * The cluster snapshot: everything the collectors learned, in one JSON
+ * document, so it can be saved (--save-snapshot) and replayed
+ * (--snapshot) and so checks are pure functions of it.
+ *
+ * Layout (every key optional; absent = not collected or the call failed):
+ *
+ *   meta        {cluster_arg, region, node_filter, collected_at_ms, orchestrator}
+ *   identity    sts GetCallerIdentity result {Account, Arn, UserId}
+ *   cluster     sagemaker DescribeCluster reply, as AWS returns it
+ *   clusters    [ListClusters ClusterSummaries] (only when the cluster was not found)
+ *   nodes       [ListClusterNodes ClusterNodeSummaries], nodes_truncated (bool)
+ *   node        DescribeClusterNode NodeDetails (with --node)
+ *   node_missing  the --node instance id when DescribeClusterNode said not found
+ *   events      [ListClusterEvents Events], events_truncated (bool)
+ *   instance_types  {"p5.48xlarge": <ec2 DescribeInstanceTypes item, XML names>}
+ *   logs        {group, group_found (bool),
+ *                lifecycle: [{logStreamName, timestamp, message}], lifecycle_truncated,
+ *                hma: [...], hma_truncated}
+ *   calls       [{service, action, class, code, message, status}] — every API
+ *               call that did not succeed, with its classification
+ *
+ * Later collectors add keys (network, kube, probes); a new kind of fact is
+ * one more key.
+ */
+#ifndef HP_SNAPSHOT_H
+#define HP_SNAPSHOT_H
+
+#include <cjson/cJSON.h>
+
+#include "hp/err.h"
+#include "hp/sys.h"
+
+#define HP_SNAPSHOT_VERSION 1
+
+struct hp_snapshot {
+	cJSON *root;
+};
+
+void hp_snapshot_init(struct hp_snapshot *s);
+void hp_snapshot_release(struct hp_snapshot *s);
+/* Replace (or add) top-level key; takes ownership of item. */
+void hp_snapshot_set(struct hp_snapshot *s, const char *key, cJSON *item);
+const cJSON *hp_snapshot_get(const struct hp_snapshot *s, const char *key);
+/* Record a failed API call under "calls". */
+void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char *action,
+			  const char *cls, const char *code, const char *message, long status);
+
+/* Serialise to / load from a JSON file. Load validates the version. */
+int hp_snapshot_save(const struct hp_snapshot *s, const char *path, struct hp_error *e);
+int hp_snapshot_load(struct hp_snapshot *s, struct hp_sys *sys, const char *path,
+		     struct hp_error *e);
+
+/* Convenience for checks: cluster name, ARN, id (last ARN segment), orchestrator. */
+const char *hp_snap_cluster_name(const struct hp_snapshot *s);
+const char *hp_snap_cluster_arn(const struct hp_snapshot *s);
+/* Writes the 12-char cluster id or "" when the ARN is missing/malformed. */
+void hp_snap_cluster_id(const struct hp_snapshot *s, char out[64]);
+/* "EKS", "Slurm" or "Unknown" (no cluster). */
+const char *hp_snap_orchestrator(const struct hp_snapshot *s);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * Small process-wide helpers: allocation that dies on failure, a
+ * non-owning string view, and bounded string utilities.
+ *
+ * Every allocation in hpnode goes through x* wrappers, so call sites never
+ * test for NULL; running out of memory ends the process with a message.
+ */
+#ifndef HP_UTIL_H
+#define HP_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define HP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define HP_NORETURN __attribute__((noreturn))
+#define HP_WARN_UNUSED __attribute__((warn_unused_result))
+#else
+#define HP_PRINTF(f, a)
+#define HP_NORETURN
+#define HP_WARN_UNUSED
+#endif
+
+/* Print "hpnode: fatal: <msg>" to stderr and exit(1). */
+HP_NORETURN void hp_die(const char *fmt, ...) HP_PRINTF(1, 2);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* printf into a fresh heap string. */
+char *xasprintf(const char *fmt, ...) HP_PRINTF(1, 2);
+
+/* Non-owning view into someone else's bytes; print with "%.*s". */
+struct hp_str {
+	const char *p;
+	size_t len;
+};
+
+/* Copy src into dst (size n), always NUL-terminating; returns strlen(src). */
+size_t hp_strlcpy(char *dst, const char *src, size_t n);
+/* Case-insensitive substring search (ASCII). */
+const char *hp_strcasestr(const char *hay, const char *needle);
+int hp_starts_with(const char *s, const char *prefix);
+int hp_ends_with(const char *s, const char *suffix);
+/* Overwrite n bytes with zeros in a way the compiler cannot drop. */
+void hp_wipe(void *p, size_t n);
+/* Wipe and free a heap string (secrets). */
+void hp_free_secret(char *s);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * Dotted-path getters over cJSON (include/hp/json.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/json.h"
+
+const cJSON *hp_json_get(const cJSON *obj, const char *path)
+{
+	char key[128];
+
+	while (obj && *path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		if (!cJSON_IsObject(obj))
+			return NULL;
+		obj = cJSON_GetObjectItemCaseSensitive(obj, key);
+		path += n + (dot ? 1 : 0);
+	}
+	return obj;
+}
+
+const char *hp_json_str(const cJSON *obj, const char *path)
+{
+	const cJSON *v = hp_json_get(obj, path);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+double hp_json_num(const cJSON *obj, const char *path, double def)
+{
+	const cJSON *v = hp_json_get(obj, path);
+
+	if (cJSON_IsNumber(v))
+		return v->valuedouble;
+	if (cJSON_IsString(v) && v->valuestring[0]) {
+		char *end;
+		double d = strtod(v->valuestring, &end);
+		if (*end == '\0')
+			return d;
+	}
+	return def;
+}
+
+int hp_json_bool(const cJSON *obj, const char *path, int def)
+{
+	const cJSON *v = hp_json_get(obj, path);
+
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v);
+	if (cJSON_IsString(v)) {
+		if (!strcmp(v->valuestring, "true"))
+			return 1;
+		if (!strcmp(v->valuestring, "false"))
+			return 0;
+	}
+	return def;
+}
+
+const cJSON *hp_json_arr(const cJSON *obj, const char *path)
+{
+	const cJSON *v = hp_json_get(obj, path);
+
+	return cJSON_IsArray(v) ? v : NULL;
+}
+
+int hp_json_len(const cJSON *obj, const char *path)
+{
+	const cJSON *v = hp_json_arr(obj, path);
+
+	return v ? cJSON_GetArraySize(v) : 0;
+}

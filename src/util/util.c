@@ -1,0 +1,139 @@
+/*
+ * Allocation wrappers that die on failure, and small string helpers.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/util.h"
+
+void hp_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hpnode: fatal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		hp_die("out of memory");
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		hp_die("out of memory");
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		hp_die("out of memory");
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		hp_die("bad format string");
+	p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+size_t hp_strlcpy(char *dst, const char *src, size_t n)
+{
+	size_t len = strlen(src);
+
+	if (n) {
+		size_t c = len < n - 1 ? len : n - 1;
+		memcpy(dst, src, c);
+		dst[c] = '\0';
+	}
+	return len;
+}
+
+const char *hp_strcasestr(const char *hay, const char *needle)
+{
+	size_t nl = strlen(needle);
+
+	if (!nl)
+		return hay;
+	for (; *hay; hay++) {
+		size_t i;
+		for (i = 0; i < nl; i++) {
+			if (!hay[i] || tolower((unsigned char)hay[i]) != tolower((unsigned char)needle[i]))
+				break;
+		}
+		if (i == nl)
+			return hay;
+	}
+	return NULL;
+}
+
+int hp_starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int hp_ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+void hp_wipe(void *p, size_t n)
+{
+	volatile unsigned char *v = p;
+
+	while (n--)
+		*v++ = 0;
+}
+
+void hp_free_secret(char *s)
+{
+	if (s) {
+		hp_wipe(s, strlen(s));
+		free(s);
+	}
+}

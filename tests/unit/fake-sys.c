@@ -1,0 +1,181 @@
+/*
+ * The canned hp_sys of fake-sys.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake-sys.h"
+
+static struct fake_sys *self(struct hp_sys *s)
+{
+	return (struct fake_sys *)s->impl;
+}
+
+static int f_http(struct hp_sys *s, const struct hp_http_req *req, struct hp_http_resp *resp)
+{
+	struct fake_sys *f = self(s);
+	struct hp_buf h = HP_BUF_INIT(1 << 20);
+	const struct fake_reply *r;
+	size_t i;
+
+	for (i = 0; i < req->nheaders; i++)
+		hp_buf_printf(&h, "%s: %s\n", req->headers[i].name, req->headers[i].value);
+	if (f->nreq < FAKE_MAX) {
+		f->req_method[f->nreq] = xstrdup(req->method);
+		f->req_url[f->nreq] = xstrdup(req->url);
+		f->req_body[f->nreq] = xstrndup(req->body ? req->body : "", req->body_len);
+		f->req_headers[f->nreq] = hp_buf_detach(&h, NULL);
+		f->nreq++;
+	}
+	hp_buf_release(&h);
+	if (f->next_reply >= f->nreplies) {
+		resp->net = HP_NET_CONNECT;
+		hp_strlcpy(resp->errmsg, "fake: no reply queued", sizeof(resp->errmsg));
+		return -1;
+	}
+	r = &f->replies[f->next_reply++];
+	if (r->net != HP_NET_OK) {
+		resp->net = r->net;
+		hp_strlcpy(resp->errmsg, "fake transport error", sizeof(resp->errmsg));
+		return -1;
+	}
+	resp->status = r->status;
+	if (r->headers)
+		hp_buf_puts(&resp->headers, r->headers);
+	if (r->body)
+		hp_buf_puts(&resp->body, r->body);
+	return 0;
+}
+
+static int f_run(struct hp_sys *s, const struct hp_run_req *req, struct hp_run_res *res)
+{
+	struct fake_sys *f = self(s);
+
+	free(f->run_argv0);
+	f->run_argv0 = xstrdup(req->argv[0]);
+	if (f->run_fail) {
+		res->exit_status = -1;
+		return -1;
+	}
+	res->exit_status = f->run_status;
+	if (f->run_out)
+		hp_buf_puts(&res->out, f->run_out);
+	if (f->run_err)
+		hp_buf_puts(&res->err, f->run_err);
+	return 0;
+}
+
+static int64_t f_now(struct hp_sys *s)
+{
+	return self(s)->now_ms;
+}
+
+static const char *f_getenv(struct hp_sys *s, const char *name)
+{
+	struct fake_sys *f = self(s);
+	size_t i;
+
+	for (i = 0; i < f->nenv; i++)
+		if (!strcmp(f->env[i][0], name))
+			return f->env[i][1];
+	return NULL;
+}
+
+static int f_read_file(struct hp_sys *s, const char *path, struct hp_buf *out)
+{
+	struct fake_sys *f = self(s);
+	size_t i;
+
+	for (i = 0; i < f->nfiles; i++) {
+		if (!strcmp(f->files[i][0], path)) {
+			if (hp_buf_adds(out, f->files[i][1])) {
+				errno = EFBIG;
+				return -1;
+			}
+			return 0;
+		}
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+static void f_sleep(struct hp_sys *s, long ms)
+{
+	self(s)->slept_ms += ms;
+	self(s)->now_ms += ms;
+}
+
+static uint32_t f_random(struct hp_sys *s)
+{
+	(void)s;
+	return 0x80000000u;
+}
+
+void fake_sys_init(struct fake_sys *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->sys.http = f_http;
+	f->sys.run = f_run;
+	f->sys.now_ms = f_now;
+	f->sys.monotonic_ms = f_now;
+	f->sys.getenv = f_getenv;
+	f->sys.read_file = f_read_file;
+	f->sys.sleep_ms = f_sleep;
+	f->sys.random = f_random;
+	f->sys.impl = f;
+	f->now_ms = 1440938160000LL; /* 2015-08-30T12:36:00Z */
+}
+
+void fake_sys_release(struct fake_sys *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nreq; i++) {
+		free(f->req_method[i]);
+		free(f->req_url[i]);
+		free(f->req_body[i]);
+		free(f->req_headers[i]);
+	}
+	free(f->run_argv0);
+	f->nreq = 0;
+	f->run_argv0 = NULL;
+}
+
+void fake_setenv(struct fake_sys *f, const char *name, const char *value)
+{
+	if (f->nenv < FAKE_MAX) {
+		f->env[f->nenv][0] = name;
+		f->env[f->nenv][1] = value;
+		f->nenv++;
+	}
+}
+
+void fake_file(struct fake_sys *f, const char *path, const char *content)
+{
+	if (f->nfiles < FAKE_MAX) {
+		f->files[f->nfiles][0] = path;
+		f->files[f->nfiles][1] = content;
+		f->nfiles++;
+	}
+}
+
+void fake_reply(struct fake_sys *f, long status, const char *headers, const char *body)
+{
+	if (f->nreplies < FAKE_MAX) {
+		f->replies[f->nreplies].status = status;
+		f->replies[f->nreplies].net = HP_NET_OK;
+		f->replies[f->nreplies].headers = headers;
+		f->replies[f->nreplies].body = body;
+		f->nreplies++;
+	}
+}
+
+void fake_net_error(struct fake_sys *f, enum hp_net net)
+{
+	if (f->nreplies < FAKE_MAX) {
+		memset(&f->replies[f->nreplies], 0, sizeof(f->replies[0]));
+		f->replies[f->nreplies].net = net;
+		f->nreplies++;
+	}
+}

@@ -1,0 +1,46 @@
+/*
+ * A canned hp_sys for unit tests: a fixed clock, an environment and a file
+ * map, and an HTTP queue that answers requests in order and records them.
+ */
+#ifndef HP_FAKE_SYS_H
+#define HP_FAKE_SYS_H
+
+#include "hp/sys.h"
+
+#define FAKE_MAX 64
+
+struct fake_reply {
+	long status;
+	enum hp_net net;
+	const char *headers;   /* "Name: v\r\n..." or NULL */
+	const char *body;
+};
+
+struct fake_sys {
+	struct hp_sys sys;
+	int64_t now_ms;
+	const char *env[FAKE_MAX][2];
+	size_t nenv;
+	const char *files[FAKE_MAX][2];
+	size_t nfiles;
+	struct fake_reply replies[FAKE_MAX];
+	size_t nreplies, next_reply;
+	/* Recorded requests. */
+	char *req_method[FAKE_MAX], *req_url[FAKE_MAX], *req_body[FAKE_MAX], *req_headers[FAKE_MAX];
+	size_t nreq;
+	long slept_ms;
+	/* Canned subprocess result for run(). */
+	int run_status;
+	const char *run_out, *run_err;
+	int run_fail;          /* 1: run() cannot start the child */
+	char *run_argv0;
+};
+
+void fake_sys_init(struct fake_sys *f);
+void fake_sys_release(struct fake_sys *f);
+void fake_setenv(struct fake_sys *f, const char *name, const char *value);
+void fake_file(struct fake_sys *f, const char *path, const char *content);
+void fake_reply(struct fake_sys *f, long status, const char *headers, const char *body);
+void fake_net_error(struct fake_sys *f, enum hp_net net);
+
+#endif

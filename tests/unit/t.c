@@ -1,0 +1,33 @@
+/*
+ * Runner for the unit-test harness in t.h.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "t.h"
+
+jmp_buf t_jmp;
+char t_why[1024];
+
+int t_run(const char *file, const struct t_case *cases, size_t n, int argc, char **argv)
+{
+	const char *base = strrchr(file, '/');
+	int failed = 0;
+	size_t i;
+
+	base = base ? base + 1 : file;
+	for (i = 0; i < n; i++) {
+		if (argc > 1 && strcmp(argv[1], cases[i].name))
+			continue;
+		t_why[0] = '\0';
+		if (!setjmp(t_jmp)) {
+			cases[i].fn();
+			printf("ok - %s: %s\n", base, cases[i].name);
+		} else {
+			printf("not ok - %s: %s: %s\n", base, cases[i].name, t_why);
+			failed++;
+		}
+		fflush(stdout);
+	}
+	return failed ? 1 : 0;
+}
