@@ -34,29 +34,29 @@ UNIT_SUPPORT := $(BUILD)/tests/unit/t.o $(BUILD)/tests/unit/fake-sys.o
 TOOLS     := $(TOOLBIN)/sigv4-sign
 GEN       := $(BUILD)/gen/hp_refdoc.h
 
-.PHONY: all deps test unit demo bench clean check-deps
-all: check-deps $(HPNODE) $(TOOLS)
+.PHONY: all deps test test-run unit demo demo-run bench clean check-deps
+all: $(HPNODE) $(TOOLS)
 
 check-deps:
 	@pkg-config --exists $(PKGS) || { echo "missing libraries: run 'make deps' (Debian: libcurl4-openssl-dev libssl-dev libcjson-dev libyaml-dev libexpat1-dev)"; exit 1; }
 
 # Installs the Debian packages the build and the tests need (root or sudo).
 DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libssl-dev libcjson-dev \
-	libyaml-dev libexpat1-dev python3 python3-yaml curl
+	libyaml-dev libexpat1-dev curl
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends $$missing; \
 	else echo "all Debian packages present"; fi
-	@python3 -c 'import moto, boto3, botocore, yaml' 2>/dev/null || \
+	@command -v python3 >/dev/null 2>&1 && python3 -c 'import moto, boto3, botocore, yaml' 2>/dev/null || \
 		echo "note: the fixture server needs python3 with moto 5.2.x, boto3 and PyYAML (pip install 'moto[server]==5.2.1' boto3 pyyaml)"
 
 $(BUILD)/gen/hp_refdoc.h: $(wildcard references/*.md) tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ $(sort $(wildcard references/*.md))
 
-$(BUILD)/%.o: %.c $(GEN) $(wildcard include/hp/*.h tests/unit/*.h)
+$(BUILD)/%.o: %.c $(GEN) $(wildcard include/hp/*.h tests/unit/*.h) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -77,11 +77,19 @@ $(BUILD)/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_SUPPORT) $(BUILD)/libhp.a
 
 unit: $(UNIT_BIN)
 
-test: all $(UNIT_BIN)
+# test and demo install missing packages first, then build in a fresh make
+# (pkg-config flags are read when make starts).
+test: deps
+	@$(MAKE) --no-print-directory test-run
+
+test-run: all $(UNIT_BIN)
 	@HPNODE=$(abspath $(HPNODE)) SIGV4_SIGN=$(abspath $(TOOLBIN)/sigv4-sign) \
 		UNIT_DIR=$(abspath $(BUILD)/unit) sh tests/run-tests.sh
 
-demo: all
+demo: deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: all
 	@sh tests/fixtures/demo.sh $(abspath $(HPNODE))
 
 bench: all

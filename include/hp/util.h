@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define HP_VERSION "0.1.0"
+
 #define HP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #if defined(__GNUC__)

@@ -1,0 +1,12 @@
+/*
+ * Subcommands. Each lives in src/cmd-<name>.c and is listed once in the
+ * command table of src/main.c. A command returns the process exit status.
+ */
+#ifndef HP_CMD_H
+#define HP_CMD_H
+
+#include "hp/sys.h"
+
+int cmd_triage(int argc, char **argv, struct hp_sys *sys);
+
+#endif

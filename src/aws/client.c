@@ -1,0 +1,633 @@
+/*
+ * The AWS client: builds a request for one of the four wire protocols,
+ * signs it, sends it through hp_sys, retries in the "standard" mode and
+ * classifies every failure. Pagination and the meaning of replies belong
+ * to the collectors.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hp/aws.h"
+#include "hp/sigv4.h"
+
+#define DEFAULT_ATTEMPTS 3
+#define RETRY_QUOTA 500
+#define RETRY_COST 5
+#define RETRY_COST_TIMEOUT 10
+#define BACKOFF_CAP_MS 20000
+#define DEFAULT_TIMEOUT_MS 30000L
+
+static const struct {
+	enum hp_svc svc;
+	const char *target_prefix;  /* JSON 1.1 X-Amz-Target prefix */
+	const char *query_version;  /* query protocols */
+} protocols[] = {
+	{ HP_SVC_SAGEMAKER, "SageMaker.", NULL },
+	{ HP_SVC_EKS, NULL, NULL },
+	{ HP_SVC_EC2, NULL, "2016-11-15" },
+	{ HP_SVC_LOGS, "Logs_20140328.", NULL },
+	{ HP_SVC_SSM, "AmazonSSM.", NULL },
+	{ HP_SVC_QUOTAS, "ServiceQuotasV20190624.", NULL },
+	{ HP_SVC_STS, NULL, "2011-06-15" },
+};
+
+static const char *const throttle_codes[] = {
+	"Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
+	"TooManyRequestsException", "ProvisionedThroughputExceededException",
+	"TransactionInProgressException", "RequestLimitExceeded", "BandwidthLimitExceeded",
+	"LimitExceededException", "RequestThrottled", "SlowDown", "PriorRequestNotComplete",
+	"EC2ThrottledException",
+};
+
+static const char *const denied_codes[] = {
+	"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError",
+	"UnauthorizedException", "Forbidden",
+};
+
+static const char *const auth_codes[] = {
+	"InvalidClientTokenId", "SignatureDoesNotMatch", "UnrecognizedClientException",
+	"InvalidSignatureException", "ExpiredToken", "ExpiredTokenException",
+	"IncompleteSignature", "IncompleteSignatureException", "MissingAuthenticationToken",
+	"MissingAuthenticationTokenException", "AuthFailure", "RequestExpired",
+	"InvalidAccessKeyId", "InvalidToken",
+};
+
+static const char *const not_found_codes[] = {
+	"ResourceNotFound", "ResourceNotFoundException", "NoSuchResourceException",
+	"NoSuchEntity", "NotFoundException",
+};
+
+static const char *const transient_codes[] = {
+	"RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete",
+	"InternalFailure", "InternalError", "ServiceUnavailable", "InternalServerError",
+};
+
+static int in_list(const char *code, const char *const *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(code, list[i]))
+			return 1;
+	return 0;
+}
+
+const char *hp_aws_class_name(enum hp_aws_class c)
+{
+	static const char *const names[] = {
+		"ok", "denied", "throttled", "not_found", "auth", "client", "server", "network", "parse"
+	};
+	return (unsigned)c < HP_ARRAY_LEN(names) ? names[c] : "unknown";
+}
+
+int hp_aws_is_throttle_code(const char *code)
+{
+	return in_list(code, throttle_codes, HP_ARRAY_LEN(throttle_codes));
+}
+
+enum hp_aws_class hp_aws_classify(long status, const char *code)
+{
+	if (status >= 200 && status < 300)
+		return HP_AWS_OK;
+	if (hp_aws_is_throttle_code(code))
+		return HP_AWS_THROTTLED;
+	if (in_list(code, denied_codes, HP_ARRAY_LEN(denied_codes)))
+		return HP_AWS_DENIED;
+	if (in_list(code, auth_codes, HP_ARRAY_LEN(auth_codes)))
+		return HP_AWS_AUTH;
+	if (in_list(code, not_found_codes, HP_ARRAY_LEN(not_found_codes)) ||
+	    hp_ends_with(code, ".NotFound") || hp_starts_with(code, "InvalidInstanceType"))
+		return HP_AWS_NOT_FOUND;
+	if (status >= 500)
+		return HP_AWS_SERVER;
+	return HP_AWS_CLIENT;
+}
+
+void hp_aws_result_release(struct hp_aws_result *r)
+{
+	cJSON_Delete(r->json);
+	memset(r, 0, sizeof(*r));
+}
+
+/* "ns#Code" -> "Code", "Code:http://..." -> "Code". */
+static void clean_code(const char *in, char *out, size_t n)
+{
+	const char *h = strrchr(in, '#');
+	size_t len;
+
+	if (h)
+		in = h + 1;
+	len = strcspn(in, ":");
+	if (len >= n)
+		len = n - 1;
+	memcpy(out, in, len);
+	out[len] = '\0';
+}
+
+static const char *first_str(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
+
+	if (!cJSON_IsString(v))
+		v = cJSON_GetObjectItemCaseSensitive(o, b);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+void hp_aws_parse_error(const struct hp_http_resp *resp, struct hp_aws_result *out)
+{
+	const char *body = resp->body.buf;
+	char hdr[128];
+	const char *code = NULL, *msg = NULL;
+	cJSON *j = NULL;
+
+	out->code[0] = '\0';
+	out->message[0] = '\0';
+	if (!hp_http_resp_header(resp, "x-amzn-ErrorType", hdr, sizeof(hdr)) && hdr[0])
+		clean_code(hdr, out->code, sizeof(out->code));
+	while (*body == ' ' || *body == '\n' || *body == '\r' || *body == '\t')
+		body++;
+	if (*body == '{') {
+		j = cJSON_Parse(body);
+		if (j) {
+			const cJSON *err = cJSON_GetObjectItemCaseSensitive(j, "Error");
+			if (cJSON_IsObject(err)) {  /* query protocol in JSON form */
+				code = first_str(err, "Code", "code");
+				msg = first_str(err, "Message", "message");
+			} else {
+				code = first_str(j, "__type", "code");
+				if (!code)
+					code = first_str(j, "Code", "Code");
+				msg = first_str(j, "message", "Message");
+			}
+		}
+	} else if (*body == '<') {
+		char root[64];
+		j = hp_xml_to_json(body, strlen(body), root, sizeof(root));
+		if (j) {
+			/* <Response><Errors><Error> or <ErrorResponse><Error>. */
+			const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "Errors");
+			if (cJSON_IsObject(e))
+				e = cJSON_GetObjectItemCaseSensitive(e, "Error");
+			if (cJSON_IsArray(e))
+				e = cJSON_GetArrayItem(e, 0);
+			if (!cJSON_IsObject(e))
+				e = cJSON_GetObjectItemCaseSensitive(j, "Error");
+			if (cJSON_IsObject(e)) {
+				code = first_str(e, "Code", "code");
+				msg = first_str(e, "Message", "message");
+			}
+			if (!out->request_id[0]) {
+				const char *rid = first_str(j, "RequestID", "RequestId");
+				if (rid)
+					hp_strlcpy(out->request_id, rid, sizeof(out->request_id));
+			}
+		}
+	} else if (*body) {
+		msg = body;
+	}
+	/* An XML or JSON body code is more specific than the header when both exist. */
+	if (code && *code)
+		clean_code(code, out->code, sizeof(out->code));
+	if (!out->code[0])
+		snprintf(out->code, sizeof(out->code), "HTTP%ld", resp->status);
+	if (msg)
+		hp_strlcpy(out->message, msg, sizeof(out->message));
+	cJSON_Delete(j);
+}
+
+static int svc_index(enum hp_svc svc)
+{
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(protocols); i++)
+		if (protocols[i].svc == svc)
+			return (int)i;
+	hp_die("unknown service %d", (int)svc);
+}
+
+int hp_aws_init(struct hp_aws *a, struct hp_sys *sys, const struct hp_profile *p,
+		const char *flag_region, const char *flag_endpoint, struct hp_buf *trace,
+		struct hp_error *e)
+{
+	const char *src, *v;
+	int s;
+
+	memset(a, 0, sizeof(*a));
+	a->sys = sys;
+	a->max_attempts = DEFAULT_ATTEMPTS;
+	a->retry_tokens = RETRY_QUOTA;
+	a->timeout_ms = DEFAULT_TIMEOUT_MS;
+	if (hp_region_resolve(sys, p, flag_region, a->region, sizeof(a->region), &src, e))
+		return -1;
+	for (s = 0; s < HP_SVC__COUNT; s++)
+		if (hp_endpoint_resolve(sys, p, (enum hp_svc)s, a->region, flag_endpoint,
+					a->endpoint[s], sizeof(a->endpoint[s]), e))
+			return -1;
+	a->ca_bundle = hp_ca_bundle(sys, p);
+	v = hp_sys_env(sys, "AWS_MAX_ATTEMPTS");
+	if (!v)
+		v = hp_profile_config(p, "max_attempts");
+	if (v) {
+		char *end;
+		long n = strtol(v, &end, 10);
+		if (*end || n < 1 || n > 20)
+			return hp_error_set(e, HP_ERR_CONFIG, "AWS_MAX_ATTEMPTS must be a number from 1 to 20, not '%s'", v);
+		a->max_attempts = (int)n;
+	}
+	v = hp_sys_env(sys, "AWS_RETRY_MODE");
+	if (v && strcmp(v, "standard") && strcmp(v, "legacy") && strcmp(v, "adaptive"))
+		return hp_error_set(e, HP_ERR_CONFIG, "AWS_RETRY_MODE must be standard, legacy or adaptive, not '%s'", v);
+	if (trace)
+		hp_buf_printf(trace, "region: %s (from %s)\n", a->region, src);
+	return hp_creds_resolve(sys, p, &a->creds, trace, e);
+}
+
+void hp_aws_release(struct hp_aws *a)
+{
+	hp_creds_release(&a->creds);
+}
+
+/* Split "scheme://host[:port][/prefix]" into host (with port) and path prefix. */
+static void split_url(const char *url, char *host, size_t hn, char *prefix, size_t pn)
+{
+	const char *h = strstr(url, "://");
+	const char *slash;
+
+	h = h ? h + 3 : url;
+	slash = strchr(h, '/');
+	if (slash) {
+		size_t n = (size_t)(slash - h);
+		if (n >= hn)
+			n = hn - 1;
+		memcpy(host, h, n);
+		host[n] = '\0';
+		hp_strlcpy(prefix, slash, pn);
+		/* A trailing slash of the prefix is dropped; paths bring their own. */
+		if (prefix[0] && prefix[strlen(prefix) - 1] == '/')
+			prefix[strlen(prefix) - 1] = '\0';
+	} else {
+		hp_strlcpy(host, h, hn);
+		prefix[0] = '\0';
+	}
+}
+
+static long backoff_ms(struct hp_aws *a, int attempt)
+{
+	long cap = 1000L << (attempt - 1 < 5 ? attempt - 1 : 5);
+	double r = (double)a->sys->random(a->sys) / 4294967296.0;
+
+	if (cap > BACKOFF_CAP_MS)
+		cap = BACKOFF_CAP_MS;
+	return (long)(r * (double)cap);
+}
+
+static int is_transient(const struct hp_http_resp *resp, const char *code)
+{
+	if (resp->net == HP_NET_CONNECT || resp->net == HP_NET_TIMEOUT || resp->net == HP_NET_IO)
+		return 1;
+	if (resp->net != HP_NET_OK)
+		return 0;
+	if (resp->status == 500 || resp->status == 502 || resp->status == 503 || resp->status == 504)
+		return 1;
+	return in_list(code, transient_codes, HP_ARRAY_LEN(transient_codes));
+}
+
+/* Seconds between our clock and the server's Date header, 0 when unknown. */
+static long clock_skew_s(struct hp_aws *a, const struct hp_http_resp *resp)
+{
+	char date[64];
+	struct tm tm;
+
+	if (hp_http_resp_header(resp, "Date", date, sizeof(date)))
+		return 0;
+	memset(&tm, 0, sizeof(tm));
+	if (!strptime(date, "%a, %d %b %Y %H:%M:%S GMT", &tm))
+		return 0;
+	return (long)(a->sys->now_ms(a->sys) / 1000 - (int64_t)timegm(&tm));
+}
+
+struct call {
+	enum hp_svc svc;
+	const char *op;
+	const char *method;
+	const char *path;           /* path relative to the endpoint */
+	const char *content_type;   /* NULL: none */
+	const char *target;         /* X-Amz-Target or NULL */
+	const char *body;
+	size_t body_len;
+};
+
+static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp *resp)
+{
+	const struct hp_svc_info *info = hp_svc_info(c->svc);
+	char host[256], prefix[256], amzdate[17], date[9];
+	struct hp_header hdr[8];
+	struct hp_buf url = HP_BUF_INIT(4096), authz = HP_BUF_INIT(4096), path = HP_BUF_INIT(4096);
+	struct hp_sigv4_params sp;
+	struct hp_sigv4_request sr;
+	struct hp_http_req req;
+	size_t nh = 0;
+	time_t now = (time_t)(a->sys->now_ms(a->sys) / 1000);
+	int rc;
+
+	split_url(a->endpoint[c->svc], host, sizeof(host), prefix, sizeof(prefix));
+	hp_buf_printf(&path, "%s%s", prefix, c->path);
+	hp_buf_printf(&url, "%s%s", a->endpoint[c->svc], c->path);
+	hp_sigv4_amz_date(now, amzdate, date);
+	hdr[nh++] = (struct hp_header){ "Host", host };
+	hdr[nh++] = (struct hp_header){ "X-Amz-Date", amzdate };
+	if (c->content_type)
+		hdr[nh++] = (struct hp_header){ "Content-Type", c->content_type };
+	if (c->target)
+		hdr[nh++] = (struct hp_header){ "X-Amz-Target", c->target };
+	if (a->creds.session_token)
+		hdr[nh++] = (struct hp_header){ "X-Amz-Security-Token", a->creds.session_token };
+	sp.access_key = a->creds.access_key;
+	sp.secret_key = a->creds.secret_key;
+	sp.session_token = a->creds.session_token;
+	sp.region = a->region;
+	sp.service = info->signing_name;
+	sp.now = now;
+	sr.method = c->method;
+	sr.path = path.buf;
+	sr.query = NULL;
+	sr.headers = hdr;
+	sr.nheaders = nh;
+	sr.payload = c->body;
+	sr.payload_len = c->body_len;
+	if (hp_sigv4_sign(&sp, &sr, &authz)) {
+		hp_buf_release(&url);
+		hp_buf_release(&path);
+		hp_strlcpy(resp->errmsg, "cannot sign request", sizeof(resp->errmsg));
+		resp->net = HP_NET_IO;
+		return -1;
+	}
+	hdr[nh++] = (struct hp_header){ "Authorization", authz.buf };
+	memset(&req, 0, sizeof(req));
+	req.method = c->method;
+	req.url = url.buf;
+	req.headers = hdr;
+	req.nheaders = nh;
+	req.body = c->body;
+	req.body_len = c->body_len;
+	req.timeout_ms = a->timeout_ms;
+	req.ca_bundle = a->ca_bundle;
+	rc = a->sys->http(a->sys, &req, resp);
+	hp_buf_release(&url);
+	hp_buf_release(&path);
+	hp_buf_release(&authz);
+	return rc;
+}
+
+/* Turn a 2xx body into JSON: JSON as is, XML converted, empty -> {}. */
+static int parse_ok(const struct call *c, const struct hp_http_resp *resp, struct hp_aws_result *out)
+{
+	const char *b = resp->body.buf;
+	char root[128];
+
+	while (*b == ' ' || *b == '\n' || *b == '\r' || *b == '\t')
+		b++;
+	if (!*b) {
+		out->json = cJSON_CreateObject();
+		return 0;
+	}
+	if (*b == '<') {
+		cJSON *j = hp_xml_to_json(b, strlen(b), root, sizeof(root));
+		cJSON *res;
+		char want[160];
+		if (!j)
+			return -1;
+		/* Query protocol: unwrap <OpResult> inside <OpResponse>. */
+		snprintf(want, sizeof(want), "%sResult", c->op);
+		res = cJSON_DetachItemFromObjectCaseSensitive(j, want);
+		if (res) {
+			cJSON_Delete(j);
+			j = res;
+		}
+		if (!cJSON_IsObject(j)) {
+			cJSON_Delete(j);
+			j = cJSON_CreateObject();
+		}
+		out->json = j;
+		return 0;
+	}
+	out->json = cJSON_Parse(b);
+	return out->json ? 0 : -1;
+}
+
+static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *out)
+{
+	const struct hp_svc_info *info = hp_svc_info(c->svc);
+	int64_t t0 = a->sys->monotonic_ms(a->sys);
+	int attempt, last_cost = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (attempt = 1;; attempt++) {
+		struct hp_http_resp resp;
+		int retry = 0;
+
+		hp_http_resp_init(&resp);
+		out->attempts = attempt;
+		a->stats.calls++;
+		out->code[0] = out->message[0] = '\0';
+		if (send_once(a, c, &resp)) {
+			out->cls = HP_AWS_NETWORK;
+			out->status = 0;
+			hp_strlcpy(out->code, resp.net == HP_NET_TIMEOUT ? "Timeout" :
+				   resp.net == HP_NET_TLS ? "TLSError" :
+				   resp.net == HP_NET_TOO_BIG ? "ReplyTooLarge" : "ConnectionError",
+				   sizeof(out->code));
+			hp_strlcpy(out->message, resp.errmsg, sizeof(out->message));
+		} else {
+			a->stats.bytes_in += resp.body.len;
+			out->status = resp.status;
+			hp_http_resp_header(&resp, "x-amzn-RequestId", out->request_id, sizeof(out->request_id));
+			if (!out->request_id[0])
+				hp_http_resp_header(&resp, "x-amz-request-id", out->request_id,
+						    sizeof(out->request_id));
+			if (resp.status >= 200 && resp.status < 300) {
+				if (parse_ok(c, &resp, out)) {
+					out->cls = HP_AWS_PARSE;
+					hp_strlcpy(out->code, "MalformedReply", sizeof(out->code));
+					snprintf(out->message, sizeof(out->message),
+						 "reply of %zu bytes is not valid %s", resp.body.len,
+						 resp.body.buf[0] == '<' ? "XML" : "JSON");
+				} else {
+					out->cls = HP_AWS_OK;
+				}
+			} else {
+				hp_aws_parse_error(&resp, out);
+				out->cls = hp_aws_classify(resp.status, out->code);
+				if (out->cls == HP_AWS_CLIENT && hp_strcasestr(out->message, "could not find"))
+					out->cls = HP_AWS_NOT_FOUND;
+				if (out->cls == HP_AWS_CLIENT && (hp_strcasestr(out->message, "not authorized to perform") ||
+								  hp_strcasestr(out->message, "access denied")))
+					out->cls = HP_AWS_DENIED;
+				if (out->cls == HP_AWS_AUTH) {
+					long skew = clock_skew_s(a, &resp);
+					if (skew > 240 || skew < -240) {
+						size_t l = strlen(out->message);
+						snprintf(out->message + l, sizeof(out->message) - l,
+							 " (local clock is %ld s %s the server's: fix the clock)",
+							 skew < 0 ? -skew : skew, skew > 0 ? "ahead of" : "behind");
+					}
+				}
+			}
+		}
+		if (out->cls == HP_AWS_OK) {
+			a->retry_tokens += last_cost ? last_cost : 1;
+			if (a->retry_tokens > RETRY_QUOTA)
+				a->retry_tokens = RETRY_QUOTA;
+		} else if (out->cls == HP_AWS_THROTTLED || is_transient(&resp, out->code)) {
+			int cost = resp.net == HP_NET_TIMEOUT ? RETRY_COST_TIMEOUT : RETRY_COST;
+			if (attempt < a->max_attempts && a->retry_tokens >= cost) {
+				a->retry_tokens -= cost;
+				last_cost = cost;
+				retry = 1;
+			}
+			if (out->cls == HP_AWS_CLIENT && resp.net == HP_NET_OK && resp.status >= 500)
+				out->cls = HP_AWS_SERVER;
+		}
+		hp_http_resp_release(&resp);
+		if (!retry)
+			break;
+		a->stats.retries++;
+		{
+			long ms = backoff_ms(a, attempt);
+			if (a->debug)
+				fprintf(stderr, "hpnode: debug: %s %s: %s, retry %d in %ld ms\n", info->name,
+					c->op, out->code, attempt, ms);
+			a->sys->sleep_ms(a->sys, ms);
+		}
+	}
+	if (a->debug)
+		fprintf(stderr, "hpnode: debug: %s:%s -> %s%s%s (HTTP %ld, %d attempt%s, %lld ms)\n",
+			info->name, c->op, hp_aws_class_name(out->cls), out->code[0] ? " " : "",
+			out->code, out->status, out->attempts, out->attempts == 1 ? "" : "s",
+			(long long)(a->sys->monotonic_ms(a->sys) - t0));
+	return out->cls == HP_AWS_OK ? 0 : -1;
+}
+
+int hp_aws_json(struct hp_aws *a, enum hp_svc svc, const char *op, const cJSON *input,
+		struct hp_aws_result *out)
+{
+	char target[160];
+	struct call c;
+	char *body;
+	int rc;
+
+	snprintf(target, sizeof(target), "%s%s", protocols[svc_index(svc)].target_prefix, op);
+	body = input ? cJSON_PrintUnformatted(input) : xstrdup("{}");
+	if (!body)
+		hp_die("out of memory");
+	memset(&c, 0, sizeof(c));
+	c.svc = svc;
+	c.op = op;
+	c.method = "POST";
+	c.path = "/";
+	c.content_type = "application/x-amz-json-1.1";
+	c.target = target;
+	c.body = body;
+	c.body_len = strlen(body);
+	rc = call(a, &c, out);
+	free(body);
+	return rc;
+}
+
+int hp_aws_rest_get(struct hp_aws *a, enum hp_svc svc, const char *op, const char *path,
+		    struct hp_aws_result *out)
+{
+	struct call c;
+
+	memset(&c, 0, sizeof(c));
+	c.svc = svc;
+	c.op = op;
+	c.method = "GET";
+	c.path = path;
+	c.body = "";
+	return call(a, &c, out);
+}
+
+void hp_aws_params_add(struct hp_aws_params *p, const char *name, const char *value)
+{
+	if (p->n + 2 > p->alloc) {
+		p->alloc = p->alloc ? p->alloc * 2 : 16;
+		p->kv = xrealloc(p->kv, p->alloc * sizeof(*p->kv));
+	}
+	p->kv[p->n++] = xstrdup(name);
+	p->kv[p->n++] = xstrdup(value);
+}
+
+void hp_aws_params_addf(struct hp_aws_params *p, const char *name, const char *fmt, ...)
+{
+	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (hp_buf_vaddf(&b, fmt, ap))
+		hp_die("parameter too long");
+	va_end(ap);
+	hp_aws_params_add(p, name, b.buf);
+	hp_buf_release(&b);
+}
+
+void hp_aws_params_release(struct hp_aws_params *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		free(p->kv[i]);
+	free(p->kv);
+	memset(p, 0, sizeof(*p));
+}
+
+static void form_encode(struct hp_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+		    ch == '-' || ch == '_' || ch == '.' || ch == '~') {
+			hp_buf_putc(b, (char)ch);
+		} else {
+			hp_buf_putc(b, '%');
+			hp_buf_putc(b, hex[ch >> 4]);
+			hp_buf_putc(b, hex[ch & 15]);
+		}
+	}
+}
+
+int hp_aws_query(struct hp_aws *a, enum hp_svc svc, const char *op,
+		 const struct hp_aws_params *params, struct hp_aws_result *out)
+{
+	struct hp_buf body = HP_BUF_INIT(HP_MAX_HTTP_BODY);
+	struct call c;
+	size_t i;
+	int rc;
+
+	hp_buf_puts(&body, "Action=");
+	form_encode(&body, op);
+	hp_buf_puts(&body, "&Version=");
+	form_encode(&body, protocols[svc_index(svc)].query_version);
+	for (i = 0; params && i + 1 < params->n; i += 2) {
+		hp_buf_putc(&body, '&');
+		form_encode(&body, params->kv[i]);
+		hp_buf_putc(&body, '=');
+		form_encode(&body, params->kv[i + 1]);
+	}
+	memset(&c, 0, sizeof(c));
+	c.svc = svc;
+	c.op = op;
+	c.method = "POST";
+	c.path = "/";
+	c.content_type = "application/x-www-form-urlencoded; charset=utf-8";
+	c.body = body.buf;
+	c.body_len = body.len;
+	rc = call(a, &c, out);
+	hp_buf_release(&body);
+	return rc;
+}

@@ -1,0 +1,188 @@
+/*
+ * XML replies (EC2, STS, and XML error bodies) to cJSON, with expat.
+ * Namespaces are ignored, elements become object members, elements whose
+ * children are all <item>/<member> become arrays, text becomes strings.
+ * Nothing here knows any particular API.
+ */
+#include <expat.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/aws.h"
+#include "hp/buf.h"
+
+#define XML_MAX_DEPTH 64
+
+struct xnode {
+	char *name;
+	struct hp_buf text;
+	struct xnode *first, *last, *next;
+};
+
+struct xstate {
+	struct xnode *root;
+	struct xnode *stack[XML_MAX_DEPTH];
+	int depth;
+	int error;
+};
+
+static const char *local_name(const char *n)
+{
+	const char *c = strrchr(n, ':');
+
+	return c ? c + 1 : n;
+}
+
+static void on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
+{
+	struct xstate *s = ud;
+	struct xnode *n;
+
+	(void)attrs;
+	if (s->error)
+		return;
+	if (s->depth >= XML_MAX_DEPTH) {
+		s->error = 1;
+		return;
+	}
+	n = xcalloc(1, sizeof(*n));
+	n->name = xstrdup(local_name(name));
+	hp_buf_init(&n->text, HP_MAX_HTTP_BODY);
+	if (s->depth == 0) {
+		if (s->root) {
+			s->error = 1;
+			free(n->name);
+			free(n);
+			return;
+		}
+		s->root = n;
+	} else {
+		struct xnode *p = s->stack[s->depth - 1];
+		if (p->last)
+			p->last->next = n;
+		else
+			p->first = n;
+		p->last = n;
+	}
+	s->stack[s->depth++] = n;
+}
+
+static void on_end(void *ud, const XML_Char *name)
+{
+	struct xstate *s = ud;
+
+	(void)name;
+	if (!s->error && s->depth > 0)
+		s->depth--;
+}
+
+static void on_text(void *ud, const XML_Char *t, int len)
+{
+	struct xstate *s = ud;
+
+	if (s->error || s->depth == 0)
+		return;
+	if (hp_buf_add(&s->stack[s->depth - 1]->text, t, (size_t)len))
+		s->error = 1;
+}
+
+static void free_node(struct xnode *n)
+{
+	while (n) {
+		struct xnode *next = n->next;
+		free_node(n->first);
+		free(n->name);
+		hp_buf_release(&n->text);
+		free(n);
+		n = next;
+	}
+}
+
+static int is_list(const struct xnode *n)
+{
+	const struct xnode *c;
+
+	if (!n->first)
+		return 0;
+	for (c = n->first; c; c = c->next)
+		if (strcmp(c->name, "item") && strcmp(c->name, "member"))
+			return 0;
+	return 1;
+}
+
+static int is_list_name(const char *name)
+{
+	return hp_ends_with(name, "Set") || hp_ends_with(name, "s");
+}
+
+static cJSON *convert(const struct xnode *n)
+{
+	const struct xnode *c;
+	cJSON *o;
+
+	if (is_list(n)) {
+		o = cJSON_CreateArray();
+		for (c = n->first; c; c = c->next)
+			cJSON_AddItemToArray(o, convert(c));
+		return o;
+	}
+	if (!n->first) {
+		/* Trim whitespace-only text: an empty wrapper like <groupSet/>. */
+		const char *t = n->text.buf;
+		size_t i;
+		for (i = 0; t[i]; i++)
+			if (t[i] != ' ' && t[i] != '\n' && t[i] != '\r' && t[i] != '\t')
+				return cJSON_CreateString(t);
+		return is_list_name(n->name) ? cJSON_CreateArray() : cJSON_CreateString("");
+	}
+	o = cJSON_CreateObject();
+	for (c = n->first; c; c = c->next) {
+		const struct xnode *d;
+		int count = 0;
+
+		if (cJSON_GetObjectItemCaseSensitive(o, c->name))
+			continue; /* already gathered with its first sibling */
+		for (d = c; d; d = d->next)
+			count += !strcmp(d->name, c->name);
+		if (count == 1) {
+			cJSON_AddItemToObject(o, c->name, convert(c));
+			continue;
+		}
+		/* Repeated non-item elements become one array, in order. */
+		{
+			cJSON *arr = cJSON_CreateArray();
+			for (d = c; d; d = d->next)
+				if (!strcmp(d->name, c->name))
+					cJSON_AddItemToArray(arr, convert(d));
+			cJSON_AddItemToObject(o, c->name, arr);
+		}
+	}
+	return o;
+}
+
+cJSON *hp_xml_to_json(const char *xml, size_t len, char *root_name, size_t root_n)
+{
+	struct xstate s;
+	XML_Parser p;
+	cJSON *out = NULL;
+
+	memset(&s, 0, sizeof(s));
+	p = XML_ParserCreate("UTF-8");
+	if (!p)
+		hp_die("out of memory");
+	XML_SetUserData(p, &s);
+	XML_SetElementHandler(p, on_start, on_end);
+	XML_SetCharacterDataHandler(p, on_text);
+	if (len > (size_t)0x7fffffff ||
+	    XML_Parse(p, xml, (int)len, 1) == XML_STATUS_ERROR || s.error || !s.root) {
+		XML_ParserFree(p);
+		free_node(s.root);
+		return NULL;
+	}
+	XML_ParserFree(p);
+	if (root_name && root_n)
+		hp_strlcpy(root_name, s.root->name, root_n);
+	out = convert(s.root);
+	free_node(s.root);
+	return out;
+}

@@ -1,0 +1,395 @@
+/*
+ * The cluster-level collector: caller identity, DescribeCluster, the node
+ * list, cluster events, instance-type facts and the CloudWatch log streams
+ * that matter (lifecycle scripts, health monitoring agent). Every list is
+ * paginated under a cap, and a cap that cuts a list is recorded.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/collect.h"
+#include "hp/json.h"
+
+void hp_collect_record(struct hp_snapshot *s, enum hp_svc svc, const char *action,
+		       const struct hp_aws_result *r)
+{
+	hp_snapshot_add_call(s, hp_svc_info(svc)->name, action, hp_aws_class_name(r->cls), r->code,
+			     r->message, r->status);
+}
+
+/* Move every element of src (array) to the end of dst (array). */
+static void move_items(cJSON *dst, cJSON *src)
+{
+	cJSON *it;
+
+	while (src && (it = cJSON_DetachItemFromArray(src, 0)) != NULL)
+		cJSON_AddItemToArray(dst, it);
+}
+
+struct pager {
+	enum hp_svc svc;
+	const char *op;
+	const char *result_key;
+	const char *token_in;
+	const char *token_out;
+	int max_pages;
+	size_t max_items;   /* 0: no cap besides pages */
+};
+
+/*
+ * Page through a JSON 1.1 list call. input is the first page's request
+ * (not consumed). Items land in *items (created here). Returns 0 on success
+ * (truncated set when a cap cut the list), -1 when a call failed (recorded;
+ * *items is freed and NULL, so a partial list can never pass for a whole one).
+ */
+static int paginate(struct hp_aws *a, struct hp_snapshot *s, const struct pager *pg,
+		    const cJSON *input, cJSON **items, int *truncated)
+{
+	cJSON *req = cJSON_Duplicate(input, 1);
+	int page;
+
+	*items = cJSON_CreateArray();
+	*truncated = 0;
+	for (page = 0;; page++) {
+		struct hp_aws_result r;
+		const char *tok;
+
+		if (hp_aws_json(a, pg->svc, pg->op, req, &r)) {
+			hp_collect_record(s, pg->svc, pg->op, &r);
+			hp_aws_result_release(&r);
+			cJSON_Delete(*items);
+			*items = NULL;
+			cJSON_Delete(req);
+			return -1;
+		}
+		move_items(*items, cJSON_GetObjectItemCaseSensitive(r.json, pg->result_key));
+		tok = hp_json_str(r.json, pg->token_out);
+		if (!tok || !*tok) {
+			hp_aws_result_release(&r);
+			break;
+		}
+		if (page + 1 >= pg->max_pages ||
+		    (pg->max_items && (size_t)cJSON_GetArraySize(*items) >= pg->max_items)) {
+			*truncated = 1;
+			hp_aws_result_release(&r);
+			break;
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(req, pg->token_in);
+		cJSON_AddStringToObject(req, pg->token_in, tok);
+		hp_aws_result_release(&r);
+	}
+	cJSON_Delete(req);
+	return 0;
+}
+
+static int collect_identity(struct hp_aws *a, struct hp_snapshot *s, struct hp_error *e)
+{
+	struct hp_aws_result r;
+
+	if (!hp_aws_query(a, HP_SVC_STS, "GetCallerIdentity", NULL, &r)) {
+		hp_snapshot_set(s, "identity", r.json);
+		r.json = NULL;
+		hp_aws_result_release(&r);
+		return 0;
+	}
+	hp_collect_record(s, HP_SVC_STS, "GetCallerIdentity", &r);
+	if (r.cls == HP_AWS_NETWORK)
+		hp_error_set(e, HP_ERR_HTTP, "cannot reach AWS STS at '%s': %s", a->endpoint[HP_SVC_STS],
+			     r.message);
+	else
+		hp_error_set(e, HP_ERR_CREDS, "AWS credentials not configured or expired: %s: %s", r.code,
+			     r.message);
+	hp_aws_result_release(&r);
+	return -1;
+}
+
+static void list_clusters(struct hp_aws *a, struct hp_snapshot *s)
+{
+	static const struct pager pg = {
+		HP_SVC_SAGEMAKER, "ListClusters", "ClusterSummaries", "NextToken", "NextToken", 10, 0
+	};
+	cJSON *in = cJSON_CreateObject(), *items;
+	int trunc;
+
+	cJSON_AddNumberToObject(in, "MaxResults", 100);
+	if (!paginate(a, s, &pg, in, &items, &trunc))
+		hp_snapshot_set(s, "clusters", items);
+	cJSON_Delete(in);
+}
+
+static int collect_cluster(struct hp_aws *a, struct hp_snapshot *s, const char *name,
+			   struct hp_error *e)
+{
+	struct hp_aws_result r;
+	cJSON *in = cJSON_CreateObject();
+	int rc;
+
+	cJSON_AddStringToObject(in, "ClusterName", name);
+	rc = hp_aws_json(a, HP_SVC_SAGEMAKER, "DescribeCluster", in, &r);
+	cJSON_Delete(in);
+	if (!rc) {
+		hp_snapshot_set(s, "cluster", r.json);
+		r.json = NULL;
+		hp_aws_result_release(&r);
+		return 0;
+	}
+	hp_collect_record(s, HP_SVC_SAGEMAKER, "DescribeCluster", &r);
+	if (r.cls == HP_AWS_NOT_FOUND || (r.cls == HP_AWS_CLIENT && !strcmp(r.code, "ValidationException"))) {
+		list_clusters(a, s);
+		hp_error_set(e, HP_ERR_NOT_FOUND, "cannot find cluster '%s' in region '%s'", name, a->region);
+	} else if (r.cls == HP_AWS_DENIED) {
+		hp_error_set(e, HP_ERR_API,
+			     "missing IAM permission for sagemaker:DescribeCluster (%s); triage cannot continue",
+			     r.message);
+	} else {
+		hp_error_set(e, HP_ERR_API, "cannot describe cluster '%s': %s: %s", name, r.code, r.message);
+	}
+	hp_aws_result_release(&r);
+	return -1;
+}
+
+static void collect_nodes(struct hp_aws *a, struct hp_snapshot *s, const char *arn, int pages)
+{
+	static const struct pager base = {
+		HP_SVC_SAGEMAKER, "ListClusterNodes", "ClusterNodeSummaries", "NextToken", "NextToken", 0, 0
+	};
+	struct pager pg = base;
+	cJSON *in = cJSON_CreateObject(), *items;
+	int trunc;
+
+	pg.max_pages = pages;
+	cJSON_AddStringToObject(in, "ClusterName", arn);
+	cJSON_AddNumberToObject(in, "MaxResults", 100);
+	if (!paginate(a, s, &pg, in, &items, &trunc)) {
+		hp_snapshot_set(s, "nodes", items);
+		hp_snapshot_set(s, "nodes_truncated", cJSON_CreateBool(trunc));
+		if (trunc)
+			fprintf(stderr, "hpnode: warning: list-cluster-nodes stopped at %d pages (%d nodes); "
+				"findings cover those nodes only — use --node to target specific nodes\n",
+				pages, cJSON_GetArraySize(items));
+	}
+	cJSON_Delete(in);
+}
+
+static void collect_node(struct hp_aws *a, struct hp_snapshot *s, const char *arn, const char *node)
+{
+	struct hp_aws_result r;
+	cJSON *in = cJSON_CreateObject();
+	int rc;
+
+	cJSON_AddStringToObject(in, "ClusterName", arn);
+	cJSON_AddStringToObject(in, "NodeId", node);
+	rc = hp_aws_json(a, HP_SVC_SAGEMAKER, "DescribeClusterNode", in, &r);
+	cJSON_Delete(in);
+	if (!rc) {
+		cJSON *d = cJSON_DetachItemFromObjectCaseSensitive(r.json, "NodeDetails");
+		hp_snapshot_set(s, "node", d ? d : cJSON_CreateObject());
+	} else if (r.cls == HP_AWS_NOT_FOUND ||
+		   (r.cls == HP_AWS_CLIENT && hp_strcasestr(r.message, "not found"))) {
+		hp_snapshot_set(s, "node_missing", cJSON_CreateString(node));
+	} else {
+		hp_collect_record(s, HP_SVC_SAGEMAKER, "DescribeClusterNode", &r);
+	}
+	hp_aws_result_release(&r);
+}
+
+static void collect_events(struct hp_aws *a, struct hp_snapshot *s, const char *arn, int pages)
+{
+	static const struct pager base = {
+		HP_SVC_SAGEMAKER, "ListClusterEvents", "Events", "NextToken", "NextToken", 0, 0
+	};
+	struct pager pg = base;
+	cJSON *in = cJSON_CreateObject(), *items;
+	int trunc;
+
+	pg.max_pages = pages;
+	cJSON_AddStringToObject(in, "ClusterName", arn);
+	cJSON_AddNumberToObject(in, "MaxResults", 100);
+	if (!paginate(a, s, &pg, in, &items, &trunc)) {
+		hp_snapshot_set(s, "events", items);
+		hp_snapshot_set(s, "events_truncated", cJSON_CreateBool(trunc));
+	}
+	cJSON_Delete(in);
+}
+
+/* ec2 DescribeInstanceTypes for the distinct instance types of the groups. */
+static void collect_instance_types(struct hp_aws *a, struct hp_snapshot *s)
+{
+	const cJSON *groups = hp_json_arr(hp_snapshot_get(s, "cluster"), "InstanceGroups");
+	const cJSON *g;
+	struct hp_aws_params p = { 0 };
+	struct hp_aws_result r;
+	cJSON *seen = cJSON_CreateObject(), *types, *it;
+	int n = 0;
+
+	cJSON_ArrayForEach(g, groups) {
+		const char *t = hp_json_str(g, "InstanceType");
+		if (!t || cJSON_GetObjectItemCaseSensitive(seen, t) || n >= 100)
+			continue;
+		cJSON_AddTrueToObject(seen, t);
+		n++;
+		{
+			char pname[32];
+			snprintf(pname, sizeof(pname), "InstanceType.%d", n);
+			hp_aws_params_add(&p, pname, hp_starts_with(t, "ml.") ? t + 3 : t);
+		}
+	}
+	cJSON_Delete(seen);
+	if (!n) {
+		hp_aws_params_release(&p);
+		return;
+	}
+	if (hp_aws_query(a, HP_SVC_EC2, "DescribeInstanceTypes", &p, &r)) {
+		hp_collect_record(s, HP_SVC_EC2, "DescribeInstanceTypes", &r);
+		hp_aws_result_release(&r);
+		hp_aws_params_release(&p);
+		return;
+	}
+	types = cJSON_CreateObject();
+	cJSON_ArrayForEach(it, hp_json_arr(r.json, "instanceTypeSet")) {
+		const char *name = hp_json_str(it, "instanceType");
+		if (name && !cJSON_GetObjectItemCaseSensitive(types, name))
+			cJSON_AddItemToObject(types, name, cJSON_Duplicate(it, 1));
+	}
+	hp_snapshot_set(s, "instance_types", types);
+	hp_aws_result_release(&r);
+	hp_aws_params_release(&p);
+}
+
+/* Server-side pre-filters; the checks decide what is a real failure. */
+#define LIFECYCLE_PATTERN "?error ?Error ?ERROR ?fail ?Fail ?FAIL ?Traceback ?timed ?Timeout ?exit"
+#define HMA_PATTERN "?error ?Error ?ERROR ?fault ?Fault ?FAULT ?unhealthy ?Unhealthy ?UNHEALTHY " \
+	"?fail ?Fail ?FAIL ?Xid ?XID ?NVLink ?ECC ?reboot ?Reboot ?replace ?Replace"
+
+static void collect_stream_lines(struct hp_aws *a, struct hp_snapshot *s, cJSON *logs,
+				 const char *group, const char *prefix, const char *pattern,
+				 const char *key)
+{
+	static const struct pager base = {
+		HP_SVC_LOGS, "FilterLogEvents", "events", "nextToken", "nextToken", HP_LOG_PAGES,
+		HP_LOG_EVENTS_MAX
+	};
+	cJSON *in = cJSON_CreateObject(), *items, *out, *ev;
+	char tkey[64];
+	int trunc;
+
+	cJSON_AddStringToObject(in, "logGroupName", group);
+	cJSON_AddStringToObject(in, "logStreamNamePrefix", prefix);
+	cJSON_AddStringToObject(in, "filterPattern", pattern);
+	cJSON_AddNumberToObject(in, "limit", 1000);
+	if (paginate(a, s, &base, in, &items, &trunc)) {
+		cJSON_Delete(in);
+		return;
+	}
+	cJSON_Delete(in);
+	/* Keep only what the checks read. */
+	out = cJSON_CreateArray();
+	cJSON_ArrayForEach(ev, items) {
+		cJSON *o = cJSON_CreateObject();
+		const char *st = hp_json_str(ev, "logStreamName"), *msg = hp_json_str(ev, "message");
+		cJSON_AddStringToObject(o, "logStreamName", st ? st : "");
+		cJSON_AddNumberToObject(o, "timestamp", hp_json_num(ev, "timestamp", 0));
+		cJSON_AddStringToObject(o, "message", msg ? msg : "");
+		cJSON_AddItemToArray(out, o);
+	}
+	cJSON_Delete(items);
+	cJSON_AddItemToObject(logs, key, out);
+	snprintf(tkey, sizeof(tkey), "%s_truncated", key);
+	cJSON_AddBoolToObject(logs, tkey, trunc);
+}
+
+/* The group and node a --node run narrows log streams to, from the snapshot. */
+static const char *node_group(const struct hp_snapshot *s, const char *node)
+{
+	const cJSON *n;
+
+	if (node && hp_json_str(hp_snapshot_get(s, "node"), "InstanceGroupName"))
+		return hp_json_str(hp_snapshot_get(s, "node"), "InstanceGroupName");
+	cJSON_ArrayForEach(n, hp_snapshot_get(s, "nodes")) {
+		const char *id = hp_json_str(n, "InstanceId");
+		if (id && node && !strcmp(id, node))
+			return hp_json_str(n, "InstanceGroupName");
+	}
+	return NULL;
+}
+
+static void collect_logs(struct hp_aws *a, struct hp_snapshot *s, const char *node)
+{
+	const char *name = hp_snap_cluster_name(s);
+	char id[64], group[512], lc[512], hma[512];
+	const char *ng = node_group(s, node);
+	struct hp_aws_result r;
+	cJSON *in, *logs, *g;
+	int found = 0, rc;
+
+	hp_snap_cluster_id(s, id);
+	if (!name || !id[0])
+		return;
+	snprintf(group, sizeof(group), "/aws/sagemaker/Clusters/%s/%s", name, id);
+	in = cJSON_CreateObject();
+	cJSON_AddStringToObject(in, "logGroupNamePrefix", group);
+	cJSON_AddNumberToObject(in, "limit", 50);
+	rc = hp_aws_json(a, HP_SVC_LOGS, "DescribeLogGroups", in, &r);
+	cJSON_Delete(in);
+	if (rc) {
+		hp_collect_record(s, HP_SVC_LOGS, "DescribeLogGroups", &r);
+		hp_aws_result_release(&r);
+		return;
+	}
+	cJSON_ArrayForEach(g, hp_json_arr(r.json, "logGroups")) {
+		const char *gn = hp_json_str(g, "logGroupName");
+		if (gn && !strcmp(gn, group))
+			found = 1;
+	}
+	hp_aws_result_release(&r);
+	logs = cJSON_CreateObject();
+	cJSON_AddStringToObject(logs, "group", group);
+	cJSON_AddBoolToObject(logs, "group_found", found);
+	if (found) {
+		if (node && ng) {
+			snprintf(lc, sizeof(lc), "LifecycleConfig/%s/%s", ng, node);
+			snprintf(hma, sizeof(hma), "SagemakerHealthMonitoringAgent/%s/%s", ng, node);
+		} else {
+			hp_strlcpy(lc, "LifecycleConfig/", sizeof(lc));
+			hp_strlcpy(hma, "SagemakerHealthMonitoringAgent/", sizeof(hma));
+		}
+		collect_stream_lines(a, s, logs, group, lc, LIFECYCLE_PATTERN, "lifecycle");
+		collect_stream_lines(a, s, logs, group, hma, HMA_PATTERN, "hma");
+	}
+	hp_snapshot_set(s, "logs", logs);
+}
+
+int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct hp_snapshot *s,
+		       struct hp_error *e)
+{
+	cJSON *meta = cJSON_CreateObject();
+	const char *arn;
+
+	cJSON_AddStringToObject(meta, "cluster_arg", o->cluster);
+	cJSON_AddStringToObject(meta, "region", a->region);
+	if (o->node)
+		cJSON_AddStringToObject(meta, "node_filter", o->node);
+	else
+		cJSON_AddNullToObject(meta, "node_filter");
+	cJSON_AddNumberToObject(meta, "collected_at_ms", (double)a->sys->now_ms(a->sys));
+	cJSON_AddStringToObject(meta, "tool", "hpnode " HP_VERSION);
+	hp_snapshot_set(s, "meta", meta);
+
+	if (collect_identity(a, s, e) || collect_cluster(a, s, o->cluster, e))
+		return -1;
+	cJSON_ReplaceItemInObjectCaseSensitive(meta, "orchestrator",
+					       cJSON_CreateString(hp_snap_orchestrator(s)));
+	if (!cJSON_GetObjectItemCaseSensitive(meta, "orchestrator"))
+		cJSON_AddStringToObject(meta, "orchestrator", hp_snap_orchestrator(s));
+	arn = hp_snap_cluster_arn(s);
+	if (!arn)
+		arn = o->cluster;
+	collect_nodes(a, s, arn, o->node_pages ? o->node_pages : HP_NODE_PAGES);
+	if (o->node)
+		collect_node(a, s, arn, o->node);
+	collect_events(a, s, arn, o->event_pages ? o->event_pages : HP_EVENT_PAGES);
+	collect_instance_types(a, s);
+	collect_logs(a, s, o->node);
+	return 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * hpnode entry point: the command table and dispatch. Options belong to
+ * each command; here only --version, help, and the final flush of stdout
+ * (a write error there fails the run instead of exiting 0).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hp/cmd.h"
+#include "hp/err.h"
+
+struct hp_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct hp_sys *sys);
+	const char *help;
+};
+
+/* Keep sorted by name; a unit test could bsearch, the list is tiny. */
+static const struct hp_cmd commands[] = {
+	{ "triage", cmd_triage, "triage a HyperPod cluster (AWS APIs, events, nodes, logs)" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: hpnode <command> [options]\n\ncommands:\n", f);
+	for (i = 0; i < HP_ARRAY_LEN(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fputs("\nRun 'hpnode <command> --help' for a command's options.\n"
+	      "hpnode is read-only: it never changes cluster, node or workload state.\n", f);
+}
+
+static int finish(int rc)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "hpnode: cannot write output: %s\n", strerror(errno));
+		return HP_EXIT_FATAL;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return HP_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return finish(HP_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("hpnode %s\n", HP_VERSION);
+		return finish(HP_EXIT_OK);
+	}
+	for (i = 0; i < HP_ARRAY_LEN(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return finish(commands[i].fn(argc - 1, argv + 1, hp_sys_real()));
+	fprintf(stderr, "hpnode: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return HP_EXIT_USAGE;
+}

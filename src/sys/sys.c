@@ -1,0 +1,408 @@
+/*
+ * The real hp_sys: libcurl for HTTP, fork/exec with poll() for children,
+ * the system clocks, getenv, plain file reads. Tests replace this table.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hp/sys.h"
+
+#define DEFAULT_HTTP_TIMEOUT_MS 30000L
+#define CONNECT_TIMEOUT_MS 10000L
+
+void hp_http_resp_init(struct hp_http_resp *r)
+{
+	r->status = 0;
+	r->net = HP_NET_OK;
+	hp_buf_init(&r->headers, HP_MAX_HTTP_HEADERS);
+	hp_buf_init(&r->body, HP_MAX_HTTP_BODY);
+	r->errmsg[0] = '\0';
+}
+
+void hp_http_resp_release(struct hp_http_resp *r)
+{
+	hp_buf_release(&r->headers);
+	hp_buf_release(&r->body);
+}
+
+int hp_http_resp_header(const struct hp_http_resp *r, const char *name, char *out, size_t n)
+{
+	const char *p = r->headers.buf;
+	size_t nl = strlen(name);
+
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+
+		if (len > nl && p[nl] == ':' && !strncasecmp(p, name, nl)) {
+			const char *v = p + nl + 1;
+			size_t vl = len - nl - 1;
+			while (vl && (*v == ' ' || *v == '\t'))
+				v++, vl--;
+			while (vl && (v[vl - 1] == '\r' || v[vl - 1] == ' '))
+				vl--;
+			if (n) {
+				size_t c = vl < n - 1 ? vl : n - 1;
+				memcpy(out, v, c);
+				out[c] = '\0';
+			}
+			return 0;
+		}
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+	if (n)
+		out[0] = '\0';
+	return -1;
+}
+
+void hp_run_res_init(struct hp_run_res *r)
+{
+	r->exit_status = -1;
+	r->timed_out = 0;
+	hp_buf_init(&r->out, HP_MAX_PROC_OUT);
+	hp_buf_init(&r->err, HP_MAX_PROC_OUT);
+}
+
+void hp_run_res_release(struct hp_run_res *r)
+{
+	hp_buf_release(&r->out);
+	hp_buf_release(&r->err);
+}
+
+const char *hp_sys_env(struct hp_sys *sys, const char *name)
+{
+	const char *v = sys->getenv(sys, name);
+
+	return v && *v ? v : NULL;
+}
+
+struct sink {
+	struct hp_buf *buf;
+	int overflow;
+};
+
+static size_t write_cb(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct sink *s = ud;
+	size_t n = size * nmemb;
+
+	if (hp_buf_add(s->buf, p, n)) {
+		s->overflow = 1;
+		return 0; /* aborts the transfer */
+	}
+	return n;
+}
+
+static int curl_ready;
+
+static int real_http(struct hp_sys *sys, const struct hp_http_req *req, struct hp_http_resp *resp)
+{
+	CURL *c;
+	CURLcode rc;
+	struct curl_slist *hl = NULL;
+	struct sink body = { &resp->body, 0 }, head = { &resp->headers, 0 };
+	char errbuf[CURL_ERROR_SIZE] = "";
+	size_t i;
+
+	(void)sys;
+	if (!curl_ready) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		curl_ready = 1;
+	}
+	c = curl_easy_init();
+	if (!c) {
+		resp->net = HP_NET_CONNECT;
+		hp_strlcpy(resp->errmsg, "cannot initialise libcurl", sizeof(resp->errmsg));
+		return -1;
+	}
+	for (i = 0; i < req->nheaders; i++) {
+		char *line = xasprintf("%s: %s", req->headers[i].name, req->headers[i].value);
+		hl = curl_slist_append(hl, line);
+		free(line);
+	}
+	/* libcurl adds these unless told not to; they are not signed. */
+	hl = curl_slist_append(hl, "Expect:");
+	hl = curl_slist_append(hl, "Accept:");
+	curl_easy_setopt(c, CURLOPT_URL, req->url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "hpnode/" HP_VERSION);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : DEFAULT_HTTP_TIMEOUT_MS);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, write_cb);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &head);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (req->ca_bundle)
+		curl_easy_setopt(c, CURLOPT_CAINFO, req->ca_bundle);
+	if (req->no_proxy)
+		curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+	if (!strcmp(req->method, "POST")) {
+		curl_easy_setopt(c, CURLOPT_POST, 1L);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body ? req->body : "");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+	} else if (strcmp(req->method, "GET")) {
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
+		if (req->body_len) {
+			curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
+			curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+		}
+	}
+	rc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
+	curl_slist_free_all(hl);
+	curl_easy_cleanup(c);
+	if (rc == CURLE_OK)
+		return 0;
+	if (body.overflow || head.overflow)
+		resp->net = HP_NET_TOO_BIG;
+	else if (rc == CURLE_OPERATION_TIMEDOUT)
+		resp->net = HP_NET_TIMEOUT;
+	else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+		 rc == CURLE_COULDNT_RESOLVE_PROXY)
+		resp->net = HP_NET_CONNECT;
+	else if (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION ||
+		 rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM)
+		resp->net = HP_NET_TLS;
+	else
+		resp->net = HP_NET_IO;
+	snprintf(resp->errmsg, sizeof(resp->errmsg), "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+	resp->status = 0;
+	return -1;
+}
+
+static int64_t real_now_ms(struct hp_sys *sys)
+{
+	struct timespec ts;
+
+	(void)sys;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t real_monotonic_ms(struct hp_sys *sys)
+{
+	struct timespec ts;
+
+	(void)sys;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *real_getenv(struct hp_sys *sys, const char *name)
+{
+	(void)sys;
+	return getenv(name);
+}
+
+static int real_read_file(struct hp_sys *sys, const char *path, struct hp_buf *out)
+{
+	char chunk[65536];
+	ssize_t n;
+	int fd;
+
+	(void)sys;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return -1;
+		}
+		if (hp_buf_add(out, chunk, (size_t)n)) {
+			close(fd);
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+static void real_sleep_ms(struct hp_sys *sys, long ms)
+{
+	struct timespec ts;
+
+	(void)sys;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static uint32_t real_random(struct hp_sys *sys)
+{
+	static int fd = -2;
+	uint32_t v = 0;
+
+	(void)sys;
+	if (fd == -2)
+		fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		v = (uint32_t)real_monotonic_ms(NULL) * 2654435761u;
+	return v;
+}
+
+/* Drain one pipe into buf; returns 0 at EOF, 1 when more may come. */
+static int drain(int fd, struct hp_buf *buf)
+{
+	char chunk[16384];
+	ssize_t n = read(fd, chunk, sizeof(chunk));
+
+	if (n > 0) {
+		/* Output past the cap is dropped, the child keeps running. */
+		if (hp_buf_add(buf, chunk, (size_t)n)) {
+			size_t room = buf->max - buf->len;
+			if (room && hp_buf_add(buf, chunk, room))
+				return 1;
+		}
+		return 1;
+	}
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 1;
+	return 0;
+}
+
+static int real_run(struct hp_sys *sys, const struct hp_run_req *req, struct hp_run_res *res)
+{
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 }, exec_fail[2] = { -1, -1 };
+	size_t written = 0;
+	int64_t deadline;
+	pid_t pid;
+	int status = 0, open_fds;
+	char ebyte;
+
+	if (pipe(in) || pipe(out) || pipe(err) || pipe2(exec_fail, O_CLOEXEC))
+		goto fail;
+	pid = fork();
+	if (pid < 0)
+		goto fail;
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(in[0]); close(in[1]); close(out[0]); close(out[1]); close(err[0]); close(err[1]);
+		close(exec_fail[0]);
+		if (req->env)
+			execvpe(req->argv[0], (char *const *)(uintptr_t)req->argv, (char *const *)(uintptr_t)req->env);
+		else
+			execvp(req->argv[0], (char *const *)(uintptr_t)req->argv);
+		ebyte = (char)errno;
+		if (write(exec_fail[1], &ebyte, 1) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(in[0]); close(out[1]); close(err[1]); close(exec_fail[1]);
+	in[0] = out[1] = err[1] = exec_fail[1] = -1;
+	if (read(exec_fail[0], &ebyte, 1) == 1) {
+		close(exec_fail[0]);
+		close(in[1]); close(out[0]); close(err[0]);
+		waitpid(pid, &status, 0);
+		errno = ebyte;
+		res->exit_status = -1;
+		return -1;
+	}
+	close(exec_fail[0]);
+	fcntl(in[1], F_SETFL, O_NONBLOCK);
+	if (!req->stdin_len) {
+		close(in[1]);
+		in[1] = -1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	deadline = real_monotonic_ms(sys) + (req->timeout_ms > 0 ? req->timeout_ms : 60000);
+	open_fds = 2;
+	while (open_fds > 0) {
+		struct pollfd p[3];
+		int np = 0, left = (int)(deadline - real_monotonic_ms(sys));
+
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			res->timed_out = 1;
+			break;
+		}
+		if (out[0] >= 0)
+			p[np].fd = out[0], p[np].events = POLLIN, np++;
+		if (err[0] >= 0)
+			p[np].fd = err[0], p[np].events = POLLIN, np++;
+		if (in[1] >= 0)
+			p[np].fd = in[1], p[np].events = POLLOUT, np++;
+		if (poll(p, (nfds_t)np, left) < 0 && errno != EINTR)
+			break;
+		while (np--) {
+			if (!p[np].revents)
+				continue;
+			if (p[np].fd == in[1]) {
+				ssize_t w = write(in[1], req->stdin_data + written, req->stdin_len - written);
+				if (w > 0)
+					written += (size_t)w;
+				if (w < 0 && errno != EAGAIN && errno != EINTR)
+					written = req->stdin_len;
+				if (written >= req->stdin_len) {
+					close(in[1]);
+					in[1] = -1;
+				}
+			} else if (p[np].fd == out[0]) {
+				if (!drain(out[0], &res->out)) {
+					close(out[0]);
+					out[0] = -1;
+					open_fds--;
+				}
+			} else if (p[np].fd == err[0]) {
+				if (!drain(err[0], &res->err)) {
+					close(err[0]);
+					err[0] = -1;
+					open_fds--;
+				}
+			}
+		}
+	}
+	if (in[1] >= 0)
+		close(in[1]);
+	if (out[0] >= 0)
+		close(out[0]);
+	if (err[0] >= 0)
+		close(err[0]);
+	if (res->timed_out)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status))
+		res->exit_status = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		res->exit_status = 128 + WTERMSIG(status);
+	return 0;
+fail:
+	if (in[0] >= 0) { close(in[0]); close(in[1]); }
+	if (out[0] >= 0) { close(out[0]); close(out[1]); }
+	if (err[0] >= 0) { close(err[0]); close(err[1]); }
+	if (exec_fail[0] >= 0) { close(exec_fail[0]); close(exec_fail[1]); }
+	res->exit_status = -1;
+	return -1;
+}
+
+struct hp_sys *hp_sys_real(void)
+{
+	static struct hp_sys sys = {
+		real_http, real_run, real_now_ms, real_monotonic_ms, real_getenv,
+		real_read_file, real_sleep_ms, real_random, NULL
+	};
+	return &sys;
+}

@@ -1,0 +1,328 @@
+/*
+ * The AWS client against canned replies: request shapes of each protocol,
+ * error parsing from every shape, classification, retries and backoff, and
+ * the XML-to-JSON conversion.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake-sys.h"
+#include "hp/aws.h"
+#include "hp/json.h"
+#include "t.h"
+
+static struct fake_sys fs;
+static struct hp_aws aws;
+
+static void setup(void)
+{
+	int s;
+
+	fake_sys_release(&fs);
+	fake_sys_init(&fs);
+	memset(&aws, 0, sizeof(aws));
+	aws.sys = &fs.sys;
+	hp_strlcpy(aws.region, "us-west-2", sizeof(aws.region));
+	for (s = 0; s < HP_SVC__COUNT; s++)
+		hp_strlcpy(aws.endpoint[s], "http://127.0.0.1:9", sizeof(aws.endpoint[s]));
+	aws.creds.access_key = (char *)(uintptr_t)"AKIDEXAMPLE";
+	aws.creds.secret_key = (char *)(uintptr_t)"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+	aws.max_attempts = 3;
+	aws.retry_tokens = 500;
+	aws.timeout_ms = 1000;
+}
+
+static void t_json_request_shape(void)
+{
+	struct hp_aws_result r;
+	cJSON *in;
+
+	setup();
+	fake_reply(&fs, 200, "x-amzn-RequestId: abc\r\n", "{\"ClusterName\":\"c1\"}");
+	in = cJSON_CreateObject();
+	cJSON_AddStringToObject(in, "ClusterName", "c1");
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "DescribeCluster", in, &r), 0);
+	cJSON_Delete(in);
+	T_EQ(r.cls, HP_AWS_OK);
+	T_STREQ(hp_json_str(r.json, "ClusterName"), "c1");
+	T_STREQ(r.request_id, "abc");
+	T_STREQ(fs.req_method[0], "POST");
+	T_STREQ(fs.req_url[0], "http://127.0.0.1:9/");
+	T_STREQ(fs.req_body[0], "{\"ClusterName\":\"c1\"}");
+	T_CONTAINS(fs.req_headers[0], "X-Amz-Target: SageMaker.DescribeCluster\n");
+	T_CONTAINS(fs.req_headers[0], "Content-Type: application/x-amz-json-1.1\n");
+	T_CONTAINS(fs.req_headers[0], "X-Amz-Date: 20150830T123600Z\n");
+	T_CONTAINS(fs.req_headers[0], "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-west-2/sagemaker/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=");
+	T_NOT_CONTAINS(fs.req_headers[0], "X-Amz-Security-Token");
+	hp_aws_result_release(&r);
+}
+
+static void t_session_token_is_sent_and_signed(void)
+{
+	struct hp_aws_result r;
+
+	setup();
+	aws.creds.session_token = (char *)(uintptr_t)"TOKEN123";
+	fake_reply(&fs, 200, NULL, "{}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_LOGS, "DescribeLogGroups", NULL, &r), 0);
+	T_STREQ(fs.req_body[0], "{}");
+	T_CONTAINS(fs.req_headers[0], "X-Amz-Security-Token: TOKEN123\n");
+	T_CONTAINS(fs.req_headers[0], "SignedHeaders=content-type;host;x-amz-date;x-amz-security-token;x-amz-target");
+	T_CONTAINS(fs.req_headers[0], "X-Amz-Target: Logs_20140328.DescribeLogGroups");
+	hp_aws_result_release(&r);
+}
+
+static void t_rest_get_shape(void)
+{
+	struct hp_aws_result r;
+
+	setup();
+	fake_reply(&fs, 200, NULL, "{\"cluster\":{\"name\":\"e\"}}");
+	T_EQ(hp_aws_rest_get(&aws, HP_SVC_EKS, "DescribeCluster", "/clusters/e", &r), 0);
+	T_STREQ(fs.req_method[0], "GET");
+	T_STREQ(fs.req_url[0], "http://127.0.0.1:9/clusters/e");
+	T_CONTAINS(fs.req_headers[0], "SignedHeaders=host;x-amz-date,");
+	T_STREQ(hp_json_str(r.json, "cluster.name"), "e");
+	hp_aws_result_release(&r);
+}
+
+static void t_query_ec2_xml(void)
+{
+	struct hp_aws_params p = { 0 };
+	struct hp_aws_result r;
+	const cJSON *it;
+
+	setup();
+	fake_reply(&fs, 200, NULL,
+		   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		   "<DescribeSubnetsResponse xmlns=\"http://ec2.amazonaws.com/doc/2016-11-15/\">"
+		   "<requestId>r1</requestId><subnetSet>"
+		   "<item><subnetId>subnet-1</subnetId><availableIpAddressCount>12</availableIpAddressCount>"
+		   "<tagSet/><name>a &amp; b</name></item>"
+		   "<item><subnetId>subnet-2</subnetId></item></subnetSet></DescribeSubnetsResponse>");
+	hp_aws_params_add(&p, "SubnetId.1", "subnet-1");
+	hp_aws_params_add(&p, "Filter.1.Name", "vpc-id");
+	T_EQ(hp_aws_query(&aws, HP_SVC_EC2, "DescribeSubnets", &p, &r), 0);
+	hp_aws_params_release(&p);
+	T_STREQ(fs.req_body[0], "Action=DescribeSubnets&Version=2016-11-15&SubnetId.1=subnet-1&Filter.1.Name=vpc-id");
+	T_CONTAINS(fs.req_headers[0], "Content-Type: application/x-www-form-urlencoded; charset=utf-8");
+	T_CONTAINS(fs.req_headers[0], "/us-west-2/ec2/aws4_request");
+	T_EQ(hp_json_len(r.json, "subnetSet"), 2);
+	it = cJSON_GetArrayItem(hp_json_arr(r.json, "subnetSet"), 0);
+	T_STREQ(hp_json_str(it, "subnetId"), "subnet-1");
+	T_EQ(hp_json_num(it, "availableIpAddressCount", -1), 12);
+	T_STREQ(hp_json_str(it, "name"), "a & b");
+	T_ASSERT(cJSON_IsArray(hp_json_get(it, "tagSet")));
+	hp_aws_result_release(&r);
+}
+
+static void t_query_sts_unwraps_result(void)
+{
+	struct hp_aws_result r;
+
+	setup();
+	fake_reply(&fs, 200, NULL,
+		   "<GetCallerIdentityResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\">"
+		   "<GetCallerIdentityResult><Arn>arn:aws:iam::123456789012:user/x</Arn>"
+		   "<UserId>AID</UserId><Account>123456789012</Account></GetCallerIdentityResult>"
+		   "<ResponseMetadata><RequestId>q</RequestId></ResponseMetadata></GetCallerIdentityResponse>");
+	T_EQ(hp_aws_query(&aws, HP_SVC_STS, "GetCallerIdentity", NULL, &r), 0);
+	T_STREQ(fs.req_body[0], "Action=GetCallerIdentity&Version=2011-06-15");
+	T_STREQ(hp_json_str(r.json, "Account"), "123456789012");
+	hp_aws_result_release(&r);
+}
+
+static const struct {
+	long status;
+	const char *headers, *body;
+	const char *code;
+	enum hp_aws_class cls;
+	const char *msg_part;
+} error_cases[] = {
+	{ 400, "x-amzn-ErrorType: AccessDeniedException:http://internal\r\n",
+	  "{\"__type\":\"com.amazon#AccessDeniedException\",\"message\":\"User: u is not authorized to perform: sagemaker:ListClusterNodes\"}",
+	  "AccessDeniedException", HP_AWS_DENIED, "not authorized" },
+	{ 400, NULL, "{\"__type\":\"ValidationException\",\"Message\":\"Could not find cluster 'nope'.\"}",
+	  "ValidationException", HP_AWS_NOT_FOUND, "Could not find" },
+	{ 404, "X-Amzn-ErrorType: ResourceNotFoundException\r\n",
+	  "{\"message\":\"No cluster found for name: x.\"}", "ResourceNotFoundException", HP_AWS_NOT_FOUND, "No cluster" },
+	{ 403, NULL,
+	  "<Response><Errors><Error><Code>UnauthorizedOperation</Code><Message>You are not authorized to perform this operation.</Message></Error></Errors><RequestID>rid</RequestID></Response>",
+	  "UnauthorizedOperation", HP_AWS_DENIED, "not authorized" },
+	{ 403, NULL,
+	  "<ErrorResponse><Error><Type>Sender</Type><Code>InvalidClientTokenId</Code><Message>The security token included in the request is invalid.</Message></Error></ErrorResponse>",
+	  "InvalidClientTokenId", HP_AWS_AUTH, "security token" },
+	{ 403, NULL,
+	  "<ErrorResponse><Error><Code>SignatureDoesNotMatch</Code><Message>sig</Message></Error></ErrorResponse>",
+	  "SignatureDoesNotMatch", HP_AWS_AUTH, "sig" },
+	{ 400, NULL, "{\"Error\":{\"Code\":\"ExpiredToken\",\"Message\":\"expired\"},\"RequestId\":\"x\"}",
+	  "ExpiredToken", HP_AWS_AUTH, "expired" },
+	{ 400, NULL, "{\"__type\":\"InvalidParameterException\",\"message\":\"bad\"}",
+	  "InvalidParameterException", HP_AWS_CLIENT, "bad" },
+	{ 404, NULL, "", "HTTP404", HP_AWS_CLIENT, "" },
+	{ 400, NULL, "<Response><Errors><Error><Code>InvalidGroup.NotFound</Code><Message>no sg</Message></Error></Errors></Response>",
+	  "InvalidGroup.NotFound", HP_AWS_NOT_FOUND, "no sg" },
+};
+
+static void t_error_shapes(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]); i++) {
+		struct hp_aws_result r;
+
+		setup();
+		fake_reply(&fs, error_cases[i].status, error_cases[i].headers, error_cases[i].body);
+		T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "X", NULL, &r), -1);
+		T_STREQ(r.code, error_cases[i].code);
+		if (r.cls != error_cases[i].cls)
+			T_FAILF("case %zu (%s): class %s, expected %s", i, error_cases[i].code,
+				hp_aws_class_name(r.cls), hp_aws_class_name(error_cases[i].cls));
+		T_CONTAINS(r.message, error_cases[i].msg_part);
+		T_EQ(r.attempts, 1);
+		T_ASSERT(r.json == NULL);
+		hp_aws_result_release(&r);
+	}
+}
+
+static void t_throttle_is_retried_with_backoff(void)
+{
+	struct hp_aws_result r;
+
+	setup();
+	fake_reply(&fs, 400, NULL, "{\"__type\":\"ThrottlingException\",\"message\":\"Rate exceeded\"}");
+	fake_reply(&fs, 503, NULL, "<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>slow</Message></Error></Errors></Response>");
+	fake_reply(&fs, 200, NULL, "{\"ok\":true}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "ListClusterNodes", NULL, &r), 0);
+	T_EQ(r.attempts, 3);
+	T_EQ(fs.nreq, 3);
+	/* fake random() is 0.5: backoff 0.5 * 1 s, then 0.5 * 2 s. */
+	T_EQ(fs.slept_ms, 500 + 1000);
+	T_EQ(aws.stats.retries, 2);
+	hp_aws_result_release(&r);
+}
+
+static void t_retries_stop_at_max_attempts(void)
+{
+	struct hp_aws_result r;
+
+	setup();
+	fake_reply(&fs, 400, NULL, "{\"__type\":\"ThrottlingException\"}");
+	fake_reply(&fs, 400, NULL, "{\"__type\":\"ThrottlingException\"}");
+	fake_reply(&fs, 400, NULL, "{\"__type\":\"ThrottlingException\"}");
+	fake_reply(&fs, 200, NULL, "{}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "ListClusterNodes", NULL, &r), -1);
+	T_EQ(r.cls, HP_AWS_THROTTLED);
+	T_EQ(r.attempts, 3);
+	T_EQ(fs.nreq, 3);
+	hp_aws_result_release(&r);
+}
+
+static void t_server_and_network_errors_retry(void)
+{
+	struct hp_aws_result r;
+
+	setup();
+	fake_net_error(&fs, HP_NET_CONNECT);
+	fake_reply(&fs, 500, NULL, "{\"__type\":\"InternalFailure\"}");
+	fake_reply(&fs, 200, NULL, "{}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "DescribeCluster", NULL, &r), 0);
+	T_EQ(r.attempts, 3);
+	hp_aws_result_release(&r);
+
+	setup();
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "DescribeCluster", NULL, &r), -1);
+	T_EQ(r.cls, HP_AWS_NETWORK);
+	T_STREQ(r.code, "Timeout");
+	hp_aws_result_release(&r);
+}
+
+static void t_client_errors_are_not_retried(void)
+{
+	struct hp_aws_result r;
+
+	setup();
+	fake_reply(&fs, 400, NULL, "{\"__type\":\"AccessDeniedException\",\"message\":\"no\"}");
+	fake_reply(&fs, 200, NULL, "{}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "ListClusterEvents", NULL, &r), -1);
+	T_EQ(fs.nreq, 1);
+	T_EQ(r.cls, HP_AWS_DENIED);
+	hp_aws_result_release(&r);
+}
+
+static void t_retry_quota_limits_retries(void)
+{
+	struct hp_aws_result r;
+
+	setup();
+	aws.retry_tokens = 4; /* less than one retry costs */
+	fake_reply(&fs, 503, NULL, "");
+	fake_reply(&fs, 200, NULL, "{}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "DescribeCluster", NULL, &r), -1);
+	T_EQ(fs.nreq, 1);
+	T_EQ(r.cls, HP_AWS_SERVER);
+	hp_aws_result_release(&r);
+}
+
+static void t_malformed_reply_is_parse_error(void)
+{
+	struct hp_aws_result r;
+
+	setup();
+	fake_reply(&fs, 200, NULL, "{\"truncated\": [1, 2");
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "DescribeCluster", NULL, &r), -1);
+	T_EQ(r.cls, HP_AWS_PARSE);
+	hp_aws_result_release(&r);
+	setup();
+	fake_reply(&fs, 200, NULL, "<a><b></a>");
+	T_EQ(hp_aws_query(&aws, HP_SVC_EC2, "DescribeVpcs", NULL, &r), -1);
+	T_EQ(r.cls, HP_AWS_PARSE);
+	hp_aws_result_release(&r);
+}
+
+static void t_xml_edge_cases(void)
+{
+	char root[32];
+	cJSON *j;
+
+	j = hp_xml_to_json("<r><a>1</a><a>2</a><a>3</a><b><item><c>x</c></item></b></r>", 58, root, sizeof(root));
+	T_ASSERT(j != NULL);
+	T_STREQ(root, "r");
+	T_EQ(hp_json_len(j, "a"), 3);
+	T_EQ(hp_json_len(j, "b"), 1);
+	cJSON_Delete(j);
+	T_ASSERT(hp_xml_to_json("", 0, NULL, 0) == NULL);
+	T_ASSERT(hp_xml_to_json("<r>", 3, NULL, 0) == NULL);
+	/* An entity-expansion bomb must not parse into something huge. */
+	j = hp_xml_to_json("<!DOCTYPE r [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><r>&b;</r>",
+			   95, NULL, 0);
+	if (j) {
+		T_ASSERT(strlen(hp_json_str(j, "") ? hp_json_str(j, "") : "") < 1000);
+		cJSON_Delete(j);
+	}
+}
+
+static void t_classify_table(void)
+{
+	T_EQ(hp_aws_classify(200, ""), HP_AWS_OK);
+	T_EQ(hp_aws_classify(400, "RequestLimitExceeded"), HP_AWS_THROTTLED);
+	T_EQ(hp_aws_classify(429, "TooManyRequestsException"), HP_AWS_THROTTLED);
+	T_EQ(hp_aws_classify(403, "AccessDenied"), HP_AWS_DENIED);
+	T_EQ(hp_aws_classify(401, "AuthFailure"), HP_AWS_AUTH);
+	T_EQ(hp_aws_classify(400, "InvalidSubnetID.NotFound"), HP_AWS_NOT_FOUND);
+	T_EQ(hp_aws_classify(400, "InvalidInstanceType"), HP_AWS_NOT_FOUND);
+	T_EQ(hp_aws_classify(502, "HTTP502"), HP_AWS_SERVER);
+	T_EQ(hp_aws_classify(400, "ValidationException"), HP_AWS_CLIENT);
+	T_ASSERT(hp_aws_is_throttle_code("EC2ThrottledException"));
+	T_ASSERT(!hp_aws_is_throttle_code("AccessDenied"));
+}
+
+T_MAIN(T(t_json_request_shape), T(t_session_token_is_sent_and_signed), T(t_rest_get_shape),
+       T(t_query_ec2_xml), T(t_query_sts_unwraps_result), T(t_error_shapes),
+       T(t_throttle_is_retried_with_backoff), T(t_retries_stop_at_max_attempts),
+       T(t_server_and_network_errors_retry), T(t_client_errors_are_not_retried),
+       T(t_retry_quota_limits_retries), T(t_malformed_reply_is_parse_error), T(t_xml_edge_cases),
+       T(t_classify_table))
