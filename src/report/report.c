@@ -1,0 +1,593 @@
+/*
+ * The reporter: turns findings into the text report (banner, one block per
+ * report group, triage summary, footer) or into one JSON document. It does
+ * no I/O and decides no verdicts; every string that came from the cluster
+ * passes through hp_sanitize() before it is written.
+ *
+ * JSON output (`--output json`), schema "hpnode.triage/1":
+ *
+ *   {
+ *     "schema": "hpnode.triage/1",
+ *     "tool": "hpnode",
+ *     "cluster": "<name>" | null,
+ *     "region": "<region>" | null,
+ *     "orchestrator": "EKS" | "Slurm" | "Unknown" | null,
+ *     "findings": [
+ *       {
+ *         "check": "<check id>" | null,
+ *         "tag": "PASS" | "FAIL" | "WARN" | "INFO" | "SKIP",
+ *         "priority": "P0" | "P1" | "P2" | null,
+ *         "section": "A+B" | null,
+ *         "title": "EFA / Security Group + VPC / Routing" | null,
+ *         "group": "Cluster Events (Root Cause Signals)",
+ *         "message": "<text>",
+ *         "node": "<instance id>" | null,
+ *         "evidence": ["<line>", ...]
+ *       }
+ *     ],
+ *     "summary": {"P0": n, "P1": n, "P2": n,
+ *                 "pass": n, "fail": n, "warn": n, "info": n, "skip": n}
+ *   }
+ *
+ * - findings come in the order of the text report: by group (the order of
+ *   the numbered text sections), then in the order the checks emitted them;
+ * - priority is set only on FAIL and WARN findings that count as issues;
+ *   section and title are null when the finding points nowhere; title joins
+ *   the section titles with " + " like the text pointer does;
+ * - group is the text section title without its number;
+ * - evidence is always an array and holds every line (the text report
+ *   shows at most ten per finding);
+ * - summary.P0/P1/P2 count issues (the "Issues found" list of the text
+ *   report); pass..skip count findings by tag;
+ * - strings are sanitised as in the text report (control characters and
+ *   terminal escape sequences removed, invalid UTF-8 replaced by '?'), so
+ *   the document is valid UTF-8; it is written compact, on one line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/report.h"
+
+#define C_RED "\033[0;31m"
+#define C_GREEN "\033[0;32m"
+#define C_YELLOW "\033[1;33m"
+#define C_CYAN "\033[0;36m"
+#define C_BOLD "\033[1m"
+#define C_RESET "\033[0m"
+
+#define DEFAULT_TITLE "HyperPod Node Triage \xe2\x80\x94 READ-ONLY"
+#define ARROW "\xe2\x86\x92"   /* U+2192 */
+#define SECT "\xc2\xa7"        /* U+00A7 */
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026 */
+
+/* Caps on one sanitised string. */
+#define MAX_TEXT_FIELD ((size_t)4096)
+#define MAX_JSON_FIELD HP_MAX_LINE
+#define MAX_NAME ((size_t)512)
+
+/* Evidence lines shown per finding in the text report. */
+#define TEXT_EVIDENCE 10
+
+static const struct {
+	const char *num;
+	const char *name;
+} groups[HP_GROUP__COUNT] = {
+	[HP_GROUP_IDENTITY] = { "1", "Cluster Identity" },
+	[HP_GROUP_EVENTS] = { "2", "Cluster Events (Root Cause Signals)" },
+	[HP_GROUP_NODES] = { "3", "Node Health Status" },
+	[HP_GROUP_EKS] = { "4", "EKS Node Health Labels" },
+	[HP_GROUP_CNI] = { "4a", "EKS CNI & System Pod Health" },
+	[HP_GROUP_SLURM] = { "4b", "Slurm Node States" },
+	[HP_GROUP_VPC] = { "5", "Cluster VPC Resources" },
+	[HP_GROUP_LOGS] = { "6", "CloudWatch Logs" },
+	[HP_GROUP_SSM] = { "7", "SSM Connectivity" },
+	[HP_GROUP_ONNODE] = { "8", "On-Node Resource Checks (via SSM)" },
+	[HP_GROUP_SLURM_MAP] = { "8b", "Slurm Node Mapping" },
+};
+
+static const char *const tag_names[] = {
+	[HP_TAG_PASS] = "PASS",
+	[HP_TAG_FAIL] = "FAIL",
+	[HP_TAG_WARN] = "WARN",
+	[HP_TAG_INFO] = "INFO",
+	[HP_TAG_SKIP] = "SKIP",
+};
+
+static const char *const prio_names[] = { "P0", "P1", "P2" };
+
+static const char *const prio_headers[] = {
+	"[P0 \xe2\x80\x94 Fix Immediately]",
+	"[P1 \xe2\x80\x94 Fix Soon]",
+	"[P2 \xe2\x80\x94 Informational]",
+};
+
+struct tally {
+	size_t tag[HP_TAG_SKIP + 1];
+	size_t prio[HP_PNONE];
+	size_t issues;
+};
+
+/* A finding with no check (or a bad group) is shown with the identity block. */
+static enum hp_group finding_group(const struct hp_finding *f)
+{
+	if (f->check && (unsigned)f->check->group < HP_GROUP__COUNT)
+		return f->check->group;
+	return HP_GROUP_IDENTITY;
+}
+
+static int is_issue(const struct hp_finding *f)
+{
+	return (f->tag == HP_TAG_FAIL || f->tag == HP_TAG_WARN) &&
+	       (unsigned)f->prio < HP_PNONE;
+}
+
+static int tag_ok(enum hp_tag t)
+{
+	return (unsigned)t < HP_ARRAY_LEN(tag_names);
+}
+
+static void tally_count(const struct hp_findings *f, struct tally *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < f->n; i++) {
+		if (tag_ok(f->v[i].tag))
+			t->tag[f->v[i].tag]++;
+		if (is_issue(&f->v[i])) {
+			t->prio[f->v[i].prio]++;
+			t->issues++;
+		}
+	}
+}
+
+/* Indices of the findings in report order: by group, stable within one. */
+static size_t *report_order(const struct hp_findings *f)
+{
+	size_t *order = xcalloc(f->n, sizeof(*order));
+	size_t i, k = 0;
+	int g;
+
+	for (g = 0; g < HP_GROUP__COUNT; g++)
+		for (i = 0; i < f->n; i++)
+			if (finding_group(&f->v[i]) == (enum hp_group)g)
+				order[k++] = i;
+	return order;
+}
+
+/*
+ * Next id of a '+'-joined section list; advances *sp. Returns 0 at the
+ * end. Empty parts ("A++B") are skipped.
+ */
+static int section_next(const char **sp, struct hp_str *id)
+{
+	const char *s = *sp;
+
+	while (*s == '+')
+		s++;
+	if (!*s)
+		return 0;
+	id->p = s;
+	while (*s && *s != '+')
+		s++;
+	id->len = (size_t)(s - id->p);
+	*sp = s;
+	return 1;
+}
+
+/* Title of one section id given as a view; NULL when unknown. */
+static const char *section_title(struct hp_str id)
+{
+	char key[32];
+
+	if (id.len >= sizeof(key))
+		return NULL;
+	memcpy(key, id.p, id.len);
+	key[id.len] = '\0';
+	return hp_section_title(key);
+}
+
+/* Appends s sanitised, or fallback when s is NULL. */
+static void put_clean(struct hp_buf *out, const char *s, size_t max, const char *fallback)
+{
+	if (s)
+		hp_sanitize(s, out, max);
+	else
+		hp_buf_puts(out, fallback);
+}
+
+/* " → references/node-diagnostics-detail.md § A (Title) + § B (Title)" */
+static void put_pointer(struct hp_buf *out, const char *section)
+{
+	struct hp_buf id = HP_BUF_INIT(MAX_NAME);
+	struct hp_str part;
+	const char *s = section;
+	int first = 1;
+
+	if (!section || !*section)
+		return;
+	while (section_next(&s, &part)) {
+		const char *title = section_title(part);
+		char *raw = xstrndup(part.p, part.len);
+
+		hp_buf_reset(&id);
+		hp_sanitize(raw, &id, MAX_NAME);
+		free(raw);
+		if (first)
+			hp_buf_puts(out, " " ARROW " " HP_REF_DOC " " SECT " ");
+		else
+			hp_buf_puts(out, " + " SECT " ");
+		hp_buf_puts(out, id.buf);
+		if (title)
+			hp_buf_printf(out, " (%s)", title);
+		first = 0;
+	}
+	hp_buf_release(&id);
+}
+
+static void put_colored(struct hp_buf *out, int color, const char *code, const char *text)
+{
+	if (color)
+		hp_buf_puts(out, code);
+	hp_buf_puts(out, text);
+	if (color)
+		hp_buf_puts(out, C_RESET);
+}
+
+static void put_rule(struct hp_buf *out, int color)
+{
+	int i;
+
+	if (color)
+		hp_buf_puts(out, C_CYAN);
+	for (i = 0; i < 56; i++)
+		hp_buf_puts(out, "\xe2\x95\x90"); /* U+2550 */
+	if (color)
+		hp_buf_puts(out, C_RESET);
+	hp_buf_putc(out, '\n');
+}
+
+static void put_header(struct hp_buf *out, int color, const char *num, const char *name)
+{
+	hp_buf_putc(out, '\n');
+	put_rule(out, color);
+	if (color)
+		hp_buf_puts(out, C_CYAN C_BOLD);
+	hp_buf_printf(out, "  %s. %s", num, name);
+	if (color)
+		hp_buf_puts(out, C_RESET);
+	hp_buf_putc(out, '\n');
+	put_rule(out, color);
+}
+
+static void put_banner(struct hp_buf *out, const struct hp_report_opts *o)
+{
+	int color = o->color;
+
+	hp_buf_putc(out, '\n');
+	if (color)
+		hp_buf_puts(out, C_CYAN C_BOLD);
+	put_clean(out, o->title, MAX_NAME, DEFAULT_TITLE);
+	if (color)
+		hp_buf_puts(out, C_RESET);
+	hp_buf_putc(out, '\n');
+	put_colored(out, color, C_CYAN,
+		    "Only reads: no cluster, node or workload state is modified.");
+	hp_buf_putc(out, '\n');
+	put_colored(out, color, C_CYAN,
+		    "Each FAIL/WARN line names its section in " HP_REF_DOC ".");
+	hp_buf_putc(out, '\n');
+}
+
+/* One evidence element; a non-string element is shown as its JSON text. */
+static void put_evidence_item(struct hp_buf *out, const cJSON *item, size_t max)
+{
+	if (cJSON_IsString(item)) {
+		hp_sanitize(item->valuestring, out, max);
+	} else {
+		char *s = cJSON_PrintUnformatted(item);
+
+		if (s)
+			hp_sanitize(s, out, max);
+		free(s);
+	}
+}
+
+static void put_finding(struct hp_buf *out, int color, const struct hp_finding *f)
+{
+	static const char *const colors[] = {
+		[HP_TAG_PASS] = C_GREEN,
+		[HP_TAG_FAIL] = C_RED,
+		[HP_TAG_WARN] = C_YELLOW,
+		[HP_TAG_INFO] = C_BOLD,
+		[HP_TAG_SKIP] = NULL,
+	};
+	const cJSON *item, *list = cJSON_IsArray(f->evidence) ? f->evidence : NULL;
+	int shown = 0, total = list ? cJSON_GetArraySize(list) : 0;
+
+	hp_buf_puts(out, "  ");
+	if (tag_ok(f->tag)) {
+		if (color && colors[f->tag])
+			hp_buf_puts(out, colors[f->tag]);
+		hp_buf_printf(out, "[%s]", tag_names[f->tag]);
+		if (color && colors[f->tag])
+			hp_buf_puts(out, C_RESET);
+	} else {
+		hp_buf_puts(out, "[????]");
+	}
+	hp_buf_putc(out, ' ');
+	put_clean(out, f->message, MAX_TEXT_FIELD, "");
+	if (f->tag == HP_TAG_FAIL || f->tag == HP_TAG_WARN)
+		put_pointer(out, f->section);
+	hp_buf_putc(out, '\n');
+
+	cJSON_ArrayForEach(item, list) {
+		if (shown == TEXT_EVIDENCE)
+			break;
+		hp_buf_puts(out, "    ");
+		put_evidence_item(out, item, MAX_TEXT_FIELD);
+		hp_buf_putc(out, '\n');
+		shown++;
+	}
+	if (total > shown)
+		hp_buf_printf(out, "    " ELLIPSIS " and %d more\n", total - shown);
+}
+
+static void put_summary(struct hp_buf *out, const struct hp_findings *f, const size_t *order,
+			const struct hp_report_opts *o)
+{
+	static const char *const colors[] = { C_RED, C_YELLOW, C_BOLD };
+	struct hp_buf cluster = HP_BUF_INIT(MAX_NAME), region = HP_BUF_INIT(MAX_NAME);
+	struct tally t;
+	size_t i;
+	int p, color = o->color;
+
+	tally_count(f, &t);
+	put_clean(&cluster, o->cluster, MAX_NAME, "<cluster>");
+	put_clean(&region, o->region, MAX_NAME, "<region>");
+	put_header(out, color, "9", "Triage Summary");
+	if (!t.issues) {
+		hp_buf_puts(out, "  ");
+		put_colored(out, color, C_GREEN C_BOLD,
+			    "No critical issues detected from available signals.");
+		hp_buf_puts(out, "\n\n  Next steps:\n");
+		hp_buf_printf(out, "    \xe2\x80\xa2 If a workload still fails on one node, focus on it: "
+			      "hpnode triage --cluster %s --region %s --node <instance-id>\n",
+			      cluster.buf, region.buf);
+		hp_buf_puts(out, "    \xe2\x80\xa2 [INFO] and [SKIP] lines above show what this run "
+			     "could not judge.\n");
+		hp_buf_puts(out, "    \xe2\x80\xa2 " HP_REF_DOC " lists further checks by "
+			     "symptom.\n");
+		goto out;
+	}
+	hp_buf_puts(out, "  ");
+	if (color)
+		hp_buf_puts(out, C_RED C_BOLD);
+	hp_buf_printf(out, "Issues found (%zu):", t.issues);
+	if (color)
+		hp_buf_puts(out, C_RESET);
+	hp_buf_puts(out, "\n\n");
+	for (p = HP_P0; p < HP_PNONE; p++) {
+		if (!t.prio[p])
+			continue;
+		hp_buf_puts(out, "  ");
+		put_colored(out, color, colors[p], prio_headers[p]);
+		hp_buf_putc(out, '\n');
+		for (i = 0; i < f->n; i++) {
+			const struct hp_finding *x = &f->v[order[i]];
+
+			if (!is_issue(x) || (int)x->prio != p)
+				continue;
+			hp_buf_puts(out, "    " ARROW " ");
+			put_clean(out, x->message, MAX_TEXT_FIELD, "");
+			put_pointer(out, x->section);
+			hp_buf_putc(out, '\n');
+		}
+	}
+	hp_buf_puts(out, "\n  Recommended next steps:\n");
+	hp_buf_puts(out, "    1. Fix the P0 issues first, then P1; P2 lines are for information.\n");
+	hp_buf_puts(out, "    2. Read the section each issue points to in " HP_REF_DOC
+		     " for the cause and the fix.\n");
+	hp_buf_printf(out, "    3. After a fix, confirm on the affected node: "
+		      "hpnode triage --cluster %s --region %s --node <instance-id>\n",
+		      cluster.buf, region.buf);
+	hp_buf_puts(out, "    4. To look inside a node, open an SSM session to it; see " SECT
+		     " K (Node Access via SSM).\n");
+out:
+	hp_buf_release(&cluster);
+	hp_buf_release(&region);
+}
+
+static void put_footer(struct hp_buf *out, const struct hp_report_opts *o)
+{
+	hp_buf_putc(out, '\n');
+	if (o->color)
+		hp_buf_puts(out, C_BOLD);
+	hp_buf_puts(out, "Cluster: ");
+	put_clean(out, o->cluster, MAX_NAME, "unknown");
+	hp_buf_puts(out, "  |  Region: ");
+	put_clean(out, o->region, MAX_NAME, "unknown");
+	hp_buf_puts(out, "  |  Orchestrator: ");
+	put_clean(out, o->orchestrator, MAX_NAME, "unknown");
+	if (o->color)
+		hp_buf_puts(out, C_RESET);
+	hp_buf_puts(out, "\n\n");
+}
+
+/* Writes the text report: banner, one block per group with findings, summary, footer. */
+void hp_report_text(const struct hp_findings *f, const struct hp_report_opts *o, struct hp_buf *out)
+{
+	static const struct hp_report_opts none;
+	size_t *order;
+	size_t i;
+	int g;
+
+	if (!o)
+		o = &none;
+	order = report_order(f);
+	put_banner(out, o);
+	for (g = 0; g < HP_GROUP__COUNT; g++) {
+		int header = 0;
+
+		for (i = 0; i < f->n; i++) {
+			const struct hp_finding *x = &f->v[order[i]];
+
+			if (finding_group(x) != (enum hp_group)g)
+				continue;
+			if (!header)
+				put_header(out, o->color, groups[g].num, groups[g].name);
+			header = 1;
+			put_finding(out, o->color, x);
+		}
+	}
+	put_summary(out, f, order, o);
+	put_footer(out, o);
+	free(order);
+}
+
+/* cJSON returns NULL when malloc fails; hpnode dies on that like x*alloc. */
+static cJSON *need(cJSON *x)
+{
+	if (!x)
+		hp_die("out of memory");
+	return x;
+}
+
+static void json_add_str(cJSON *obj, const char *key, const char *s)
+{
+	struct hp_buf b = HP_BUF_INIT(MAX_JSON_FIELD + 8);
+
+	if (!s) {
+		need(cJSON_AddNullToObject(obj, key));
+		return;
+	}
+	hp_sanitize(s, &b, MAX_JSON_FIELD);
+	need(cJSON_AddStringToObject(obj, key, b.buf));
+	hp_buf_release(&b);
+}
+
+static void json_add_const(cJSON *obj, const char *key, const char *s)
+{
+	if (s)
+		need(cJSON_AddStringToObject(obj, key, s));
+	else
+		need(cJSON_AddNullToObject(obj, key));
+}
+
+/* "EFA / Security Group + VPC / Routing"; NULL when no part has a title. */
+static char *section_titles(const char *section)
+{
+	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
+	struct hp_str part;
+	const char *s = section;
+
+	while (section_next(&s, &part)) {
+		const char *title = section_title(part);
+
+		if (!title)
+			continue;
+		if (b.len)
+			hp_buf_puts(&b, " + ");
+		hp_buf_puts(&b, title);
+	}
+	if (!b.len)
+		return NULL;
+	return hp_buf_detach(&b, NULL);
+}
+
+static cJSON *json_finding(const struct hp_finding *f)
+{
+	cJSON *o = need(cJSON_CreateObject());
+	cJSON *ev = need(cJSON_CreateArray());
+	const cJSON *item, *list = cJSON_IsArray(f->evidence) ? f->evidence : NULL;
+	int has_section = f->section && *f->section;
+	char *titles = has_section ? section_titles(f->section) : NULL;
+
+	json_add_str(o, "check", f->check ? f->check->id : NULL);
+	json_add_const(o, "tag", tag_ok(f->tag) ? tag_names[f->tag] : NULL);
+	json_add_const(o, "priority", is_issue(f) ? prio_names[f->prio] : NULL);
+	json_add_str(o, "section", has_section ? f->section : NULL);
+	json_add_str(o, "title", titles);
+	json_add_const(o, "group", groups[finding_group(f)].name);
+	json_add_str(o, "message", f->message ? f->message : "");
+	json_add_str(o, "node", f->node);
+	cJSON_ArrayForEach(item, list) {
+		struct hp_buf b = HP_BUF_INIT(MAX_JSON_FIELD + 8);
+
+		put_evidence_item(&b, item, MAX_JSON_FIELD);
+		cJSON_AddItemToArray(ev, need(cJSON_CreateString(b.buf)));
+		hp_buf_release(&b);
+	}
+	cJSON_AddItemToObject(o, "evidence", ev);
+	free(titles);
+	return o;
+}
+
+/* Writes the JSON document described at the top of this file, on one line. */
+void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o, struct hp_buf *out)
+{
+	static const struct hp_report_opts none;
+	cJSON *doc = need(cJSON_CreateObject());
+	cJSON *list = need(cJSON_CreateArray());
+	cJSON *sum = need(cJSON_CreateObject());
+	size_t *order;
+	struct tally t;
+	char *text;
+	size_t i;
+
+	if (!o)
+		o = &none;
+	order = report_order(f);
+	tally_count(f, &t);
+	json_add_const(doc, "schema", "hpnode.triage/1");
+	json_add_const(doc, "tool", "hpnode");
+	json_add_str(doc, "cluster", o->cluster);
+	json_add_str(doc, "region", o->region);
+	json_add_str(doc, "orchestrator", o->orchestrator);
+	for (i = 0; i < f->n; i++)
+		cJSON_AddItemToArray(list, json_finding(&f->v[order[i]]));
+	cJSON_AddItemToObject(doc, "findings", list);
+	need(cJSON_AddNumberToObject(sum, "P0", (double)t.prio[HP_P0]));
+	need(cJSON_AddNumberToObject(sum, "P1", (double)t.prio[HP_P1]));
+	need(cJSON_AddNumberToObject(sum, "P2", (double)t.prio[HP_P2]));
+	need(cJSON_AddNumberToObject(sum, "pass", (double)t.tag[HP_TAG_PASS]));
+	need(cJSON_AddNumberToObject(sum, "fail", (double)t.tag[HP_TAG_FAIL]));
+	need(cJSON_AddNumberToObject(sum, "warn", (double)t.tag[HP_TAG_WARN]));
+	need(cJSON_AddNumberToObject(sum, "info", (double)t.tag[HP_TAG_INFO]));
+	need(cJSON_AddNumberToObject(sum, "skip", (double)t.tag[HP_TAG_SKIP]));
+	cJSON_AddItemToObject(doc, "summary", sum);
+
+	text = cJSON_PrintUnformatted(doc);
+	if (!text)
+		hp_die("out of memory");
+	hp_buf_puts(out, text);
+	hp_buf_putc(out, '\n');
+	free(text);
+	cJSON_Delete(doc);
+	free(order);
+}
+
+/* Lowest P number among the issues (FAIL/WARN with a priority), HP_PNONE when none. */
+enum hp_prio hp_report_worst(const struct hp_findings *f)
+{
+	enum hp_prio worst = HP_PNONE;
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (is_issue(&f->v[i]) && f->v[i].prio < worst)
+			worst = f->v[i].prio;
+	return worst;
+}
+
+/* Colour only on a terminal, without --no-color, a non-empty NO_COLOR or TERM=dumb. */
+int hp_report_want_color(int flag_no_color, const char *no_color_env, const char *term, int is_tty)
+{
+	if (flag_no_color || !is_tty)
+		return 0;
+	if (no_color_env && *no_color_env)
+		return 0;
+	if (term && !strcmp(term, "dumb"))
+		return 0;
+	return 1;
+}

@@ -1,0 +1,673 @@
+/*
+ * Tests for the reporter: the exact text layout, colour on/off, the
+ * sanitiser, evidence capping, the JSON document, hp_report_worst and the
+ * colour decision.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/report.h"
+#include "t.h"
+
+static const struct hp_check c_identity = {
+	.id = "cluster.identity", .section = "", .prio = HP_PNONE,
+	.scope = HP_SCOPE_CLUSTER, .group = HP_GROUP_IDENTITY, .summary = "identity",
+};
+static const struct hp_check c_status = {
+	.id = "cluster.status", .section = "J.1", .prio = HP_P0,
+	.scope = HP_SCOPE_CLUSTER, .group = HP_GROUP_IDENTITY, .summary = "status",
+};
+static const struct hp_check c_events = {
+	.id = "events.signals", .section = "A+B", .prio = HP_P0,
+	.scope = HP_SCOPE_CLUSTER, .group = HP_GROUP_EVENTS, .summary = "events",
+};
+static const struct hp_check c_nodes = {
+	.id = "nodes.status", .section = "F", .prio = HP_P1,
+	.scope = HP_SCOPE_NODE, .group = HP_GROUP_NODES, .summary = "nodes",
+};
+static const struct hp_check c_logs = {
+	.id = "logs.group", .section = "L", .prio = HP_P2,
+	.scope = HP_SCOPE_CLUSTER, .group = HP_GROUP_LOGS, .summary = "logs",
+};
+
+static const struct hp_report_opts plain = {
+	.color = 0, .cluster = "ml-cluster", .region = "us-west-2", .orchestrator = "EKS",
+};
+
+/*
+ * A small cluster: findings are emitted out of group order on purpose, so
+ * the report has to sort them into their blocks.
+ */
+static void build_small(struct hp_findings *f)
+{
+	struct hp_emit em = { &c_nodes, f };
+	struct hp_finding *x;
+
+	hp_emitx(&em, HP_TAG_WARN, HP_P1, NULL, "i-0def0000000000001",
+		 "i-0def0000000000001 (workers / ml.p5.48xlarge) is Pending");
+	em.check = &c_events;
+	x = hp_emitx(&em, HP_TAG_FAIL, HP_P0, NULL, "i-0abc0000000000001",
+		     "EFA health check failure on i-0abc0000000000001 (2 events)");
+	hp_finding_evidence(x, "2026-03-01T10:00:00Z EFA health checks did not run successfully");
+	hp_finding_evidence(x, "2026-03-01T09:00:00Z EFA health checks did not run successfully");
+	em.check = &c_identity;
+	hp_emit(&em, HP_TAG_INFO, "Cluster ARN: arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef012345");
+	em.check = &c_status;
+	hp_emit(&em, HP_TAG_PASS, "Cluster status: InService");
+	em.check = &c_logs;
+	hp_emitx(&em, HP_TAG_WARN, HP_P2, "", NULL, "Log group check could not run");
+	em.check = &c_nodes;
+	hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, "i-0def0000000000002",
+		 "i-0def0000000000002 (workers / ml.p5.48xlarge) is Failure: hardware fault");
+}
+
+#define RULE "════════════════════════════════════════════════════════\n"
+#define BANNER "\nHyperPod Node Triage — READ-ONLY\n" \
+	"Only reads: no cluster, node or workload state is modified.\n" \
+	"Each FAIL/WARN line names its section in references/node-diagnostics-detail.md.\n"
+#define REF " → references/node-diagnostics-detail.md § "
+
+static const char small_expected[] =
+	BANNER
+	"\n" RULE "  1. Cluster Identity\n" RULE
+	"  [INFO] Cluster ARN: arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef012345\n"
+	"  [PASS] Cluster status: InService\n"
+	"\n" RULE "  2. Cluster Events (Root Cause Signals)\n" RULE
+	"  [FAIL] EFA health check failure on i-0abc0000000000001 (2 events)"
+	REF "A (EFA / Security Group) + § B (VPC / Routing)\n"
+	"    2026-03-01T10:00:00Z EFA health checks did not run successfully\n"
+	"    2026-03-01T09:00:00Z EFA health checks did not run successfully\n"
+	"\n" RULE "  3. Node Health Status\n" RULE
+	"  [WARN] i-0def0000000000001 (workers / ml.p5.48xlarge) is Pending"
+	REF "F (Hardware / Auto-Repair)\n"
+	"  [FAIL] i-0def0000000000002 (workers / ml.p5.48xlarge) is Failure: hardware fault"
+	REF "F (Hardware / Auto-Repair)\n"
+	"\n" RULE "  6. CloudWatch Logs\n" RULE
+	"  [WARN] Log group check could not run\n"
+	"\n" RULE "  9. Triage Summary\n" RULE
+	"  Issues found (4):\n"
+	"\n"
+	"  [P0 — Fix Immediately]\n"
+	"    → EFA health check failure on i-0abc0000000000001 (2 events)"
+	REF "A (EFA / Security Group) + § B (VPC / Routing)\n"
+	"  [P1 — Fix Soon]\n"
+	"    → i-0def0000000000001 (workers / ml.p5.48xlarge) is Pending"
+	REF "F (Hardware / Auto-Repair)\n"
+	"    → i-0def0000000000002 (workers / ml.p5.48xlarge) is Failure: hardware fault"
+	REF "F (Hardware / Auto-Repair)\n"
+	"  [P2 — Informational]\n"
+	"    → Log group check could not run\n"
+	"\n"
+	"  Recommended next steps:\n"
+	"    1. Fix the P0 issues first, then P1; P2 lines are for information.\n"
+	"    2. Read the section each issue points to in references/node-diagnostics-detail.md"
+	" for the cause and the fix.\n"
+	"    3. After a fix, confirm on the affected node: hpnode triage --cluster ml-cluster"
+	" --region us-west-2 --node <instance-id>\n"
+	"    4. To look inside a node, open an SSM session to it; see § K (Node Access via SSM).\n"
+	"\n"
+	"Cluster: ml-cluster  |  Region: us-west-2  |  Orchestrator: EKS\n"
+	"\n";
+
+/* First differing offset, so a failure shows where the layout went off. */
+static void check_text(const char *got, const char *want)
+{
+	size_t i = 0;
+
+	while (got[i] && got[i] == want[i])
+		i++;
+	if (got[i] != want[i])
+		T_FAILF("text differs at byte %zu: got \"%.80s\", want \"%.80s\"", i, got + i, want + i);
+}
+
+static void t_text_exact(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT);
+
+	build_small(&f);
+	hp_report_text(&f, &plain, &out);
+	check_text(out.buf, small_expected);
+	hp_buf_release(&out);
+	hp_findings_release(&f);
+}
+
+static void t_text_no_issues(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT);
+	struct hp_emit em = { &c_status, &f };
+	struct hp_report_opts o = plain;
+
+	/* A WARN without a priority is shown but is not an issue. */
+	hp_emit(&em, HP_TAG_PASS, "Cluster status: InService");
+	hp_emitx(&em, HP_TAG_WARN, HP_PNONE, NULL, NULL, "GPU has 2 uncorrectable remapped rows");
+	hp_emitx(&em, HP_TAG_SKIP, HP_P0, NULL, NULL, "EKS checks skipped: Slurm cluster");
+	o.title = "Custom Title";
+	hp_report_text(&f, &o, &out);
+	T_ASSERT(!strncmp(out.buf, "\nCustom Title\n", 14));
+	T_NOT_CONTAINS(out.buf, "READ-ONLY");
+	/* A WARN without a priority still points to its section; only the summary leaves it out. */
+	T_CONTAINS(out.buf, "  [WARN] GPU has 2 uncorrectable remapped rows" REF "J.1 (Cluster Status)\n");
+	T_CONTAINS(out.buf, "  [SKIP] EKS checks skipped: Slurm cluster\n");
+	T_CONTAINS(out.buf, "  9. Triage Summary\n" RULE
+		   "  No critical issues detected from available signals.\n\n  Next steps:\n");
+	T_CONTAINS(out.buf, "hpnode triage --cluster ml-cluster --region us-west-2 --node <instance-id>");
+	T_NOT_CONTAINS(out.buf, "Issues found");
+	T_NOT_CONTAINS(out.buf, "[P0");
+	T_NOT_CONTAINS(out.buf, "[P1");
+	T_NOT_CONTAINS(out.buf, "[P2");
+	T_NOT_CONTAINS(out.buf, "Recommended next steps");
+	T_CONTAINS(out.buf, "\nCluster: ml-cluster  |  Region: us-west-2  |  Orchestrator: EKS\n\n");
+	hp_buf_release(&out);
+	hp_findings_release(&f);
+}
+
+static void t_text_empty_and_null_opts(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT);
+
+	hp_report_text(&f, NULL, &out);
+	T_ASSERT(hp_starts_with(out.buf, BANNER "\n" RULE "  9. Triage Summary\n" RULE
+				"  No critical issues detected"));
+	T_NOT_CONTAINS(out.buf, "1. Cluster Identity");
+	T_CONTAINS(out.buf, "--cluster <cluster> --region <region>");
+	T_CONTAINS(out.buf, "Cluster: unknown  |  Region: unknown  |  Orchestrator: unknown\n");
+	hp_buf_release(&out);
+}
+
+static void t_text_pointer_forms(void)
+{
+	static const struct {
+		const char *section;
+		const char *want; /* "" = no pointer at all */
+	} cases[] = {
+		{ "F", REF "F (Hardware / Auto-Repair)\n" },
+		{ "G+F", REF "G (GPU/Accelerator) + § F (Hardware / Auto-Repair)\n" },
+		{ "G.1.a", REF "G.1.a (Row-Remap State)\n" },
+		{ "C+F+K", REF "C (Capacity / AZ) + § F (Hardware / Auto-Repair) + § K (Node Access via SSM)\n" },
+		{ "Q", REF "Q\n" }, /* unknown id: no title */
+		{ "", "" },
+	};
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		struct hp_findings f = { 0 };
+		struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT), want = HP_BUF_INIT(4096);
+		struct hp_emit em = { &c_nodes, &f };
+
+		hp_emitx(&em, HP_TAG_FAIL, HP_P1, cases[i].section, NULL, "msg%zu", i);
+		hp_emitx(&em, HP_TAG_PASS, HP_P1, cases[i].section, NULL, "ok%zu", i);
+		hp_report_text(&f, &plain, &out);
+		hp_buf_printf(&want, "  [FAIL] msg%zu%s", i, *cases[i].want ? cases[i].want : "\n");
+		T_CONTAINS(out.buf, want.buf);
+		hp_buf_reset(&want);
+		hp_buf_printf(&want, "    → msg%zu%s", i, *cases[i].want ? cases[i].want : "\n");
+		T_CONTAINS(out.buf, want.buf);
+		/* PASS lines never carry a pointer. */
+		hp_buf_reset(&want);
+		hp_buf_printf(&want, "  [PASS] ok%zu\n", i);
+		T_CONTAINS(out.buf, want.buf);
+		hp_buf_release(&want);
+		hp_buf_release(&out);
+		hp_findings_release(&f);
+	}
+}
+
+static void t_text_color(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT);
+	struct hp_report_opts o = plain;
+	struct hp_emit em = { &c_nodes, &f };
+	struct hp_finding *x;
+
+	build_small(&f);
+	/* Escape sequences from the cluster must not survive either way. */
+	x = hp_emitx(&em, HP_TAG_INFO, HP_PNONE, NULL, "i-\x1b[2J0abc", "node says \x1b[31mred\x1b[0m\x1b]0;pwned\x07");
+	hp_finding_evidence(x, "\x1b[1;33mevidence\x9b");
+	o.cluster = "ml\x1b[5mcluster";
+	hp_report_text(&f, &o, &out);
+	T_ASSERT(!memchr(out.buf, 0x1b, out.len));
+	T_CONTAINS(out.buf, "  [INFO] node says red\n");
+	T_CONTAINS(out.buf, "    evidence?\n");
+	T_CONTAINS(out.buf, "Cluster: mlcluster  |");
+
+	hp_buf_reset(&out);
+	o.color = 1;
+	hp_report_text(&f, &o, &out);
+	T_ASSERT(memchr(out.buf, 0x1b, out.len) != NULL);
+	T_CONTAINS(out.buf, "  \033[0;31m[FAIL]\033[0m EFA health check failure");
+	T_CONTAINS(out.buf, "  \033[0;32m[PASS]\033[0m Cluster status: InService\n");
+	T_CONTAINS(out.buf, "  \033[1;33m[WARN]\033[0m i-0def0000000000001");
+	T_CONTAINS(out.buf, "  \033[1m[INFO]\033[0m node says red\n");
+	T_CONTAINS(out.buf, "\033[0;36m" "═");
+	T_CONTAINS(out.buf, "  \033[0;31m[P0 — Fix Immediately]\033[0m\n");
+	T_CONTAINS(out.buf, "  \033[1;33m[P1 — Fix Soon]\033[0m\n");
+	/* Only our own codes: the cluster's ESC[2J, ESC[5m and the OSC are gone. */
+	T_NOT_CONTAINS(out.buf, "\033[2J");
+	T_NOT_CONTAINS(out.buf, "\033[5m");
+	T_NOT_CONTAINS(out.buf, "\033]");
+	T_NOT_CONTAINS(out.buf, "pwned");
+	hp_buf_release(&out);
+	hp_findings_release(&f);
+}
+
+static void t_text_color_only_difference(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_buf a = HP_BUF_INIT(HP_MAX_PROC_OUT), b = HP_BUF_INIT(HP_MAX_PROC_OUT);
+	struct hp_buf stripped = HP_BUF_INIT(HP_MAX_PROC_OUT);
+	struct hp_report_opts o = plain;
+
+	build_small(&f);
+	hp_report_text(&f, &o, &a);
+	o.color = 1;
+	hp_report_text(&f, &o, &b);
+	/* Removing the colour codes from the coloured report gives the plain one. */
+	hp_sanitize(b.buf, &stripped, HP_MAX_PROC_OUT);
+	{
+		struct hp_buf plain_flat = HP_BUF_INIT(HP_MAX_PROC_OUT);
+
+		hp_sanitize(a.buf, &plain_flat, HP_MAX_PROC_OUT);
+		T_STREQ(stripped.buf, plain_flat.buf);
+		hp_buf_release(&plain_flat);
+	}
+	T_ASSERT(b.len > a.len);
+	hp_buf_release(&a);
+	hp_buf_release(&b);
+	hp_buf_release(&stripped);
+	hp_findings_release(&f);
+}
+
+static char *sanitized(const char *s, size_t max)
+{
+	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
+
+	hp_sanitize(s, &b, max);
+	return hp_buf_detach(&b, NULL);
+}
+
+static void t_sanitize_table(void)
+{
+	static const struct {
+		const char *in;
+		size_t max;
+		const char *want;
+	} cases[] = {
+		{ "plain text", 100, "plain text" },
+		{ "", 100, "" },
+		{ "\x1b[31mred\x1b[0m", 100, "red" },
+		{ "a\x1b[1;33;40mb", 100, "ab" },
+		{ "a\x1b[?25lb", 100, "ab" },                    /* private CSI */
+		{ "x\x1b]0;evil title\x07y", 100, "xy" },          /* OSC ended by BEL */
+		{ "x\x1b]8;;http://e/\x1b\\link\x1b]8;;\x1b\\y", 100, "xlinky" }, /* OSC ended by ST */
+		{ "x\x1b]0;never ends", 100, "x" },               /* unterminated OSC */
+		{ "x\x1bPdcs data\x1b\\y", 100, "xy" },            /* DCS */
+		{ "a\x1b" "cb", 100, "ab" },                       /* ESC c (reset) */
+		{ "a\x1b(Bb", 100, "ab" },                         /* ESC ( B */
+		{ "a\x1b", 100, "a" },                             /* lone ESC at the end */
+		{ "a\x1b\x1b[2Jb", 100, "ab" },
+		{ "bell\x07!", 100, "bell!" },
+		{ "a\tb\rc\nd", 100, "a b c d" },
+		{ "line\r\n", 100, "line  " },
+		{ "\x01\x02x\x7fy\x1f", 100, "xy" },
+		{ "c1\xc2\x80\xc2\x9b[31mz\xc2\x9f!", 100, "c1[31mz!" },
+		{ "nbsp\xc2\xa0ok", 100, "nbsp\xc2\xa0ok" },       /* U+00A0 is not C1 */
+		{ "raw c1 \x9b\x85", 100, "raw c1 ??" },           /* bare continuation bytes */
+		{ "bad \xff\xfe end", 100, "bad ?? end" },
+		{ "overlong \xc0\xaf", 100, "overlong ??" },
+		{ "overlong3 \xe0\x80\xaf", 100, "overlong3 ???" },
+		{ "surrogate \xed\xa0\x80", 100, "surrogate ???" },
+		{ "too big \xf4\x90\x80\x80", 100, "too big ????" },
+		{ "cut \xe2\x82", 100, "cut ?" },                  /* truncated at the end */
+		{ "cut \xe2\x82x", 100, "cut ?x" },                /* maximal prefix = one '?' */
+		{ "cut4 \xf0\x9f\x98x", 100, "cut4 ?x" },
+		{ "ok €→§ 😀", 100, "ok €→§ 😀" },
+		{ "tag 日本語", 100, "tag 日本語" },
+		/* bounded: cut on a character boundary, then the ellipsis */
+		{ "abcdefghij", 10, "abcdefghij" },
+		{ "abcdefghijk", 10, "abcdefg…" },
+		{ "€€€€", 12, "€€€€" },
+		{ "€€€€€", 12, "€€€…" },
+		{ "ab€€€", 9, "ab€…" },                          /* 2+3 = 5, +3 = 8 ≤ 9 */
+		{ "ab€€€", 8, "ab€…" },
+		{ "ab€€€", 7, "ab…" },
+		{ "abc", 3, "abc" },
+		{ "abcd", 3, "…" },
+		{ "abc", 2, "" },                                  /* no room even for the ellipsis */
+		{ "abc", 0, "" },
+		{ "\x1b[31m\x1b[0m", 0, "" },                      /* nothing to write, nothing cut */
+		{ "12\x1b[31m34\x1b[0m56789", 8, "12345…" },       /* escapes do not count */
+	};
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		char *got = sanitized(cases[i].in, cases[i].max);
+
+		if (strcmp(got, cases[i].want) || strlen(got) > cases[i].max) {
+			char why[256];
+
+			snprintf(why, sizeof(why), "case %zu: got \"%s\", want \"%s\"", i, got, cases[i].want);
+			free(got);
+			T_FAILF("%s", why);
+		}
+		free(got);
+	}
+}
+
+static void t_sanitize_appends(void)
+{
+	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
+
+	hp_buf_puts(&b, "prefix:");
+	hp_sanitize("abcdef\x1b[0m", &b, 4);
+	T_STREQ(b.buf, "prefix:a…");
+	hp_sanitize(NULL, &b, 4);
+	T_STREQ(b.buf, "prefix:a…");
+	hp_sanitize("€", &b, 100);
+	T_STREQ(b.buf, "prefix:a…€");
+	hp_buf_release(&b);
+}
+
+/* Output is always valid UTF-8 without control bytes, whatever comes in. */
+static void t_sanitize_any_bytes(void)
+{
+	unsigned char in[4096];
+	unsigned int seed = 12345;
+	int round;
+
+	for (round = 0; round < 200; round++) {
+		struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
+		size_t i, n = (size_t)(round * 17 % 4000) + 1, max = (size_t)(round * 7 % 300);
+		const unsigned char *p;
+
+		for (i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			in[i] = (unsigned char)((seed >> 16) % 255 + 1);
+		}
+		in[n] = '\0';
+		hp_sanitize((const char *)in, &b, max);
+		T_ASSERT(b.len <= max);
+		T_ASSERT(strlen(b.buf) == b.len);
+		for (p = (const unsigned char *)b.buf; *p;) {
+			T_ASSERT(*p >= 0x20 && *p != 0x7f);
+			if (*p < 0x80) {
+				p++;
+				continue;
+			}
+			/* A lead byte then the right number of continuation bytes. */
+			{
+				int k = *p >= 0xf0 ? 3 : *p >= 0xe0 ? 2 : 1;
+
+				T_ASSERT(*p >= 0xc2 && *p <= 0xf4);
+				T_ASSERT(!(p[0] == 0xc2 && p[1] < 0xa0));
+				for (p++; k > 0; k--, p++)
+					T_ASSERT((*p & 0xc0) == 0x80);
+			}
+		}
+		hp_buf_release(&b);
+	}
+}
+
+static void t_evidence_cap(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT);
+	struct hp_emit em = { &c_nodes, &f };
+	struct hp_finding *x;
+	char line[64];
+	int i;
+
+	x = hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL, "20000 nodes are Failure");
+	for (i = 0; i < 20000; i++) {
+		snprintf(line, sizeof(line), "i-%017d", i);
+		hp_finding_evidence(x, line);
+	}
+	x = hp_emit(&em, HP_TAG_WARN, "exactly ten");
+	for (i = 0; i < 10; i++) {
+		snprintf(line, sizeof(line), "ten-%d", i);
+		hp_finding_evidence(x, line);
+	}
+	x = hp_emit(&em, HP_TAG_WARN, "eleven");
+	for (i = 0; i < 11; i++) {
+		snprintf(line, sizeof(line), "eleven-%d", i);
+		hp_finding_evidence(x, line);
+	}
+	hp_finding_evidence(x, "\x1b[31mred\nline");
+	hp_report_text(&f, &plain, &out);
+	T_CONTAINS(out.buf, "    i-00000000000000000\n");
+	T_CONTAINS(out.buf, "    i-00000000000000009\n    … and 19990 more\n");
+	T_NOT_CONTAINS(out.buf, "i-00000000000000010");
+	T_CONTAINS(out.buf, "    ten-9\n  [WARN] eleven");
+	T_NOT_CONTAINS(out.buf, "… and 0 more");
+	T_CONTAINS(out.buf, "    eleven-9\n    … and 2 more\n");
+	T_NOT_CONTAINS(out.buf, "eleven-10");
+	T_ASSERT(out.len < 20000);
+
+	/* JSON keeps every line. */
+	hp_buf_reset(&out);
+	hp_report_json(&f, &plain, &out);
+	{
+		cJSON *doc = cJSON_Parse(out.buf);
+		const cJSON *list = cJSON_GetObjectItem(doc, "findings");
+		const cJSON *ev;
+
+		T_ASSERT(doc != NULL);
+		T_EQ(cJSON_GetArraySize(list), 3);
+		ev = cJSON_GetObjectItem(cJSON_GetArrayItem(list, 0), "evidence");
+		T_EQ(cJSON_GetArraySize(ev), 20000);
+		T_STREQ(cJSON_GetArrayItem(ev, 19999)->valuestring, "i-00000000000019999");
+		ev = cJSON_GetObjectItem(cJSON_GetArrayItem(list, 2), "evidence");
+		T_EQ(cJSON_GetArraySize(ev), 12);
+		T_STREQ(cJSON_GetArrayItem(ev, 11)->valuestring, "red line");
+		cJSON_Delete(doc);
+	}
+	hp_buf_release(&out);
+	hp_findings_release(&f);
+}
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int jnull(const cJSON *o, const char *key)
+{
+	return cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static double jnum(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static void t_json(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT);
+	struct hp_emit em = { &c_logs, &f };
+	struct hp_report_opts o = plain;
+	struct hp_finding *x;
+	const cJSON *list, *it, *sum;
+	cJSON *doc;
+
+	build_small(&f);
+	x = hp_emitx(&em, HP_TAG_INFO, HP_P0, NULL, "i-0aa\x1b[1m", "stream \x1b[31mLifecycleConfig\x1b[0m\t\xff ok\x7f");
+	hp_finding_evidence(x, "\x1b]0;title\x07line\xc2\x85 one");
+	hp_emit(&em, HP_TAG_SKIP, "skipped");
+	o.orchestrator = NULL;
+	o.region = "us-west-2\x1b[0m";
+	o.color = 1; /* JSON never carries colour */
+	hp_report_json(&f, &o, &out);
+	T_ASSERT(!memchr(out.buf, 0x1b, out.len));
+	T_ASSERT(out.len > 0 && out.buf[out.len - 1] == '\n');
+	doc = cJSON_Parse(out.buf);
+	T_ASSERT(doc != NULL);
+	T_STREQ(jstr(doc, "schema"), "hpnode.triage/1");
+	T_STREQ(jstr(doc, "tool"), "hpnode");
+	T_STREQ(jstr(doc, "cluster"), "ml-cluster");
+	T_STREQ(jstr(doc, "region"), "us-west-2");
+	T_ASSERT(jnull(doc, "orchestrator"));
+
+	list = cJSON_GetObjectItem(doc, "findings");
+	T_EQ(cJSON_GetArraySize(list), 8);
+	/* Report order: identity (2), events (1), nodes (2), logs (3). */
+	it = cJSON_GetArrayItem(list, 0);
+	T_STREQ(jstr(it, "check"), "cluster.identity");
+	T_STREQ(jstr(it, "tag"), "INFO");
+	T_ASSERT(jnull(it, "priority"));
+	T_ASSERT(jnull(it, "section"));
+	T_ASSERT(jnull(it, "title"));
+	T_ASSERT(jnull(it, "node"));
+	T_STREQ(jstr(it, "group"), "Cluster Identity");
+	T_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(it, "evidence")), 0);
+	T_ASSERT(cJSON_IsArray(cJSON_GetObjectItem(it, "evidence")));
+
+	it = cJSON_GetArrayItem(list, 1);
+	T_STREQ(jstr(it, "check"), "cluster.status");
+	T_STREQ(jstr(it, "tag"), "PASS");
+	T_ASSERT(jnull(it, "priority"));
+	T_STREQ(jstr(it, "section"), "J.1");
+	T_STREQ(jstr(it, "title"), "Cluster Status");
+
+	it = cJSON_GetArrayItem(list, 2);
+	T_STREQ(jstr(it, "check"), "events.signals");
+	T_STREQ(jstr(it, "tag"), "FAIL");
+	T_STREQ(jstr(it, "priority"), "P0");
+	T_STREQ(jstr(it, "section"), "A+B");
+	T_STREQ(jstr(it, "title"), "EFA / Security Group + VPC / Routing");
+	T_STREQ(jstr(it, "group"), "Cluster Events (Root Cause Signals)");
+	T_STREQ(jstr(it, "message"), "EFA health check failure on i-0abc0000000000001 (2 events)");
+	T_STREQ(jstr(it, "node"), "i-0abc0000000000001");
+	T_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(it, "evidence")), 2);
+
+	it = cJSON_GetArrayItem(list, 3);
+	T_STREQ(jstr(it, "tag"), "WARN");
+	T_STREQ(jstr(it, "priority"), "P1");
+	T_STREQ(jstr(it, "group"), "Node Health Status");
+	T_STREQ(jstr(it, "title"), "Hardware / Auto-Repair");
+
+	it = cJSON_GetArrayItem(list, 5);
+	T_STREQ(jstr(it, "check"), "logs.group");
+	T_STREQ(jstr(it, "priority"), "P2");
+	T_ASSERT(jnull(it, "section"));
+	T_ASSERT(jnull(it, "title"));
+	T_STREQ(jstr(it, "group"), "CloudWatch Logs");
+
+	/* Sanitised: escapes gone, tab as space, bad byte as '?', DEL and C1 dropped. */
+	it = cJSON_GetArrayItem(list, 6);
+	T_STREQ(jstr(it, "tag"), "INFO");
+	T_ASSERT(jnull(it, "priority"));
+	T_STREQ(jstr(it, "message"), "stream LifecycleConfig ? ok");
+	T_STREQ(jstr(it, "node"), "i-0aa");
+	T_STREQ(cJSON_GetArrayItem(cJSON_GetObjectItem(it, "evidence"), 0)->valuestring, "line one");
+
+	it = cJSON_GetArrayItem(list, 7);
+	T_STREQ(jstr(it, "tag"), "SKIP");
+
+	sum = cJSON_GetObjectItem(doc, "summary");
+	T_EQ(jnum(sum, "P0"), 1);
+	T_EQ(jnum(sum, "P1"), 2);
+	T_EQ(jnum(sum, "P2"), 1);
+	T_EQ(jnum(sum, "pass"), 1);
+	T_EQ(jnum(sum, "fail"), 2);
+	T_EQ(jnum(sum, "warn"), 2);
+	T_EQ(jnum(sum, "info"), 2);
+	T_EQ(jnum(sum, "skip"), 1);
+	cJSON_Delete(doc);
+	hp_buf_release(&out);
+	hp_findings_release(&f);
+}
+
+static void t_json_empty(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT);
+	cJSON *doc;
+
+	hp_report_json(&f, NULL, &out);
+	doc = cJSON_Parse(out.buf);
+	T_ASSERT(doc != NULL);
+	T_ASSERT(jnull(doc, "cluster"));
+	T_ASSERT(jnull(doc, "region"));
+	T_ASSERT(cJSON_IsArray(cJSON_GetObjectItem(doc, "findings")));
+	T_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "findings")), 0);
+	T_EQ(jnum(cJSON_GetObjectItem(doc, "summary"), "P0"), 0);
+	T_EQ(jnum(cJSON_GetObjectItem(doc, "summary"), "pass"), 0);
+	cJSON_Delete(doc);
+	hp_buf_release(&out);
+}
+
+static void t_worst(void)
+{
+	static const struct {
+		enum hp_tag tag;
+		enum hp_prio prio;
+	} rows[] = {
+		{ HP_TAG_PASS, HP_P0 },  /* 0: emit drops the priority of PASS */
+		{ HP_TAG_INFO, HP_P0 },  /* 1 */
+		{ HP_TAG_WARN, HP_PNONE }, /* 2: not an issue */
+		{ HP_TAG_WARN, HP_P2 },  /* 3 */
+		{ HP_TAG_FAIL, HP_P1 },  /* 4 */
+		{ HP_TAG_WARN, HP_P0 },  /* 5 */
+	};
+	static const struct {
+		size_t n;          /* first n rows */
+		enum hp_prio want;
+	} cases[] = {
+		{ 0, HP_PNONE }, { 2, HP_PNONE }, { 3, HP_PNONE }, { 4, HP_P2 }, { 5, HP_P1 }, { 6, HP_P0 },
+	};
+	size_t i, j;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		struct hp_findings f = { 0 };
+		struct hp_emit em = { &c_nodes, &f };
+
+		for (j = 0; j < cases[i].n; j++)
+			hp_emitx(&em, rows[j].tag, rows[j].prio, NULL, NULL, "row %zu", j);
+		if (hp_report_worst(&f) != cases[i].want) {
+			int got = (int)hp_report_worst(&f);
+
+			hp_findings_release(&f);
+			T_FAILF("case %zu: worst %d, want %d", i, got, (int)cases[i].want);
+		}
+		hp_findings_release(&f);
+	}
+}
+
+static void t_want_color(void)
+{
+	static const struct {
+		int flag;
+		const char *no_color, *term;
+		int tty, want;
+	} cases[] = {
+		{ 0, NULL, "xterm-256color", 1, 1 },
+		{ 0, NULL, NULL, 1, 1 },
+		{ 0, "", "xterm", 1, 1 },       /* NO_COLOR set but empty: ignored */
+		{ 1, NULL, "xterm", 1, 0 },     /* --no-color */
+		{ 0, "1", "xterm", 1, 0 },
+		{ 0, "0", "xterm", 1, 0 },      /* any non-empty value */
+		{ 0, NULL, "dumb", 1, 0 },
+		{ 0, NULL, "dumber", 1, 1 },
+		{ 0, NULL, "xterm", 0, 0 },     /* not a tty */
+		{ 1, "1", "dumb", 0, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++)
+		if (hp_report_want_color(cases[i].flag, cases[i].no_color, cases[i].term, cases[i].tty) !=
+		    cases[i].want)
+			T_FAILF("case %zu: want %d", i, cases[i].want);
+}
+
+T_MAIN(T(t_text_exact), T(t_text_no_issues), T(t_text_empty_and_null_opts), T(t_text_pointer_forms),
+       T(t_text_color), T(t_text_color_only_difference), T(t_sanitize_table), T(t_sanitize_appends),
+       T(t_sanitize_any_bytes), T(t_evidence_cap), T(t_json), T(t_json_empty), T(t_worst),
+       T(t_want_color))
