@@ -11,11 +11,11 @@ char t_why[1024];
 
 int t_run(const char *file, const struct t_case *cases, size_t n, int argc, char **argv)
 {
-	const char *base = strrchr(file, '/');
-	int failed = 0;
-	size_t i;
+	/* volatile: these live across setjmp/longjmp. */
+	const char *volatile base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	volatile int failed = 0;
+	volatile size_t i;
 
-	base = base ? base + 1 : file;
 	for (i = 0; i < n; i++) {
 		if (argc > 1 && strcmp(argv[1], cases[i].name))
 			continue;
