@@ -20,11 +20,15 @@ struct hp_ini_kv {
 struct hp_ini {
 	struct hp_ini_kv *kv;
 	size_t n, alloc;
+	char **sections;         /* every section header seen, even empty ones */
+	size_t nsections, sections_alloc;
 };
 
 /* Parse INI text (comments '#'/';', indented sub-keys). Returns 0 or -1 with e set. */
 int hp_ini_parse(const char *text, size_t len, struct hp_ini *out, struct hp_error *e);
 const char *hp_ini_get(const struct hp_ini *ini, const char *section, const char *key);
+/* 1 when the text had a "[section]" header, even with no keys under it. */
+int hp_ini_has_section(const struct hp_ini *ini, const char *section);
 void hp_ini_release(struct hp_ini *ini);
 
 /* One resolved profile: keys from the config file and the credentials file. */
