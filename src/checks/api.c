@@ -1,0 +1,162 @@
+/*
+ * Failed API calls ("calls" in the snapshot) turned into findings: a denied
+ * call is a missing IAM permission, anything else says which area could not
+ * be checked. Calls that found nothing ("not_found") are left to the checks
+ * of that area.
+ *
+ * A check has one report group, yet a failed call belongs with the data it
+ * feeds. So there is one row per group (api.identity, api.nodes, ...), all
+ * sharing one run function that keeps only the calls whose route (the table
+ * below) lands in its own row's group.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hp/json.h"
+#include "checks.h"
+
+/* Where a call's failure is reported, and what it leaves unknown. */
+static const struct {
+	const char *service;
+	const char *action;   /* NULL: any action of the service */
+	enum hp_group group;
+	const char *what;
+} routes[] = {
+	{ "sts", NULL, HP_GROUP_IDENTITY, "caller identity" },
+	{ "sagemaker", "DescribeCluster", HP_GROUP_IDENTITY, "cluster description" },
+	{ "sagemaker", "ListClusters", HP_GROUP_IDENTITY, "cluster list" },
+	{ "sagemaker", "ListClusterEvents", HP_GROUP_EVENTS, "cluster event list" },
+	{ "sagemaker", "DescribeClusterEvent", HP_GROUP_EVENTS, "cluster event detail" },
+	{ "sagemaker", "ListClusterNodes", HP_GROUP_NODES, "node list" },
+	{ "sagemaker", "DescribeClusterNode", HP_GROUP_NODES, "target node detail" },
+	{ "ec2", "DescribeInstanceTypes", HP_GROUP_NODES, "instance type data" },
+	{ "ec2", NULL, HP_GROUP_VPC, "VPC data" },
+	{ "service-quotas", NULL, HP_GROUP_VPC, "quota data" },
+	{ "logs", "DescribeLogGroups", HP_GROUP_LOGS, "log group lookup" },
+	{ "logs", "DescribeLogStreams", HP_GROUP_LOGS, "log stream list" },
+	{ "logs", "FilterLogEvents", HP_GROUP_LOGS, "log search" },
+	{ "logs", NULL, HP_GROUP_LOGS, "CloudWatch Logs data" },
+	{ "eks", NULL, HP_GROUP_EKS, "EKS cluster data" },
+	{ "ssm", NULL, HP_GROUP_SSM, "SSM data" },
+	{ "sagemaker", NULL, HP_GROUP_IDENTITY, "cluster data" },
+};
+
+struct route {
+	enum hp_group group;
+	const char *what;
+};
+
+/* Unknown services land in the identity group, so no failed call is lost. */
+static struct route route_of(const char *service, const char *action)
+{
+	struct route r = { HP_GROUP_IDENTITY, "its data" };
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(routes); i++) {
+		if (strcmp(routes[i].service, service))
+			continue;
+		if (routes[i].action && strcmp(routes[i].action, action))
+			continue;
+		r.group = routes[i].group;
+		r.what = routes[i].what;
+		break;
+	}
+	return r;
+}
+
+/* "denied" and "throttled" are reported as such; the rest alike. */
+static const char *kind_of(const char *cls)
+{
+	if (!strcmp(cls, "denied") || !strcmp(cls, "throttled") || !strcmp(cls, "not_found"))
+		return cls;
+	return "other";
+}
+
+static int same_call(const cJSON *a, const cJSON *b)
+{
+	return !strcmp(hp_check_str(a, "service", "?"), hp_check_str(b, "service", "?")) &&
+	       !strcmp(hp_check_str(a, "action", "?"), hp_check_str(b, "action", "?")) &&
+	       !strcmp(kind_of(hp_check_str(a, "class", "")), kind_of(hp_check_str(b, "class", "")));
+}
+
+static void report_call(struct hp_emit *em, const cJSON *call, const char *what, int times)
+{
+	const char *svc = hp_check_str(call, "service", "?");
+	const char *act = hp_check_str(call, "action", "?");
+	const char *cls = hp_check_str(call, "class", "unknown");
+	const char *code = hp_check_str(call, "code", cls);
+	char msg[HP_CHECK_CLIP_SIZE], line[HP_CHECK_CLIP_SIZE + 128];
+	struct hp_finding *f;
+
+	hp_check_clip(hp_check_str(call, "message", ""), msg);
+	if (!strcmp(cls, "denied")) {
+		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, "K", NULL, "Missing IAM permission for %s:%s",
+			     svc, act);
+		snprintf(line, sizeof(line), "%s%s%s", code, *msg ? ": " : "", msg);
+		hp_finding_evidence(f, line);
+	} else if (!strcmp(cls, "throttled")) {
+		f = hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
+			     "%s:%s was still throttled after retries \xE2\x80\x94 %s is incomplete",
+			     svc, act, what);
+		snprintf(line, sizeof(line), "%s%s%s", code, *msg ? ": " : "", msg);
+		hp_finding_evidence(f, line);
+	} else {
+		f = hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
+			     "Could not run %s:%s (%s%s%s) \xE2\x80\x94 %s not checked", svc, act, code,
+			     *msg ? ": " : "", msg, what);
+		snprintf(line, sizeof(line), "class %s, HTTP status %.0f", cls,
+			 hp_json_num(call, "status", 0));
+		hp_finding_evidence(f, line);
+	}
+	if (times > 1) {
+		snprintf(line, sizeof(line), "%d calls failed this way", times);
+		hp_finding_evidence(f, line);
+	}
+}
+
+static void run_api(const struct hp_snapshot *snap, struct hp_emit *em)
+{
+	const cJSON *calls = hp_json_arr(snap->root, "calls");
+	const cJSON *c, *d;
+
+	cJSON_ArrayForEach(c, calls) {
+		struct route r;
+		int times = 0;
+
+		if (!cJSON_IsObject(c) || !strcmp(hp_check_str(c, "class", ""), "not_found"))
+			continue;
+		r = route_of(hp_check_str(c, "service", "?"), hp_check_str(c, "action", "?"));
+		if (r.group != em->check->group)
+			continue;
+		/* One finding per distinct service:action and kind, at its first call. */
+		for (d = calls->child; d != c; d = d->next)
+			if (cJSON_IsObject(d) && same_call(c, d))
+				break;
+		if (d != c)
+			continue;
+		for (d = c; d; d = d->next)
+			if (cJSON_IsObject(d) && same_call(c, d))
+				times++;
+		report_call(em, c, r.what, times);
+	}
+}
+
+#define API_ROW(name, grp, text)                                                 \
+	const struct hp_check hp_check_api_##name = {                            \
+		.id = "api." #name,                                              \
+		.section = "K",                                                  \
+		.prio = HP_P1,                                                   \
+		.scope = HP_SCOPE_CLUSTER,                                       \
+		.group = grp,                                                    \
+		.summary = "failed AWS calls that feed the " text,               \
+		.run = run_api,                                                  \
+	}
+
+API_ROW(identity, HP_GROUP_IDENTITY, "cluster identity (sts, DescribeCluster)");
+API_ROW(events, HP_GROUP_EVENTS, "cluster events (ListClusterEvents)");
+API_ROW(nodes, HP_GROUP_NODES, "node checks (ListClusterNodes, DescribeClusterNode, "
+	"DescribeInstanceTypes)");
+API_ROW(vpc, HP_GROUP_VPC, "VPC checks (ec2, service quotas)");
+API_ROW(logs, HP_GROUP_LOGS, "CloudWatch Logs checks");
+API_ROW(eks, HP_GROUP_EKS, "EKS checks");
+API_ROW(ssm, HP_GROUP_SSM, "SSM checks");

@@ -1,0 +1,280 @@
+/*
+ * Node state from ListClusterNodes (every node listed) and, with --node,
+ * DescribeClusterNode (the target). Non-Running states are told apart:
+ * Failure fails, transitional states warn. On-node probes are elsewhere.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/json.h"
+#include "checks.h"
+
+/* Above this many nodes in one state, one finding covers them all. */
+#define NODES_ONE_BY_ONE 25
+/* Instance ids per evidence line in an aggregated finding. */
+#define IDS_PER_LINE 100
+
+/* Known states, in the order the totals line lists them. */
+static const struct {
+	const char *status;
+	enum hp_tag tag;
+	enum hp_prio prio;
+} states[] = {
+	{ "Running", HP_TAG_PASS, HP_PNONE },
+	{ "Failure", HP_TAG_FAIL, HP_P1 },
+	{ "NotFound", HP_TAG_WARN, HP_P1 },
+	{ "Pending", HP_TAG_WARN, HP_P2 },
+	{ "ShuttingDown", HP_TAG_WARN, HP_P2 },
+	{ "SystemUpdating", HP_TAG_WARN, HP_P2 },
+	{ "DeepHealthCheckInProgress", HP_TAG_WARN, HP_P2 },
+};
+
+/* Nodes sharing one state; status NULL = no InstanceStatus.Status given. */
+struct st_bucket {
+	const char *status;
+	int rank;              /* index in states[], or HP_ARRAY_LEN(states) if unknown */
+	size_t seen;           /* first-seen order, for a stable sort */
+	const cJSON **nodes;
+	size_t n;
+};
+
+static int rank_of(const char *status)
+{
+	size_t i;
+
+	for (i = 0; status && i < HP_ARRAY_LEN(states); i++)
+		if (!strcmp(states[i].status, status))
+			return (int)i;
+	return (int)HP_ARRAY_LEN(states);
+}
+
+/* Unknown or missing states warn at P1: hpnode cannot tell they are harmless. */
+static enum hp_tag tag_of(int rank)
+{
+	return rank < (int)HP_ARRAY_LEN(states) ? states[rank].tag : HP_TAG_WARN;
+}
+
+static enum hp_prio prio_of(int rank)
+{
+	return rank < (int)HP_ARRAY_LEN(states) ? states[rank].prio : HP_P1;
+}
+
+static struct st_bucket *bucket_for(struct st_bucket **v, size_t *n, const char *status)
+{
+	struct st_bucket *b;
+	size_t i;
+
+	for (i = 0; i < *n; i++) {
+		b = &(*v)[i];
+		if ((!b->status && !status) || (b->status && status && !strcmp(b->status, status)))
+			return b;
+	}
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	b = &(*v)[(*n)++];
+	memset(b, 0, sizeof(*b));
+	b->status = status;
+	b->rank = rank_of(status);
+	b->seen = *n;
+	return b;
+}
+
+/* "i-0abc (workers / ml.p5.48xlarge)" */
+static void node_name(const cJSON *node, char *out, size_t n)
+{
+	snprintf(out, n, "%.40s (%.64s / %.64s)", hp_check_str(node, "InstanceId", "?"),
+		 hp_check_str(node, "InstanceGroupName", "?"),
+		 hp_check_str(node, "InstanceType", "?"));
+}
+
+static void node_line(const cJSON *node, const char *status, int with_is, char *out, size_t n)
+{
+	char who[192], msg[HP_CHECK_CLIP_SIZE];
+	const char *m = hp_json_str(node, "InstanceStatus.Message");
+
+	node_name(node, who, sizeof(who));
+	hp_check_clip(m, msg);
+	if (with_is)
+		snprintf(out, n, "%s %s%.64s%s%s", who, status ? "is " : "has no status",
+			 status ? status : "", *msg ? ": " : "", msg);
+	else
+		snprintf(out, n, "%s%s%s", who, *msg ? ": " : "", msg);
+}
+
+static void report_bucket(struct hp_emit *em, const struct st_bucket *b)
+{
+	char line[HP_CHECK_CLIP_SIZE + 320];
+	struct hp_finding *f;
+	size_t i;
+
+	if (b->n <= NODES_ONE_BY_ONE) {
+		for (i = 0; i < b->n; i++) {
+			node_line(b->nodes[i], b->status, 1, line, sizeof(line));
+			hp_emitx(em, tag_of(b->rank), prio_of(b->rank), NULL,
+				 hp_check_str(b->nodes[i], "InstanceId", NULL), "%s", line);
+		}
+		return;
+	}
+	if (b->status)
+		f = hp_emitx(em, tag_of(b->rank), prio_of(b->rank), NULL, NULL, "%zu nodes are %.64s",
+			     b->n, b->status);
+	else
+		f = hp_emitx(em, tag_of(b->rank), prio_of(b->rank), NULL, NULL,
+			     "%zu nodes have no status", b->n);
+	for (i = 0; i < NODES_ONE_BY_ONE; i++) {
+		node_line(b->nodes[i], b->status, 0, line, sizeof(line));
+		hp_finding_evidence(f, line);
+	}
+	/* Then every id, so none is lost to the sample above. */
+	for (i = 0; i < b->n; i += IDS_PER_LINE) {
+		struct hp_buf ids = HP_BUF_INIT(HP_MAX_LINE);
+		size_t j, end = i + IDS_PER_LINE < b->n ? i + IDS_PER_LINE : b->n;
+
+		hp_buf_printf(&ids, "ids %zu-%zu of %zu:", i + 1, end, b->n);
+		for (j = i; j < end; j++)
+			hp_buf_printf(&ids, " %.40s", hp_check_str(b->nodes[j], "InstanceId", "?"));
+		hp_finding_evidence(f, ids.buf);
+		hp_buf_release(&ids);
+	}
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct st_bucket *x = a, *y = b;
+
+	/* Failures first, then P1 warnings, then P2; equal ranks keep first-seen order. */
+	if (prio_of(x->rank) != prio_of(y->rank))
+		return prio_of(x->rank) < prio_of(y->rank) ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->seen < y->seen ? -1 : x->seen > y->seen;
+}
+
+static void run_status(const struct hp_snapshot *snap, struct hp_emit *em)
+{
+	const cJSON *nodes = hp_json_arr(snap->root, "nodes");
+	const cJSON *node;
+	struct st_bucket *v = NULL;
+	struct hp_buf counts = HP_BUF_INIT(HP_MAX_LINE);
+	size_t n = 0, i;
+	int total = 0, running = 0, truncated;
+
+	if (!nodes)
+		return;
+	truncated = hp_json_bool(snap->root, "nodes_truncated", 0);
+	cJSON_ArrayForEach(node, nodes) {
+		struct st_bucket *b;
+
+		if (!cJSON_IsObject(node))
+			continue;
+		total++;
+		b = bucket_for(&v, &n, hp_check_str(node, "InstanceStatus.Status", NULL));
+		b->nodes = xrealloc(b->nodes, (b->n + 1) * sizeof(*b->nodes));
+		b->nodes[b->n++] = node;
+		if (b->rank == 0)
+			running++;
+	}
+	/* qsort is not stable, so ties fall back to first-seen order. */
+	if (n)
+		qsort(v, n, sizeof(*v), by_rank);
+	for (i = 0; i < n; i++)
+		if (v[i].rank != 0)
+			hp_buf_printf(&counts, "%s%.64s: %zu", counts.len ? ", " : "",
+				      v[i].status ? v[i].status : "no status", v[i].n);
+	HP_CHECK_INFO(em, "Total: %d  Running: %d  Problems: %d%s%s%s", total, running,
+		total - running, counts.len ? "  (" : "", counts.buf, counts.len ? ")" : "");
+	hp_buf_release(&counts);
+	if (truncated)
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
+			 "Node list stopped at 20,000 nodes (200 pages \xC3\x97 100); findings cover "
+			 "the first 20,000 only \xE2\x80\x94 use --node to target specific nodes");
+	for (i = 0; i < n; i++)
+		if (v[i].rank != 0)
+			report_bucket(em, &v[i]);
+	if (!total)
+		hp_emitx(em, HP_TAG_WARN, HP_P1, "C+F", NULL, "Cluster has no nodes");
+	else if (running == total)
+		hp_emit(em, HP_TAG_PASS, "All %d %snodes are Running", total,
+			truncated ? "listed " : "");
+	for (i = 0; i < n; i++)
+		free(v[i].nodes);
+	free(v);
+}
+
+static void run_target(const struct hp_snapshot *snap, struct hp_emit *em)
+{
+	const char *want = hp_check_str(snap->root, "meta.node_filter", NULL);
+	const char *missing = hp_json_str(snap->root, "node_missing");
+	const cJSON *node = hp_json_get(snap->root, "node");
+	const char *st, *v;
+	char clip[HP_CHECK_CLIP_SIZE], when[32], line[HP_CHECK_CLIP_SIZE + 320];
+
+	if (!want)
+		return;
+	if (missing && !strcmp(missing, want)) {
+		/* No fallback to another node: the user asked about this one. */
+		hp_emitx(em, HP_TAG_FAIL, HP_P0, "", want,
+			 "Node %s not found in cluster %s \xE2\x80\x94 verify --cluster and --node",
+			 want, hp_snap_cluster_name(snap));
+		return;
+	}
+	if (!cJSON_IsObject(node))
+		return;
+	v = hp_json_str(node, "InstanceId");
+	if (v && strcmp(v, want)) {
+		hp_emitx(em, HP_TAG_INFO, HP_PNONE, NULL, want,
+			 "DescribeClusterNode answered for %.40s, not %s; its details are not used",
+			 v, want);
+		return;
+	}
+	st = hp_json_str(node, "InstanceStatus.Status");
+	hp_emitx(em, HP_TAG_INFO, HP_PNONE, NULL, want, "Target node %s: status %s", want,
+		 st ? hp_check_clip(st, clip) : "(missing)");
+	if (hp_json_get(node, "LaunchTime"))
+		hp_emitx(em, HP_TAG_INFO, HP_PNONE, NULL, want, "Launched: %s",
+			 hp_check_iso_time(hp_json_num(node, "LaunchTime", -1), when));
+	if ((v = hp_check_str(node, "InstanceStatus.Message", NULL)))
+		hp_emitx(em, HP_TAG_INFO, HP_PNONE, NULL, want, "Message: %s",
+			 hp_check_clip(v, clip));
+	if ((v = hp_check_str(node, "InstanceType", NULL)))
+		hp_emitx(em, HP_TAG_INFO, HP_PNONE, NULL, want, "Type: %s", hp_check_clip(v, clip));
+	if ((v = hp_check_str(node, "InstanceGroupName", NULL)))
+		hp_emitx(em, HP_TAG_INFO, HP_PNONE, NULL, want, "Group: %s", hp_check_clip(v, clip));
+	if ((v = hp_check_str(node, "PrivatePrimaryIp", NULL)))
+		hp_emitx(em, HP_TAG_INFO, HP_PNONE, NULL, want, "Private IP: %s",
+			 hp_check_clip(v, clip));
+	if ((v = hp_check_str(node, "Placement.AvailabilityZone", NULL)))
+		hp_emitx(em, HP_TAG_INFO, HP_PNONE, NULL, want, "Availability zone: %s%s%.32s%s",
+			 hp_check_clip(v, clip),
+			 hp_json_str(node, "Placement.AvailabilityZoneId") ? " (" : "",
+			 hp_check_str(node, "Placement.AvailabilityZoneId", ""),
+			 hp_json_str(node, "Placement.AvailabilityZoneId") ? ")" : "");
+	if (!st)
+		return;
+	if (!strcmp(st, "Running")) {
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, want, "Target node %s is Running", want);
+		return;
+	}
+	node_line(node, st, 1, line, sizeof(line));
+	hp_emitx(em, HP_TAG_FAIL, HP_P1, "F", want, "%s", line);
+}
+
+const struct hp_check hp_check_nodes_status = {
+	.id = "nodes.status",
+	.section = "F",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_NODES,
+	.summary = "InstanceStatus of every listed node: Failure fails, other non-Running states warn",
+	.run = run_status,
+};
+
+const struct hp_check hp_check_nodes_target = {
+	.id = "nodes.target",
+	.section = "",
+	.prio = HP_P0,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_NODES,
+	.summary = "the --node instance: exists in this cluster, its status and placement",
+	.run = run_target,
+};

@@ -1,0 +1,205 @@
+/*
+ * The cluster snapshot (include/hp/snapshot.h): one cJSON document holding
+ * every collected fact, saved to and loaded from a file, plus the getters
+ * checks share. It never talks to AWS; collectors fill it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hp/json.h"
+#include "hp/snapshot.h"
+
+/* A snapshot of 20,000 nodes is about 10 MB; leave room for later keys. */
+#define SNAPSHOT_MAX_BYTES ((size_t)256 << 20)
+
+static cJSON *need(cJSON *item)
+{
+	if (!item)
+		hp_die("out of memory");
+	return item;
+}
+
+void hp_snapshot_init(struct hp_snapshot *s)
+{
+	s->root = need(cJSON_CreateObject());
+	cJSON_AddItemToObject(s->root, "version", need(cJSON_CreateNumber(HP_SNAPSHOT_VERSION)));
+}
+
+void hp_snapshot_release(struct hp_snapshot *s)
+{
+	cJSON_Delete(s->root);
+	s->root = NULL;
+}
+
+void hp_snapshot_set(struct hp_snapshot *s, const char *key, cJSON *item)
+{
+	if (!item)
+		return;
+	if (!s->root)
+		hp_snapshot_init(s);
+	if (cJSON_HasObjectItem(s->root, key))
+		cJSON_ReplaceItemInObjectCaseSensitive(s->root, key, item);
+	else
+		cJSON_AddItemToObject(s->root, key, item);
+}
+
+const cJSON *hp_snapshot_get(const struct hp_snapshot *s, const char *key)
+{
+	if (!s->root)
+		return NULL;
+	return cJSON_GetObjectItemCaseSensitive(s->root, key);
+}
+
+static void add_str(cJSON *obj, const char *key, const char *v)
+{
+	cJSON_AddItemToObject(obj, key, need(cJSON_CreateString(v ? v : "")));
+}
+
+void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char *action,
+			  const char *cls, const char *code, const char *message, long status)
+{
+	cJSON *calls, *call;
+
+	if (!s->root)
+		hp_snapshot_init(s);
+	calls = cJSON_GetObjectItemCaseSensitive(s->root, "calls");
+	if (!cJSON_IsArray(calls)) {
+		calls = need(cJSON_CreateArray());
+		hp_snapshot_set(s, "calls", calls);
+	}
+	call = need(cJSON_CreateObject());
+	add_str(call, "service", service);
+	add_str(call, "action", action);
+	add_str(call, "class", cls);
+	add_str(call, "code", code);
+	add_str(call, "message", message);
+	cJSON_AddItemToObject(call, "status", need(cJSON_CreateNumber((double)status)));
+	cJSON_AddItemToArray(calls, call);
+}
+
+int hp_snapshot_save(const struct hp_snapshot *s, const char *path, struct hp_error *e)
+{
+	char *text;
+	FILE *fp;
+	int err = 0;
+
+	if (!s->root)
+		return hp_error_set(e, HP_ERR_INTERNAL, "snapshot is empty");
+	text = cJSON_Print(s->root);
+	if (!text)
+		hp_die("out of memory");
+	fp = fopen(path, "w");
+	if (!fp) {
+		err = errno;
+		cJSON_free(text);
+		return hp_error_set(e, HP_ERR_FILE, "cannot write snapshot '%s': %s", path,
+				    strerror(err));
+	}
+	errno = 0;
+	if (fputs(text, fp) == EOF || fputc('\n', fp) == EOF)
+		err = errno ? errno : EIO;
+	cJSON_free(text);
+	/* fclose flushes, so a full disk shows up here. */
+	if (fclose(fp) != 0 && !err)
+		err = errno ? errno : EIO;
+	if (err)
+		return hp_error_set(e, HP_ERR_FILE, "cannot write snapshot '%s': %s", path,
+				    strerror(err));
+	return 0;
+}
+
+int hp_snapshot_load(struct hp_snapshot *s, struct hp_sys *sys, const char *path,
+		     struct hp_error *e)
+{
+	struct hp_buf b = HP_BUF_INIT(SNAPSHOT_MAX_BYTES);
+	const char *end = NULL;
+	const cJSON *ver;
+	cJSON *doc;
+
+	if (sys->read_file(sys, path, &b) < 0) {
+		int err = errno;
+
+		hp_buf_release(&b);
+		if (err == EFBIG)
+			return hp_error_set(e, HP_ERR_FILE, "snapshot '%s' is larger than %zu MB",
+					    path, SNAPSHOT_MAX_BYTES >> 20);
+		return hp_error_set(e, HP_ERR_FILE, "cannot read snapshot '%s': %s", path,
+				    strerror(err));
+	}
+	doc = cJSON_ParseWithLengthOpts(b.buf, b.len, &end, 0);
+	if (!doc) {
+		size_t at = end && end >= b.buf ? (size_t)(end - b.buf) : 0;
+
+		hp_buf_release(&b);
+		return hp_error_set(e, HP_ERR_PARSE, "snapshot '%s' is not valid JSON (near byte %zu)",
+				    path, at);
+	}
+	hp_buf_release(&b);
+	if (!cJSON_IsObject(doc)) {
+		cJSON_Delete(doc);
+		return hp_error_set(e, HP_ERR_PARSE, "snapshot '%s' is not a JSON object", path);
+	}
+	ver = cJSON_GetObjectItemCaseSensitive(doc, "version");
+	if (!cJSON_IsNumber(ver) || ver->valuedouble != HP_SNAPSHOT_VERSION) {
+		char seen[32] = "none";
+
+		if (cJSON_IsNumber(ver))
+			snprintf(seen, sizeof(seen), "%g", ver->valuedouble);
+		else if (ver)
+			hp_strlcpy(seen, "not a number", sizeof(seen));
+		cJSON_Delete(doc);
+		return hp_error_set(e, HP_ERR_PARSE,
+				    "snapshot '%s' has version %s; this hpnode reads version %d",
+				    path, seen, HP_SNAPSHOT_VERSION);
+	}
+	/* Only a good document replaces what s held. */
+	cJSON_Delete(s->root);
+	s->root = doc;
+	return 0;
+}
+
+const char *hp_snap_cluster_name(const struct hp_snapshot *s)
+{
+	const char *v = hp_json_str(s->root, "cluster.ClusterName");
+
+	if (!v || !*v)
+		v = hp_json_str(s->root, "meta.cluster_arg");
+	return v ? v : "";
+}
+
+const char *hp_snap_cluster_arn(const struct hp_snapshot *s)
+{
+	const char *v = hp_json_str(s->root, "cluster.ClusterArn");
+
+	return v ? v : "";
+}
+
+void hp_snap_cluster_id(const struct hp_snapshot *s, char out[64])
+{
+	const char *arn = hp_snap_cluster_arn(s);
+	const char *id = strrchr(arn, '/');
+	size_t i;
+
+	out[0] = '\0';
+	if (!id)
+		return;
+	id++;
+	for (i = 0; id[i]; i++)
+		if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= '0' && id[i] <= '9')))
+			return;
+	if (i != 12)
+		return;
+	memcpy(out, id, 13);
+}
+
+const char *hp_snap_orchestrator(const struct hp_snapshot *s)
+{
+	const cJSON *cluster = hp_json_get(s->root, "cluster");
+
+	if (!cJSON_IsObject(cluster))
+		return "Unknown";
+	if (hp_json_get(cluster, "Orchestrator.Eks"))
+		return "EKS";
+	return "Slurm";
+}
