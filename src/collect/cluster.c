@@ -164,10 +164,6 @@ static void collect_nodes(struct hp_aws *a, struct hp_snapshot *s, const char *a
 	if (!paginate(a, s, &pg, in, &items, &trunc)) {
 		hp_snapshot_set(s, "nodes", items);
 		hp_snapshot_set(s, "nodes_truncated", cJSON_CreateBool(trunc));
-		if (trunc)
-			fprintf(stderr, "hpnode: warning: list-cluster-nodes stopped at %d pages (%d nodes); "
-				"findings cover those nodes only — use --node to target specific nodes\n",
-				pages, cJSON_GetArraySize(items));
 	}
 	cJSON_Delete(in);
 }

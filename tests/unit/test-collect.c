@@ -84,7 +84,8 @@ static void t_full_collection_and_node_cap(void)
 	/* One DescribeInstanceTypes call for the two distinct types, without "ml.". */
 	T_CONTAINS(fs.req_body[5], "InstanceType.1=p5.48xlarge&InstanceType.2=m5.xlarge");
 	T_NOT_CONTAINS(fs.req_body[5], "InstanceType.3");
-	T_EQ(hp_json_num(hp_snapshot_get(&snap, "instance_types"), "p5.48xlarge.vCpuInfo.defaultVCpus", 0), 192);
+	T_EQ(hp_json_num(cJSON_GetObjectItemCaseSensitive(hp_snapshot_get(&snap, "instance_types"), "p5.48xlarge"),
+			 "vCpuInfo.defaultVCpus", 0), 192);
 	T_CONTAINS(fs.req_body[6], "/aws/sagemaker/Clusters/c1/abcdef123456");
 	T_ASSERT(!hp_json_bool(hp_snapshot_get(&snap, "logs"), "group_found", 1));
 	T_STREQ(hp_json_str(hp_snapshot_get(&snap, "meta"), "orchestrator"), "EKS");
