@@ -230,6 +230,18 @@ static int report(const struct hp_snapshot *s, const struct triage_opts *o, stru
 	return rc;
 }
 
+/* The credential/region trace, one "hpnode: debug:" line each. */
+static void debug_trace(const struct hp_buf *trace)
+{
+	const char *p = trace->buf;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		fprintf(stderr, "hpnode: debug: %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
 int cmd_triage(int argc, char **argv, struct hp_sys *sys)
 {
 	struct triage_opts o;
@@ -259,8 +271,8 @@ int cmd_triage(int argc, char **argv, struct hp_sys *sys)
 	memset(&aws, 0, sizeof(aws));
 	if (hp_profile_load(sys, o.profile, &prof, &e) ||
 	    hp_aws_init(&aws, sys, &prof, o.region, o.endpoint, &trace, &e)) {
-		if (o.debug && trace.len)
-			fprintf(stderr, "hpnode: debug: %s", trace.buf);
+		if (o.debug)
+			debug_trace(&trace);
 		if (e.code == HP_ERR_NO_CREDS || e.code == HP_ERR_CREDS)
 			rc = fatal(&e, &snap, "");
 		else {
@@ -275,7 +287,7 @@ int cmd_triage(int argc, char **argv, struct hp_sys *sys)
 	}
 	aws.debug = o.debug;
 	if (o.debug)
-		fprintf(stderr, "hpnode: debug: %s", trace.buf);
+		debug_trace(&trace);
 	memset(&co, 0, sizeof(co));
 	co.cluster = o.cluster;
 	co.node = o.node;

@@ -37,9 +37,13 @@ static const char *const w_network[] = { "network", NULL };
 static const char *const w_netmisconf[] = { "network misconfiguration", NULL };
 static const char *const w_lifecycle[] = { "lifecycle script", "lifecycle config",
 					   "LifeCycleConfig", NULL };
+/* "exit code" counts only when a non-zero code follows (see has_any). */
 static const char *const w_failure[] = { "fail", "error", "timeout", "timed out", "exit code",
 					 NULL };
-static const char *const w_hardware[] = { "hardware failure", "unhealthy hardware", NULL };
+static const char *const w_hardware[] = { "hardware failure", "unhealthy hardware",
+					   "hardware fault", "failed health check",
+					   "health check failed", "marked for replacement",
+					   "marked unhealthy", NULL };
 static const char *const w_capacity[] = { "insufficient capacity", "sufficient capacity",
 					  "InsufficientInstanceCapacity", NULL };
 static const char *const w_az[] = { "availability zone", NULL };
@@ -66,11 +70,35 @@ static const struct {
 	{ EV_PROVISION, w_provision, NULL },
 };
 
+/* "exit code N" with N other than 0 somewhere in text. */
+static int nonzero_exit(const char *text)
+{
+	const char *p = text;
+
+	while ((p = hp_strcasestr(p, "exit code")) != NULL) {
+		p += strlen("exit code");
+		while (*p == ' ' || *p == ':' || *p == '=')
+			p++;
+		if ((*p >= '1' && *p <= '9') || *p == '-')
+			return 1;
+		while (*p == '0')
+			p++;
+		if (*p >= '1' && *p <= '9')
+			return 1;
+	}
+	return 0;
+}
+
 static int has_any(const char *text, const char *const *words)
 {
-	for (; *words; words++)
-		if (hp_strcasestr(text, *words))
+	for (; *words; words++) {
+		if (!strcmp(*words, "exit code")) {
+			if (nonzero_exit(text))
+				return 1;
+		} else if (hp_strcasestr(text, *words)) {
 			return 1;
+		}
+	}
 	return 0;
 }
 

@@ -55,6 +55,9 @@ static void t_each_rule(void)
 		{ "Failed to provision instance", "Node provisioning failure", HP_P1, "C+F" },
 		/* Not signals. */
 		{ "Lifecycle scripts completed successfully", NULL, HP_PNONE, "" },
+		{ "Lifecycle script on_create.sh finished with exit code 0", NULL, HP_PNONE, "" },
+		{ "Instance failed health check (NVLink errors on GPU 3); marked for replacement",
+		  "Hardware failure", HP_P1, "F" },
 		{ "Bootstrap failed to reach the metadata service", NULL, HP_PNONE, "" },
 		{ "Instance is now Running", NULL, HP_PNONE, "" },
 		{ "Availability zone us-west-2a selected", NULL, HP_PNONE, "" },
