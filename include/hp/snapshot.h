@@ -13,6 +13,7 @@
  *   node        DescribeClusterNode NodeDetails (with --node)
  *   node_missing  the --node instance id when DescribeClusterNode said not found
  *   events      [ListClusterEvents Events], events_truncated (bool)
+ *   events_skipped  why events were not asked for (NodeProvisioningMode not Continuous)
  *   instance_types  {"p5.48xlarge": <ec2 DescribeInstanceTypes item, XML names>}
  *   logs        {group, group_found (bool),
  *                lifecycle: [{logStreamName, timestamp, message}], lifecycle_truncated,

@@ -224,8 +224,14 @@ static void run_signals(const struct hp_snapshot *snap, struct hp_emit *em)
 	int n = 0, k;
 	char when[32];
 
-	if (!events)
+	if (!events) {
+		/* The collector does not ask for events a cluster cannot have. */
+		if (hp_json_str(snap->root, "events_skipped"))
+			HP_CHECK_INFO(em, "Cluster events not read: %s. ListClusterEvents only reports "
+				      "events when NodeProvisioningMode is Continuous",
+				      hp_json_str(snap->root, "events_skipped"));
 		return;
+	}
 	cJSON_ArrayForEach(ev, events) {
 		const char *text = hp_json_str(ev, "Description");
 		const char *iid = hp_check_str(ev, "InstanceId", NULL);

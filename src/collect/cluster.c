@@ -360,7 +360,7 @@ int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct
 		       struct hp_error *e)
 {
 	cJSON *meta = cJSON_CreateObject();
-	const char *arn;
+	const char *arn, *mode;
 
 	cJSON_AddStringToObject(meta, "cluster_arg", o->cluster);
 	cJSON_AddStringToObject(meta, "region", a->region);
@@ -384,7 +384,13 @@ int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct
 	collect_nodes(a, s, arn, o->node_pages ? o->node_pages : HP_NODE_PAGES);
 	if (o->node)
 		collect_node(a, s, arn, o->node);
-	collect_events(a, s, arn, o->event_pages ? o->event_pages : HP_EVENT_PAGES);
+	mode = hp_json_str(hp_snapshot_get(s, "cluster"), "NodeProvisioningMode");
+	if (mode && !strcmp(mode, "Continuous"))
+		collect_events(a, s, arn, o->event_pages ? o->event_pages : HP_EVENT_PAGES);
+	else
+		hp_snapshot_set(s, "events_skipped",
+				cJSON_CreateString(mode ? "this cluster's NodeProvisioningMode is not Continuous"
+						   : "this cluster has no NodeProvisioningMode (legacy provisioning)"));
 	collect_instance_types(a, s);
 	collect_logs(a, s, o->node);
 	return 0;

@@ -18,7 +18,7 @@ static const char sts_ok[] =
 	"<Account>123456789012</Account></GetCallerIdentityResult></GetCallerIdentityResponse>";
 static const char cluster_ok[] =
 	"{\"ClusterArn\":\"arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456\","
-	"\"ClusterName\":\"c1\",\"ClusterStatus\":\"InService\",\"Orchestrator\":{\"Eks\":{\"ClusterArn\":\"arn:aws:eks:us-west-2:123456789012:cluster/e\"}},"
+	"\"ClusterName\":\"c1\",\"ClusterStatus\":\"InService\",\"NodeProvisioningMode\":\"Continuous\",\"Orchestrator\":{\"Eks\":{\"ClusterArn\":\"arn:aws:eks:us-west-2:123456789012:cluster/e\"}},"
 	"\"InstanceGroups\":[{\"InstanceGroupName\":\"w\",\"InstanceType\":\"ml.p5.48xlarge\"},"
 	"{\"InstanceGroupName\":\"w2\",\"InstanceType\":\"ml.p5.48xlarge\"},{\"InstanceGroupName\":\"c\",\"InstanceType\":\"ml.m5.xlarge\"}]}";
 
@@ -188,6 +188,26 @@ static void t_events_cap_and_log_streams(void)
 	T_CONTAINS(fs.req_body[9], "\"logStreamNamePrefix\":\"SagemakerHealthMonitoringAgent/w/i-1\"");
 }
 
-T_MAIN(T(t_full_collection_and_node_cap), T(t_denied_page_drops_partial_list),
+static void t_events_skipped_without_continuous_mode(void)
+{
+	struct hp_collect_opts o = { "c1", NULL, 0, 0 };
+	struct hp_error e = HP_ERROR_INIT;
+	size_t i;
+
+	setup();
+	fake_reply(&fs, 200, NULL, sts_ok);
+	fake_reply(&fs, 200, NULL, "{\"ClusterArn\":\"arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456\","
+		   "\"ClusterName\":\"c1\",\"ClusterStatus\":\"InService\",\"InstanceGroups\":[]}");
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[]}");
+	fake_reply(&fs, 200, NULL, "{\"logGroups\":[]}");
+	T_EQ(hp_collect_cluster(&aws, &o, &snap, &e), 0);
+	T_ASSERT(hp_snapshot_get(&snap, "events") == NULL);
+	T_CONTAINS(hp_json_str(snap.root, "events_skipped"), "legacy");
+	for (i = 0; i < fs.nreq; i++)
+		T_NOT_CONTAINS(fs.req_headers[i], "ListClusterEvents");
+	T_STREQ(hp_json_str(hp_snapshot_get(&snap, "meta"), "orchestrator"), "Slurm");
+}
+
+T_MAIN(T(t_events_skipped_without_continuous_mode), T(t_full_collection_and_node_cap), T(t_denied_page_drops_partial_list),
        T(t_node_not_found_is_recorded), T(t_cluster_not_found_lists_clusters),
        T(t_bad_credentials_are_fatal), T(t_events_cap_and_log_streams))
