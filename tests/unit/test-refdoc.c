@@ -1,0 +1,845 @@
+/*
+ * The embedded reference documents against the section table: one heading
+ * per section id with its exact title, pointers that resolve, and the
+ * conventions around commands. A fenced block right after a line starting
+ * "**Suggested command (run this yourself)**" must hold a command that
+ * changes something, followed (before the next block, marker or heading) by
+ * a "Blast radius:" line, and by an "IaC note:" line when the command
+ * changes cluster, VPC, security group, subnet, IAM, EKS or Kubernetes
+ * configuration. Every other fenced block must be read-only. The command
+ * classifier below is a small shell word splitter, not a shell parser.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/check.h"
+#include "hp/util.h"
+#include "hp_refdoc.h"
+#include "t.h"
+
+#define DETAIL "node-diagnostics-detail.md"
+#define CATALOG "node-issue-catalog.md"
+#define MARKER "**Suggested command (run this yourself)**"
+#define SECT "\xC2\xA7" /* the section sign, UTF-8 */
+
+/* What a command does, as bits. */
+#define CMD_MUTATES 1 /* changes state somewhere */
+#define CMD_IAC 2     /* changes configuration that IaC usually owns */
+
+#define MAX_WORDS 64
+
+/* One document split into lines (in place), with fence and heading marks. */
+struct doc {
+	const char *name;
+	char *store;
+	char **line;
+	size_t n;
+	unsigned char *code; /* 1: a fence line or inside a fenced block */
+};
+
+/* One fenced block: the fence lines and whether a marker introduced it. */
+struct block {
+	size_t open, close;
+	int suggested;
+};
+
+/* ---- documents ---- */
+
+static const char *refdoc_text(const char *name)
+{
+	size_t i;
+
+	for (i = 0; hp_refdocs[i].name; i++)
+		if (!strcmp(hp_refdocs[i].name, name))
+			return (const char *)hp_refdocs[i].text;
+	return NULL;
+}
+
+static int is_fence(const char *l)
+{
+	return !strncmp(l, "```", 3);
+}
+
+static void doc_load(struct doc *d, const char *name)
+{
+	const char *text = refdoc_text(name);
+	size_t alloc = 64, i;
+	char *p;
+	int in = 0;
+
+	if (!text)
+		T_FAILF("reference document '%s' is not embedded", name);
+	memset(d, 0, sizeof(*d));
+	d->name = name;
+	d->store = xstrdup(text);
+	d->line = xmalloc(alloc * sizeof(*d->line));
+	for (p = d->store; p; ) {
+		char *nl = strchr(p, '\n');
+
+		if (d->n == alloc) {
+			alloc *= 2;
+			d->line = xrealloc(d->line, alloc * sizeof(*d->line));
+		}
+		d->line[d->n++] = p;
+		if (nl)
+			*nl = '\0';
+		p = nl ? nl + 1 : NULL;
+	}
+	d->code = xmalloc(d->n);
+	for (i = 0; i < d->n; i++) {
+		if (is_fence(d->line[i])) {
+			d->code[i] = 1;
+			in = !in;
+		} else {
+			d->code[i] = (unsigned char)in;
+		}
+	}
+	if (in)
+		T_FAILF("%s: a fenced block is never closed", name);
+}
+
+static void doc_free(struct doc *d)
+{
+	free(d->store);
+	free(d->line);
+	free(d->code);
+}
+
+static int is_heading(const struct doc *d, size_t i)
+{
+	return !d->code[i] && d->line[i][0] == '#';
+}
+
+static int is_blank(const char *l)
+{
+	while (*l && isspace((unsigned char)*l))
+		l++;
+	return !*l;
+}
+
+/*
+ * Parse an id such as "A", "B.1" or "G.1.a" at s; returns its length, or 0.
+ * depth gets the number of dots.
+ */
+static size_t parse_id(const char *s, int *depth)
+{
+	size_t n = 0;
+
+	*depth = 0;
+	if (s[n] < 'A' || s[n] > 'Z')
+		return 0;
+	n++;
+	if (s[n] == '.' && isdigit((unsigned char)s[n + 1])) {
+		n++;
+		while (isdigit((unsigned char)s[n]))
+			n++;
+		*depth = 1;
+		if (s[n] == '.' && s[n + 1] >= 'a' && s[n + 1] <= 'z' &&
+		    !isalnum((unsigned char)s[n + 2])) {
+			n += 2;
+			*depth = 2;
+		}
+	}
+	if (isalnum((unsigned char)s[n]))
+		return 0;
+	return n;
+}
+
+/*
+ * A heading "## <ID>: <Title>": fills id, level (number of '#') and title;
+ * returns 0 for any other line.
+ */
+static int id_heading(const struct doc *d, size_t i, char *id, size_t idsz, int *level,
+		      const char **title)
+{
+	const char *l = d->line[i];
+	int hashes = 0, depth;
+	size_t n;
+
+	if (!is_heading(d, i))
+		return 0;
+	while (l[hashes] == '#')
+		hashes++;
+	if (l[hashes] != ' ')
+		return 0;
+	l += hashes + 1;
+	n = parse_id(l, &depth);
+	if (!n || l[n] != ':' || l[n + 1] != ' ' || n >= idsz)
+		return 0;
+	memcpy(id, l, n);
+	id[n] = '\0';
+	*level = hashes;
+	*title = l + n + 2;
+	return 1;
+}
+
+/* Collect the fenced blocks of d; marker lines must introduce a block. */
+static size_t doc_blocks(const struct doc *d, struct block **out)
+{
+	struct block *v = NULL;
+	size_t n = 0, alloc = 0, i, j;
+	int pending = 0;
+
+	for (i = 0; i < d->n; i++) {
+		if (!d->code[i] && !strncmp(d->line[i], MARKER, strlen(MARKER))) {
+			for (j = i + 1; j < d->n && is_blank(d->line[j]); j++)
+				;
+			if (j == d->n || !is_fence(d->line[j]))
+				T_FAILF("%s:%zu: marker not followed by a fenced block", d->name,
+					i + 1);
+			pending = 1;
+			continue;
+		}
+		if (!is_fence(d->line[i]))
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? alloc * 2 : 32;
+			v = xrealloc(v, alloc * sizeof(*v));
+		}
+		v[n].open = i;
+		for (i++; i < d->n && !is_fence(d->line[i]); i++)
+			;
+		v[n].close = i;
+		v[n].suggested = pending;
+		pending = 0;
+		n++;
+	}
+	*out = v;
+	return n;
+}
+
+/* ---- command classification ---- */
+
+static int in_list(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list))
+			return 1;
+	return 0;
+}
+
+static int prefix_in_list(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (hp_starts_with(s, *list))
+			return 1;
+	return 0;
+}
+
+static int is_assignment(const char *w)
+{
+	const char *p = w;
+
+	if (!isalpha((unsigned char)*p) && *p != '_')
+		return 0;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	return *p == '=';
+}
+
+static int any_word(char **w, size_t n, const char *const *list, int prefix)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (prefix ? prefix_in_list(w[i], list) : in_list(w[i], list))
+			return 1;
+	return 0;
+}
+
+/* The classification of one simple command, given as words. */
+static int classify_words(char **w, size_t n)
+{
+	static const char *const skip[] = { "sudo", "env", "do", "then", "else", "!", "time",
+					    "nohup", NULL };
+	static const char *const aws_mut[] = {
+		"update-", "authorize-", "revoke-", "modify-", "create-", "delete-",
+		"batch-reboot", "batch-replace", "attach-", "detach-", "put-", "associate-",
+		"disassociate-", "replace-", "reboot-", "terminate-", "stop-", "request-",
+		"tag-", "untag-", NULL
+	};
+	static const char *const aws_iac_svc[] = { "ec2", "eks", "iam", NULL };
+	static const char *const sm_iac[] = { "update-", "create-", "delete-", NULL };
+	static const char *const s3_mut[] = { "cp", "mv", "rm", "sync", "rb", "mb", NULL };
+	static const char *const kube_ro[] = { "get", "describe", "logs", "top", "explain",
+					       "version", "api-resources", "api-versions",
+					       "cluster-info", "auth", NULL };
+	static const char *const kube_runtime[] = { "exec", "cp", "port-forward", "debug",
+						    "attach", NULL };
+	static const char *const pods[] = { "pod", "pods", "po", NULL };
+	static const char *const unit_mut[] = { "start", "stop", "restart", "reload",
+						"try-restart", "enable", "disable", "kill",
+						"mask", "unmask", "daemon-reload", "reboot",
+						"poweroff", "isolate", NULL };
+	static const char *const slurm_mut[] = { "update", "reboot", "delete", "create",
+						 "reconfigure", "shutdown", "takeover", NULL };
+	static const char *const plain_mut[] = { "reboot", "shutdown", "poweroff", "halt",
+						 "modprobe", "rmmod", "rm", "mv", "tee",
+						 "mkdir", "dos2unix", "mount", "umount", "dd",
+						 "pkill", "kill", "killall", "export", "truncate",
+						 "mkfs", "wipefs", "mdadm", NULL };
+	static const char *const pkg_mut[] = { "install", "remove", "purge", "clean",
+					       "upgrade", "update", "autoremove", "erase",
+					       "uninstall", "cache", "reinstall", NULL };
+	static const char *const pkg_tools[] = { "apt-get", "apt", "yum", "dnf", "pip",
+						 "pip3", "brew", NULL };
+	static const char *const ctr_ro[] = { "ps", "logs", "images", "inspect", "inspecti",
+					      "info", "version", "stats", "pods", NULL };
+	static const char *const clock_mut[] = { "makestep", "burst", "settime", "offline",
+						 "online", NULL };
+	static const char *const vacuum[] = { "--vacuum", "--rotate", NULL };
+	static const char *const gpu_reset[] = { "-r", "--gpu-reset", NULL };
+	static const char *const find_del[] = { "-delete", NULL };
+	static const char *const sed_inplace[] = { "-i", NULL };
+	static const char *const sysctl_mut[] = { "-w", "-p", "--write", "--load", "--system",
+						  NULL };
+	static const char *const dpkg_mut[] = { "-i", "--install", "-r", "--remove", "-P",
+						"--purge", NULL };
+	const char *cmd, *a1, *a2;
+	size_t i = 0;
+
+	while (i < n && (is_assignment(w[i]) || in_list(w[i], skip))) {
+		if (!strcmp(w[i], "sudo"))
+			while (i + 1 < n && w[i + 1][0] == '-')
+				i++;
+		i++;
+	}
+	if (i >= n)
+		return 0;
+	cmd = w[i];
+	a1 = i + 1 < n ? w[i + 1] : "";
+	a2 = i + 2 < n ? w[i + 2] : "";
+	w += i;
+	n -= i;
+
+	if (!strcmp(cmd, "aws")) {
+		if (!strcmp(a1, "s3"))
+			return in_list(a2, s3_mut) ? CMD_MUTATES : 0;
+		if (!prefix_in_list(a2, aws_mut))
+			return 0;
+		if (in_list(a1, aws_iac_svc) ||
+		    (!strcmp(a1, "sagemaker") && prefix_in_list(a2, sm_iac)))
+			return CMD_MUTATES | CMD_IAC;
+		return CMD_MUTATES;
+	}
+	if (!strcmp(cmd, "kubectl")) {
+		/* Convention: the verb comes first; anything else counts as a change. */
+		if (in_list(a1, kube_ro))
+			return 0;
+		if (in_list(a1, kube_runtime))
+			return CMD_MUTATES;
+		if (!strcmp(a1, "delete") && (in_list(a2, pods) || hp_starts_with(a2, "pod/")))
+			return CMD_MUTATES;
+		return CMD_MUTATES | CMD_IAC;
+	}
+	if (!strcmp(cmd, "systemctl"))
+		return in_list(a1, unit_mut) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "scontrol"))
+		return in_list(a1, slurm_mut) ? CMD_MUTATES : 0;
+	if (in_list(cmd, plain_mut) || hp_starts_with(cmd, "mkfs."))
+		return CMD_MUTATES;
+	if (in_list(cmd, pkg_tools))
+		return in_list(a1, pkg_mut) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "dpkg"))
+		return any_word(w, n, dpkg_mut, 0) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "docker") || !strcmp(cmd, "crictl") || !strcmp(cmd, "ctr"))
+		return in_list(a1, ctr_ro) ? 0 : CMD_MUTATES;
+	if (!strcmp(cmd, "journalctl"))
+		return any_word(w, n, vacuum, 1) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "chronyc"))
+		return in_list(a1, clock_mut) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "nvidia-smi"))
+		return any_word(w, n, gpu_reset, 0) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "dcgmi"))
+		return !strcmp(a1, "diag") ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "find"))
+		return any_word(w, n, find_del, 0) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "sed"))
+		return any_word(w, n, sed_inplace, 0) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "sysctl")) {
+		for (i = 1; i < n; i++)
+			if (strchr(w[i], '=') || in_list(w[i], sysctl_mut))
+				return CMD_MUTATES;
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * The classification of one logical shell line: words split on blanks
+ * outside quotes, commands split on | ; & ( ), a '#' starting a word ends
+ * the line.
+ */
+static int classify(const char *text)
+{
+	char *buf = xmalloc(strlen(text) + 1), *o = buf;
+	char *w[MAX_WORDS];
+	const char *p;
+	size_t n = 0;
+	int quote = 0, inword = 0, r = 0;
+
+	for (p = text;; p++) {
+		int c = (unsigned char)*p;
+
+		if (quote && c && c != quote) {
+			*o++ = (char)c;
+			continue;
+		}
+		if (quote && c == quote) {
+			quote = 0;
+			continue;
+		}
+		if (c == '\'' || c == '"') {
+			if (!inword && n < MAX_WORDS)
+				w[n] = o;
+			inword = 1;
+			quote = c;
+			continue;
+		}
+		if (c == '\\' && p[1]) {
+			if (!inword && n < MAX_WORDS)
+				w[n] = o;
+			inword = 1;
+			*o++ = *++p;
+			continue;
+		}
+		if (!c || isspace(c) || strchr("|;&()", c) || (c == '#' && !inword)) {
+			if (inword) {
+				*o++ = '\0';
+				inword = 0;
+				if (n < MAX_WORDS)
+					n++;
+			}
+			if (!c || c == '#' || strchr("|;&()", c)) {
+				r |= classify_words(w, n);
+				n = 0;
+			}
+			if (!c || c == '#')
+				break;
+			continue;
+		}
+		if (!inword && n < MAX_WORDS)
+			w[n] = o;
+		inword = 1;
+		*o++ = (char)c;
+	}
+	free(buf);
+	return r;
+}
+
+/* The classification of a fenced block; continuation lines are joined. */
+static int classify_block(const struct doc *d, const struct block *b)
+{
+	size_t i, len = 1;
+	char *acc;
+	int r = 0;
+
+	for (i = b->open + 1; i < b->close; i++)
+		len += strlen(d->line[i]) + 1;
+	acc = xmalloc(len);
+	acc[0] = '\0';
+	for (i = b->open + 1; i < b->close; i++) {
+		size_t l = strlen(d->line[i]);
+
+		strcat(acc, d->line[i]);
+		if (l && d->line[i][l - 1] == '\\') {
+			acc[strlen(acc) - 1] = ' ';
+			continue;
+		}
+		r |= classify(acc);
+		acc[0] = '\0';
+	}
+	r |= classify(acc);
+	free(acc);
+	return r;
+}
+
+/* ---- tests ---- */
+
+static void t_classifier(void)
+{
+	static const struct {
+		const char *line;
+		int want;
+	} cases[] = {
+		{ "aws ec2 describe-security-groups --group-ids sg-1", 0 },
+		{ "aws ec2 authorize-security-group-egress --group-id sg-1", CMD_MUTATES | CMD_IAC },
+		{ "aws eks update-cluster-config --name x", CMD_MUTATES | CMD_IAC },
+		{ "aws iam put-role-policy --role-name r", CMD_MUTATES | CMD_IAC },
+		{ "aws sagemaker update-cluster --cluster-name c", CMD_MUTATES | CMD_IAC },
+		{ "aws sagemaker batch-reboot-cluster-nodes --node-ids x", CMD_MUTATES },
+		{ "aws sagemaker list-cluster-nodes --cluster-name c | grep x", 0 },
+		{ "aws ssm start-session --target t", 0 },
+		{ "aws s3 cp a s3://b/a", CMD_MUTATES },
+		{ "aws s3 ls s3://b/", 0 },
+		{ "kubectl get pods -n kube-system", 0 },
+		{ "kubectl delete pod -n kube-system aws-node-1", CMD_MUTATES },
+		{ "kubectl delete namespace x", CMD_MUTATES | CMD_IAC },
+		{ "kubectl -n kube-system delete pod x", CMD_MUTATES | CMD_IAC },
+		{ "kubectl cordon n1", CMD_MUTATES | CMD_IAC },
+		{ "kubectl set env daemonset aws-node X=1", CMD_MUTATES | CMD_IAC },
+		{ "sudo systemctl restart slurmctld", CMD_MUTATES },
+		{ "systemctl is-active munge", 0 },
+		{ "sudo systemctl status slurmd && free -h && df -h", 0 },
+		{ "sudo scontrol update nodename=n state=resume", CMD_MUTATES },
+		{ "scontrol show node n | grep -E \"State|Reason\"", 0 },
+		{ "last reboot | head -5", 0 },
+		{ "dmesg | grep -iE \"panic|reboot|rm\" | tail", 0 },
+		{ "echo 1024 | sudo tee /proc/sys/vm/nr_hugepages", CMD_MUTATES },
+		{ "sudo journalctl --vacuum-size=500M", CMD_MUTATES },
+		{ "journalctl -b -1 --no-pager | tail -100 || echo none", 0 },
+		{ "sudo chronyc makestep", CMD_MUTATES },
+		{ "chronyc tracking", 0 },
+		{ "TOKEN=$(curl -s -X PUT http://x) ", 0 },
+		{ "X=1 sudo -E rm -rf /tmp/x", CMD_MUTATES },
+		{ "sudo find /var/log -name \"*.gz\" -delete", CMD_MUTATES },
+		{ "sudo find / -xdev -printf '%h\\n'", 0 },
+		{ "docker system prune -a", CMD_MUTATES },
+		{ "sudo crictl ps -a", 0 },
+		{ "pip cache purge", CMD_MUTATES },
+		{ "for d in /var /opt; do echo \"$d $(sudo find \"$d\" -xdev | wc -l)\"; done", 0 },
+		{ "sysctl vm.nr_hugepages", 0 },
+		{ "sudo sysctl -w vm.nr_hugepages=1024", CMD_MUTATES },
+		{ "ls /x # then rm -rf /", 0 },
+		{ "sudo dcgmi diag -r medium", CMD_MUTATES },
+		{ "dcgmi health --check -j", 0 },
+		{ "nvidia-smi -q | grep ECC", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++)
+		if (classify(cases[i].line) != cases[i].want)
+			T_FAILF("classify(\"%s\") is %d, expected %d", cases[i].line,
+				classify(cases[i].line), cases[i].want);
+}
+
+static void t_documents_embedded(void)
+{
+	T_ASSERT(refdoc_text(DETAIL) != NULL);
+	T_ASSERT(refdoc_text(CATALOG) != NULL);
+}
+
+static void t_section_table_well_formed(void)
+{
+	size_t i, j;
+	int depth;
+
+	for (i = 0; hp_section_ids[i]; i++) {
+		const char *id = hp_section_ids[i];
+
+		if (parse_id(id, &depth) != strlen(id))
+			T_FAILF("section id '%s' is malformed", id);
+		if (!hp_section_title(id) || !*hp_section_title(id))
+			T_FAILF("section id '%s' has no title", id);
+		for (j = 0; j < i; j++)
+			if (!strcmp(hp_section_ids[j], id))
+				T_FAILF("section id '%s' listed twice", id);
+	}
+	T_ASSERT(i >= 15);
+	T_ASSERT(hp_section_title("Z.9") == NULL);
+}
+
+static void t_every_id_has_one_heading(void)
+{
+	struct doc d;
+	char id[16];
+	const char *title;
+	size_t i, k;
+	int level, depth;
+
+	doc_load(&d, DETAIL);
+	for (k = 0; hp_section_ids[k]; k++) {
+		const char *want = hp_section_ids[k];
+		int count = 0;
+
+		parse_id(want, &depth);
+		for (i = 0; i < d.n; i++) {
+			if (!id_heading(&d, i, id, sizeof(id), &level, &title) || strcmp(id, want))
+				continue;
+			count++;
+			if (strcmp(title, hp_section_title(want)))
+				T_FAILF("%s:%zu: heading '%s: %s', expected title '%s'", DETAIL, i + 1,
+					id, title, hp_section_title(want));
+			if (level != 2 + depth)
+				T_FAILF("%s:%zu: heading for '%s' has level %d, expected %d", DETAIL,
+					i + 1, id, level, 2 + depth);
+		}
+		if (count != 1)
+			T_FAILF("section '%s' has %d headings, expected 1", want, count);
+	}
+	doc_free(&d);
+}
+
+static void t_headings_known_unique_and_in_order(void)
+{
+	struct doc d;
+	char id[16], seen[256][16];
+	const char *title;
+	size_t i, j, n = 0;
+	int level;
+
+	doc_load(&d, DETAIL);
+	for (i = 0; i < d.n; i++) {
+		if (!id_heading(&d, i, id, sizeof(id), &level, &title))
+			continue;
+		if (!hp_section_title(id))
+			T_FAILF("%s:%zu: heading id '%s' is not in hp_section_ids", DETAIL, i + 1, id);
+		for (j = 0; j < n; j++)
+			if (!strcmp(seen[j], id))
+				T_FAILF("%s:%zu: heading id '%s' appears twice", DETAIL, i + 1, id);
+		T_ASSERT(n < HP_ARRAY_LEN(seen));
+		if (!hp_section_ids[n] || strcmp(hp_section_ids[n], id))
+			T_FAILF("%s:%zu: heading '%s' is out of order (table has '%s' here)", DETAIL,
+				i + 1, id, hp_section_ids[n] ? hp_section_ids[n] : "(end)");
+		strcpy(seen[n++], id);
+	}
+	T_ASSERT(n > 0 && !hp_section_ids[n]);
+	doc_free(&d);
+}
+
+static void check_pointers(const char *name)
+{
+	struct doc d;
+	size_t i;
+	int depth;
+
+	doc_load(&d, name);
+	for (i = 0; i < d.n; i++) {
+		const char *p = d.line[i];
+
+		while ((p = strstr(p, SECT)) != NULL) {
+			char id[16];
+			size_t n;
+
+			p += strlen(SECT);
+			while (*p == ' ')
+				p++;
+			if (*p == '<')
+				continue;
+			n = parse_id(p, &depth);
+			if (!n || n >= sizeof(id))
+				T_FAILF("%s:%zu: '%s' is not followed by a section id: \"%.40s\"", name,
+					i + 1, SECT, p);
+			memcpy(id, p, n);
+			id[n] = '\0';
+			if (!hp_section_title(id))
+				T_FAILF("%s:%zu: pointer to unknown section '%s'", name, i + 1, id);
+		}
+	}
+	doc_free(&d);
+}
+
+static void t_pointers_resolve(void)
+{
+	check_pointers(DETAIL);
+	check_pointers(CATALOG);
+}
+
+/* The section (index of the last id heading) that line i belongs to. */
+static long section_of(const struct doc *d, size_t i)
+{
+	char id[16];
+	const char *title;
+	int level;
+
+	for (;; i--) {
+		if (id_heading(d, i, id, sizeof(id), &level, &title))
+			return (long)i;
+		if (!i)
+			return -1;
+	}
+}
+
+static void check_blocks(const char *name)
+{
+	struct doc d;
+	struct block *b;
+	size_t nb, k, i;
+
+	doc_load(&d, name);
+	nb = doc_blocks(&d, &b);
+	for (k = 0; k < nb; k++) {
+		int cls = classify_block(&d, &b[k]), blast = 0, iac = 0;
+
+		if (!b[k].suggested) {
+			if (cls)
+				T_FAILF("%s:%zu: a read-only block holds a command that changes state",
+					name, b[k].open + 1);
+			continue;
+		}
+		if (!(cls & CMD_MUTATES))
+			T_FAILF("%s:%zu: a suggested block holds no command that changes state", name,
+				b[k].open + 1);
+		for (i = b[k].close + 1; i < d.n; i++) {
+			const char *l = d.line[i];
+
+			if (is_fence(l) || is_heading(&d, i) || !strncmp(l, MARKER, strlen(MARKER)))
+				break;
+			if (hp_starts_with(l, "Blast radius: ") && strlen(l) > 30)
+				blast = 1;
+			if (hp_starts_with(l, "IaC note: "))
+				iac = 1;
+		}
+		if (!blast)
+			T_FAILF("%s:%zu: suggested block without a 'Blast radius:' line", name,
+				b[k].open + 1);
+		if ((cls & CMD_IAC) && !iac)
+			T_FAILF("%s:%zu: configuration change without an 'IaC note:' line", name,
+				b[k].open + 1);
+	}
+	free(b);
+	doc_free(&d);
+}
+
+static void t_suggested_blocks_annotated(void)
+{
+	check_blocks(DETAIL);
+	check_blocks(CATALOG);
+}
+
+static void t_iac_notes_warn_of_drift(void)
+{
+	struct doc d;
+	size_t i, notes = 0;
+
+	doc_load(&d, DETAIL);
+	for (i = 0; i < d.n; i++) {
+		if (!hp_starts_with(d.line[i], "IaC note: "))
+			continue;
+		notes++;
+		if (!strstr(d.line[i], "drift") || !strstr(d.line[i], "IaC source") ||
+		    !strstr(d.line[i], "Terraform"))
+			T_FAILF("%s:%zu: IaC note without the drift warning", DETAIL, i + 1);
+	}
+	T_ASSERT(notes >= 10);
+	doc_free(&d);
+}
+
+/* Within a section, a reboot is suggested before any replacement. */
+static void t_reboot_before_replace(void)
+{
+	struct doc d;
+	struct block *b;
+	size_t nb, k, i;
+	long last_sec = -2;
+	int rebooted = 0, replaces = 0;
+
+	doc_load(&d, DETAIL);
+	nb = doc_blocks(&d, &b);
+	for (k = 0; k < nb; k++) {
+		long sec = section_of(&d, b[k].open);
+		int has_reboot = 0, has_replace = 0;
+
+		if (sec != last_sec) {
+			last_sec = sec;
+			rebooted = 0;
+		}
+		if (!b[k].suggested)
+			continue;
+		for (i = b[k].open + 1; i < b[k].close; i++) {
+			has_reboot |= !!strstr(d.line[i], "batch-reboot-cluster-nodes");
+			has_replace |= !!strstr(d.line[i], "batch-replace-cluster-nodes");
+		}
+		if (has_replace) {
+			const char *blast = NULL;
+
+			replaces++;
+			if (!rebooted && !has_reboot)
+				T_FAILF("%s:%zu: replacement suggested before any reboot in its section",
+					DETAIL, b[k].open + 1);
+			for (i = b[k].close + 1; i < d.n && !blast; i++)
+				if (hp_starts_with(d.line[i], "Blast radius: "))
+					blast = d.line[i];
+			T_ASSERT(blast != NULL);
+			T_CONTAINS(blast, "volumes");
+		}
+		rebooted |= has_reboot;
+	}
+	T_ASSERT(replaces > 0);
+	free(b);
+	doc_free(&d);
+}
+
+static void t_placeholders_known(void)
+{
+	static const char *const known[] = {
+		"CLUSTER", "CLUSTER_ID", "REGION", "INSTANCE_ID", "GROUP", "SG_ID", "VPC_ID",
+		"SUBNET_ID", "EKS_NAME", "NODE_NAME", "NODE_IP", "INSTANCE_TYPE", "POD",
+		"NAMESPACE", "CONTAINER_ID", "ROUTE_TABLE_ID", "NAT_GATEWAY_ID", "ENDPOINT_SG_ID",
+		"EKS_CLUSTER_SG", "CIDR", "AZ", "EVENT_ID", "SCRIPT", "LIFECYCLE_S3_URI",
+		"ON_CREATE_SCRIPT", "EXECUTION_ROLE_ARN", "INSTANCE_COUNT", "ROLE_NAME",
+		"PRINCIPAL_ARN", "COMMAND", "RUN", "CHECKPOINT_S3_URI", "DEVICE", "ADDON_VERSION", "FILE",
+		"ID", NULL
+	};
+	static const char *const names[] = { DETAIL, CATALOG };
+	size_t f, i;
+
+	for (f = 0; f < HP_ARRAY_LEN(names); f++) {
+		struct doc d;
+
+		doc_load(&d, names[f]);
+		for (i = 0; i < d.n; i++) {
+			const char *p = d.line[i];
+
+			while ((p = strchr(p, '<')) != NULL) {
+				const char *e = ++p;
+				char name[40];
+
+				if (*e < 'A' || *e > 'Z')
+					continue;
+				while ((*e >= 'A' && *e <= 'Z') || isdigit((unsigned char)*e) || *e == '_')
+					e++;
+				if (*e != '>' || (size_t)(e - p) >= sizeof(name))
+					continue;
+				memcpy(name, p, (size_t)(e - p));
+				name[e - p] = '\0';
+				if (!in_list(name, known))
+					T_FAILF("%s:%zu: unknown placeholder <%s>", names[f], i + 1, name);
+			}
+		}
+		doc_free(&d);
+	}
+}
+
+static void t_policy_stated(void)
+{
+	const char *t = refdoc_text(DETAIL);
+
+	T_ASSERT(t != NULL);
+	T_CONTAINS(t, "## Operating policy");
+	T_CONTAINS(t, "hpnode is read-only");
+	T_CONTAINS(t, "investigate \xE2\x86\x92 reboot \xE2\x86\x92 replace");
+	T_CONTAINS(t, "not supported on Slurm controller");
+	T_CONTAINS(t, "CloudFormation, CDK, Terraform, Pulumi");
+	/* The policy comes before the first section. */
+	T_ASSERT(strstr(t, "## Operating policy") < strstr(t, "## A: "));
+}
+
+static void t_catalog_rows_point_somewhere(void)
+{
+	struct doc d;
+	size_t i, rows = 0;
+
+	doc_load(&d, CATALOG);
+	for (i = 0; i < d.n; i++) {
+		const char *l = d.line[i];
+
+		if (l[0] != '|' || hp_starts_with(l, "|---"))
+			continue;
+		/* A header row is followed by the separator row. */
+		if (i + 1 < d.n && hp_starts_with(d.line[i + 1], "|---"))
+			continue;
+		rows++;
+		if (!strstr(l, SECT))
+			T_FAILF("%s:%zu: catalog row without a section pointer", CATALOG, i + 1);
+	}
+	T_ASSERT(rows >= 50);
+	doc_free(&d);
+}
+
+T_MAIN(T(t_classifier), T(t_documents_embedded), T(t_section_table_well_formed),
+       T(t_every_id_has_one_heading), T(t_headings_known_unique_and_in_order),
+       T(t_pointers_resolve), T(t_suggested_blocks_annotated), T(t_iac_notes_warn_of_drift),
+       T(t_reboot_before_replace), T(t_placeholders_known), T(t_policy_stated),
+       T(t_catalog_rows_point_somewhere))
