@@ -374,10 +374,7 @@ int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct
 
 	if (collect_identity(a, s, e) || collect_cluster(a, s, o->cluster, e))
 		return -1;
-	cJSON_ReplaceItemInObjectCaseSensitive(meta, "orchestrator",
-					       cJSON_CreateString(hp_snap_orchestrator(s)));
-	if (!cJSON_GetObjectItemCaseSensitive(meta, "orchestrator"))
-		cJSON_AddStringToObject(meta, "orchestrator", hp_snap_orchestrator(s));
+	cJSON_AddStringToObject(meta, "orchestrator", hp_snap_orchestrator(s));
 	arn = hp_snap_cluster_arn(s);
 	if (!arn)
 		arn = o->cluster;
