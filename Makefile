@@ -34,6 +34,9 @@ UNIT_SUPPORT := $(BUILD)/tests/unit/t.o $(BUILD)/tests/unit/fake-sys.o
 TOOLS     := $(TOOLBIN)/sigv4-sign
 GEN       := $(BUILD)/gen/hp_refdoc.h
 
+# Objects are kept between runs (no intermediate-file cleanup after the tests).
+.SECONDARY:
+
 .PHONY: all deps test test-run unit demo demo-run bench clean check-deps
 all: $(HPNODE) $(TOOLS)
 
