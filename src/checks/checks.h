@@ -33,6 +33,10 @@ extern const struct hp_check hp_check_events_signals;
 extern const struct hp_check hp_check_nodes_status;
 extern const struct hp_check hp_check_nodes_target;
 
+/* access.c */
+extern const struct hp_check hp_check_cluster_vpc_config;
+extern const struct hp_check hp_check_ssm_targets;
+
 /* logs.c */
 extern const struct hp_check hp_check_logs_group;
 extern const struct hp_check hp_check_logs_lifecycle;

@@ -31,6 +31,7 @@ const struct hp_check *const hp_checks[] = {
 
 	&hp_check_api_eks,
 	&hp_check_api_vpc,
+	&hp_check_cluster_vpc_config,
 
 	&hp_check_api_logs,
 	&hp_check_logs_group,
@@ -38,6 +39,7 @@ const struct hp_check *const hp_checks[] = {
 	&hp_check_logs_health_agent,
 
 	&hp_check_api_ssm,
+	&hp_check_ssm_targets,
 };
 
 const size_t hp_checks_count = HP_ARRAY_LEN(hp_checks);

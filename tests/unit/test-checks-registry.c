@@ -95,6 +95,8 @@ static void t_expected_checks(void)
 		{ "logs.group", HP_GROUP_LOGS },
 		{ "logs.lifecycle", HP_GROUP_LOGS },
 		{ "logs.health-agent", HP_GROUP_LOGS },
+		{ "cluster.vpc-config", HP_GROUP_VPC },
+		{ "ssm.targets", HP_GROUP_SSM },
 	};
 	size_t i;
 
