@@ -149,21 +149,24 @@ static int collect_cluster(struct hp_aws *a, struct hp_snapshot *s, const char *
 	return -1;
 }
 
-static void collect_nodes(struct hp_aws *a, struct hp_snapshot *s, const char *arn, int pages)
+/*
+ * A sagemaker list of this cluster (100 per page, at most pages pages) into
+ * snapshot key `key`, with `key`_truncated saying whether the cap cut it.
+ */
+static void collect_cluster_list(struct hp_aws *a, struct hp_snapshot *s, const char *arn,
+				 const char *op, const char *result_key, int pages, const char *key)
 {
-	static const struct pager base = {
-		HP_SVC_SAGEMAKER, "ListClusterNodes", "ClusterNodeSummaries", "NextToken", "NextToken", 0, 0
-	};
-	struct pager pg = base;
+	struct pager pg = { HP_SVC_SAGEMAKER, op, result_key, "NextToken", "NextToken", pages, 0 };
 	cJSON *in = cJSON_CreateObject(), *items;
+	char tkey[64];
 	int trunc;
 
-	pg.max_pages = pages;
 	cJSON_AddStringToObject(in, "ClusterName", arn);
 	cJSON_AddNumberToObject(in, "MaxResults", 100);
 	if (!paginate(a, s, &pg, in, &items, &trunc)) {
-		hp_snapshot_set(s, "nodes", items);
-		hp_snapshot_set(s, "nodes_truncated", cJSON_CreateBool(trunc));
+		snprintf(tkey, sizeof(tkey), "%s_truncated", key);
+		hp_snapshot_set(s, key, items);
+		hp_snapshot_set(s, tkey, cJSON_CreateBool(trunc));
 	}
 	cJSON_Delete(in);
 }
@@ -188,25 +191,6 @@ static void collect_node(struct hp_aws *a, struct hp_snapshot *s, const char *ar
 		hp_collect_record(s, HP_SVC_SAGEMAKER, "DescribeClusterNode", &r);
 	}
 	hp_aws_result_release(&r);
-}
-
-static void collect_events(struct hp_aws *a, struct hp_snapshot *s, const char *arn, int pages)
-{
-	static const struct pager base = {
-		HP_SVC_SAGEMAKER, "ListClusterEvents", "Events", "NextToken", "NextToken", 0, 0
-	};
-	struct pager pg = base;
-	cJSON *in = cJSON_CreateObject(), *items;
-	int trunc;
-
-	pg.max_pages = pages;
-	cJSON_AddStringToObject(in, "ClusterName", arn);
-	cJSON_AddNumberToObject(in, "MaxResults", 100);
-	if (!paginate(a, s, &pg, in, &items, &trunc)) {
-		hp_snapshot_set(s, "events", items);
-		hp_snapshot_set(s, "events_truncated", cJSON_CreateBool(trunc));
-	}
-	cJSON_Delete(in);
 }
 
 /* ec2 DescribeInstanceTypes for the distinct instance types of the groups. */
@@ -378,12 +362,14 @@ int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct
 	arn = hp_snap_cluster_arn(s);
 	if (!arn)
 		arn = o->cluster;
-	collect_nodes(a, s, arn, o->node_pages ? o->node_pages : HP_NODE_PAGES);
+	collect_cluster_list(a, s, arn, "ListClusterNodes", "ClusterNodeSummaries",
+			     o->node_pages ? o->node_pages : HP_NODE_PAGES, "nodes");
 	if (o->node)
 		collect_node(a, s, arn, o->node);
 	mode = hp_json_str(hp_snapshot_get(s, "cluster"), "NodeProvisioningMode");
 	if (mode && !strcmp(mode, "Continuous"))
-		collect_events(a, s, arn, o->event_pages ? o->event_pages : HP_EVENT_PAGES);
+		collect_cluster_list(a, s, arn, "ListClusterEvents", "Events",
+				     o->event_pages ? o->event_pages : HP_EVENT_PAGES, "events");
 	else
 		hp_snapshot_set(s, "events_skipped",
 				cJSON_CreateString(mode ? "this cluster's NodeProvisioningMode is not Continuous"

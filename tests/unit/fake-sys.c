@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fake-sys.h"
+#include "hp/aws.h"
 
 static struct fake_sys *self(struct hp_sys *s)
 {
@@ -178,4 +179,22 @@ void fake_net_error(struct fake_sys *f, enum hp_net net)
 		f->replies[f->nreplies].net = net;
 		f->nreplies++;
 	}
+}
+
+void fake_aws(struct fake_sys *f, struct hp_aws *a, int max_attempts)
+{
+	int s;
+
+	fake_sys_release(f);
+	fake_sys_init(f);
+	memset(a, 0, sizeof(*a));
+	a->sys = &f->sys;
+	hp_strlcpy(a->region, "us-west-2", sizeof(a->region));
+	for (s = 0; s < HP_SVC__COUNT; s++)
+		hp_strlcpy(a->endpoint[s], "http://127.0.0.1:9", sizeof(a->endpoint[s]));
+	a->creds.access_key = (char *)(uintptr_t)"AKIDEXAMPLE";
+	a->creds.secret_key = (char *)(uintptr_t)"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+	a->max_attempts = max_attempts;
+	a->retry_tokens = 500;
+	a->timeout_ms = 1000;
 }

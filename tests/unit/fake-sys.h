@@ -43,4 +43,11 @@ void fake_file(struct fake_sys *f, const char *path, const char *content);
 void fake_reply(struct fake_sys *f, long status, const char *headers, const char *body);
 void fake_net_error(struct fake_sys *f, enum hp_net net);
 
+struct hp_aws;
+/*
+ * Reset f and point a at it: region us-west-2, every endpoint
+ * http://127.0.0.1:9, fixed test keys, max_attempts attempts.
+ */
+void fake_aws(struct fake_sys *f, struct hp_aws *a, int max_attempts);
+
 #endif

@@ -16,20 +16,7 @@ static struct hp_aws aws;
 
 static void setup(void)
 {
-	int s;
-
-	fake_sys_release(&fs);
-	fake_sys_init(&fs);
-	memset(&aws, 0, sizeof(aws));
-	aws.sys = &fs.sys;
-	hp_strlcpy(aws.region, "us-west-2", sizeof(aws.region));
-	for (s = 0; s < HP_SVC__COUNT; s++)
-		hp_strlcpy(aws.endpoint[s], "http://127.0.0.1:9", sizeof(aws.endpoint[s]));
-	aws.creds.access_key = (char *)(uintptr_t)"AKIDEXAMPLE";
-	aws.creds.secret_key = (char *)(uintptr_t)"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
-	aws.max_attempts = 3;
-	aws.retry_tokens = 500;
-	aws.timeout_ms = 1000;
+	fake_aws(&fs, &aws, 3);
 }
 
 static void t_json_request_shape(void)

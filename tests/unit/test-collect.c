@@ -24,19 +24,7 @@ static const char cluster_ok[] =
 
 static void setup(void)
 {
-	int s;
-
-	fake_sys_release(&fs);
-	fake_sys_init(&fs);
-	memset(&aws, 0, sizeof(aws));
-	aws.sys = &fs.sys;
-	hp_strlcpy(aws.region, "us-west-2", sizeof(aws.region));
-	for (s = 0; s < HP_SVC__COUNT; s++)
-		hp_strlcpy(aws.endpoint[s], "http://127.0.0.1:9", sizeof(aws.endpoint[s]));
-	aws.creds.access_key = (char *)(uintptr_t)"AKID";
-	aws.creds.secret_key = (char *)(uintptr_t)"SECRET";
-	aws.max_attempts = 1;
-	aws.retry_tokens = 500;
+	fake_aws(&fs, &aws, 1);
 	hp_snapshot_release(&snap);
 	hp_snapshot_init(&snap);
 }
