@@ -1,0 +1,393 @@
+/*
+ * kubectl as a child process (include/hp/kube.h): argument vector, a fixed
+ * environment allowlist, deadline, capped output, error classification,
+ * and the small pure helpers the Kubernetes collector and checks share
+ * (server URL comparison, node name to instance id). It never talks to the
+ * API server itself and never runs anything but read-only kubectl verbs
+ * chosen by its callers.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/kube.h"
+#include "hp/util.h"
+
+/* Passed through when set; see the list and the reasons in kube.h. */
+static const char *const pass_env[] = {
+	"PATH", "HOME", "KUBECACHEDIR", "TMPDIR",
+	"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy",
+	"AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
+	"AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_SDK_LOAD_CONFIG",
+	"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+	"AWS_ROLE_ARN", "AWS_ROLE_SESSION_NAME", "AWS_WEB_IDENTITY_TOKEN_FILE",
+	"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+	"AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+	"AWS_EC2_METADATA_DISABLED", "AWS_CA_BUNDLE", "AWS_STS_REGIONAL_ENDPOINTS",
+};
+
+static void env_add(char ***env, size_t *n, char *entry)
+{
+	*env = xrealloc(*env, (*n + 2) * sizeof(**env));
+	(*env)[(*n)++] = entry;
+	(*env)[*n] = NULL;
+}
+
+void hp_kube_init(struct hp_kube *k, struct hp_sys *sys, const struct hp_kube_opts *o)
+{
+	size_t i, n = 0;
+
+	memset(k, 0, sizeof(*k));
+	k->sys = sys;
+	k->program = o && o->program ? o->program : "kubectl";
+	k->kubeconfig = o ? o->kubeconfig : NULL;
+	k->context = o ? o->context : NULL;
+	k->timeout_ms = o && o->timeout_ms > 0 ? o->timeout_ms : HP_KUBE_TIMEOUT_MS;
+	k->max_out = HP_KUBE_MAX_OUT;
+	env_add(&k->env, &n, xstrdup("LANG=C"));
+	env_add(&k->env, &n, xstrdup("LC_ALL=C"));
+	for (i = 0; i < HP_ARRAY_LEN(pass_env); i++) {
+		const char *v = hp_sys_env(sys, pass_env[i]);
+
+		if (!v)
+			continue;
+		/* --profile wins over the environment's profile. */
+		if (o && o->aws_profile && !strcmp(pass_env[i], "AWS_PROFILE"))
+			continue;
+		env_add(&k->env, &n, xasprintf("%s=%s", pass_env[i], v));
+	}
+	if (o && o->aws_profile)
+		env_add(&k->env, &n, xasprintf("AWS_PROFILE=%s", o->aws_profile));
+	if (!k->kubeconfig && hp_sys_env(sys, "KUBECONFIG"))
+		env_add(&k->env, &n, xasprintf("KUBECONFIG=%s", hp_sys_env(sys, "KUBECONFIG")));
+}
+
+void hp_kube_release(struct hp_kube *k)
+{
+	size_t i;
+
+	for (i = 0; k->env && k->env[i]; i++)
+		hp_free_secret(k->env[i]);
+	free(k->env);
+	k->env = NULL;
+}
+
+const char *hp_kube_status_name(enum hp_kube_status s)
+{
+	static const char *const names[] = {
+		"ok", "missing", "timeout", "auth", "forbidden", "not_found", "unreachable",
+		"config", "too_big", "parse", "error",
+	};
+
+	return (size_t)s < HP_ARRAY_LEN(names) ? names[s] : "error";
+}
+
+/* Case-insensitive: does err contain any of the needles? */
+static int has_any(const char *err, const char *const *needles)
+{
+	for (; *needles; needles++)
+		if (hp_strcasestr(err, *needles))
+			return 1;
+	return 0;
+}
+
+enum hp_kube_status hp_kube_classify(int exit_status, int timed_out, const char *err)
+{
+	/* Order matters: an exec plugin failure also says "Unable to connect". */
+	static const char *const auth[] = {
+		"getting credentials", "You must be logged in", "Unauthorized",
+		"provide credentials", "exec plugin", "ExpiredToken", "token has expired",
+		"InvalidClientTokenId", "invalid bearer token", NULL
+	};
+	static const char *const config[] = {
+		"no configuration has been provided", "current-context must exist",
+		"context was not found", "Error in configuration", "invalid configuration",
+		"error loading config file", "no such file or directory", "cluster has no server",
+		NULL
+	};
+	static const char *const timeout[] = {
+		"Client.Timeout exceeded", "context deadline exceeded", "request timed out",
+		"Timeout: request did not complete", NULL
+	};
+	static const char *const forbidden[] = { "is forbidden", "(Forbidden)", NULL };
+	static const char *const not_found[] = { "(NotFound)", NULL };
+	static const char *const unreachable[] = {
+		"Unable to connect to the server", "connection refused", "was refused", "no such host",
+		"i/o timeout", "dial tcp", "x509:", "tls:", "certificate", "EOF", NULL
+	};
+
+	if (!err)
+		err = "";
+	if (timed_out)
+		return HP_KUBE_TIMEOUT;
+	if (exit_status == 0)
+		return HP_KUBE_OK;
+	if (has_any(err, auth))
+		return HP_KUBE_AUTH;
+	if (has_any(err, config))
+		return HP_KUBE_CONFIG;
+	if (has_any(err, timeout))
+		return HP_KUBE_TIMEOUT;
+	if (has_any(err, forbidden))
+		return HP_KUBE_FORBIDDEN;
+	if (has_any(err, not_found))
+		return HP_KUBE_NOT_FOUND;
+	if (has_any(err, unreachable))
+		return HP_KUBE_UNREACHABLE;
+	return HP_KUBE_ERROR;
+}
+
+/* A klog line: "E1129 20:43:33.771510   25582 memcache.go:265] ...". */
+static int is_klog(const char *p, size_t len)
+{
+	return len > 6 && strchr("IWEF", p[0]) && isdigit((unsigned char)p[1]) &&
+	       isdigit((unsigned char)p[4]) && memchr(p, ']', len);
+}
+
+void hp_kube_error_line(const char *err, char *out, size_t n)
+{
+	const char *p = err ? err : "", *best = NULL, *last = NULL;
+	size_t best_len = 0, last_len = 0, len;
+
+	/* kubectl's own verdict ("error: ...", "Error from server ...") wins over klog noise. */
+	while (*p) {
+		len = strcspn(p, "\n");
+		while (len && (p[len - 1] == '\r' || p[len - 1] == ' '))
+			len--;
+		if (len && !is_klog(p, len)) {
+			if (!best && (hp_starts_with(p, "error:") || hp_starts_with(p, "Error ") ||
+				      hp_starts_with(p, "Unable to connect"))) {
+				best = p;
+				best_len = len;
+			}
+			last = p;
+			last_len = len;
+		} else if (len && !last) {
+			last = p;
+			last_len = len;
+		}
+		p += strcspn(p, "\n");
+		if (*p)
+			p++;
+	}
+	if (!best) {
+		best = last;
+		best_len = last_len;
+	}
+	if (best && hp_starts_with(best, "error: ")) {
+		best += 7;
+		best_len -= 7;
+	}
+	if (!best || !n) {
+		if (n)
+			out[0] = '\0';
+		return;
+	}
+	if (best_len >= n)
+		best_len = n - 1;
+	memcpy(out, best, best_len);
+	out[best_len] = '\0';
+}
+
+int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp_kube_result *r)
+{
+	const char **argv;
+	struct hp_run_req req;
+	struct hp_run_res res;
+	char timeout_flag[48];
+	size_t n = 0, i;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	hp_buf_init(&r->out, k->max_out);
+	for (i = 0; args[i]; i++)
+		;
+	argv = xcalloc(i + 10, sizeof(*argv));
+	argv[n++] = k->program;
+	if (k->kubeconfig) {
+		argv[n++] = "--kubeconfig";
+		argv[n++] = k->kubeconfig;
+	}
+	if (k->context) {
+		argv[n++] = "--context";
+		argv[n++] = k->context;
+	}
+	/* kubectl's own per-request limit, so it says why before we kill it. */
+	snprintf(timeout_flag, sizeof(timeout_flag), "--request-timeout=%lds",
+		 k->timeout_ms / 2000 > 0 ? k->timeout_ms / 2000 : 1);
+	argv[n++] = timeout_flag;
+	for (i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	if (flags & HP_KUBE_JSON) {
+		argv[n++] = "-o";
+		argv[n++] = "json";
+	}
+	argv[n] = NULL;
+
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.env = (const char *const *)k->env;
+	req.timeout_ms = k->timeout_ms;
+	hp_run_res_init(&res);
+	hp_buf_init(&res.out, k->max_out);
+	hp_buf_init(&res.err, HP_KUBE_MAX_ERR);
+	rc = k->sys->run(k->sys, &req, &res);
+	free(argv);
+	r->exit_status = res.exit_status;
+	if (rc < 0) {
+		r->status = HP_KUBE_MISSING;
+		r->exit_status = -1;
+		snprintf(r->message, sizeof(r->message), "cannot run '%s' (is it installed and on PATH?)",
+			 k->program);
+		hp_run_res_release(&res);
+		return -1;
+	}
+	r->status = hp_kube_classify(res.exit_status, res.timed_out, res.err.buf);
+	if (r->status == HP_KUBE_OK && res.out.len >= k->max_out)
+		r->status = HP_KUBE_TOO_BIG;
+	if (r->status == HP_KUBE_TIMEOUT && res.timed_out)
+		snprintf(r->message, sizeof(r->message), "kubectl did not finish within %ld s",
+			 k->timeout_ms / 1000);
+	else if (r->status == HP_KUBE_TOO_BIG)
+		snprintf(r->message, sizeof(r->message), "kubectl printed more than %zu MiB",
+			 k->max_out >> 20);
+	else if (r->status != HP_KUBE_OK)
+		hp_kube_error_line(res.err.buf, r->message, sizeof(r->message));
+	if (r->status != HP_KUBE_OK && !r->message[0])
+		snprintf(r->message, sizeof(r->message), "kubectl exited with status %d",
+			 res.exit_status);
+	if (r->status == HP_KUBE_OK && (flags & HP_KUBE_JSON)) {
+		r->json = cJSON_ParseWithLength(res.out.buf, res.out.len);
+		if (!cJSON_IsObject(r->json)) {
+			cJSON_Delete(r->json);
+			r->json = NULL;
+			r->status = HP_KUBE_PARSE;
+			hp_strlcpy(r->message, "kubectl -o json printed something that is not a JSON object",
+				   sizeof(r->message));
+		}
+	} else if (r->status == HP_KUBE_OK) {
+		hp_buf_release(&r->out);
+		r->out = res.out;
+		hp_buf_init(&res.out, k->max_out);
+	}
+	hp_run_res_release(&res);
+	return r->status == HP_KUBE_OK ? 0 : -1;
+}
+
+void hp_kube_result_release(struct hp_kube_result *r)
+{
+	cJSON_Delete(r->json);
+	r->json = NULL;
+	hp_buf_release(&r->out);
+}
+
+#define URL_PART 512
+
+/* Split "scheme://host[:port][/path]" into lower-case scheme/host, port, path (each < n). */
+static int parse_url(const char *u, char *scheme, char *host, long *port, char *path, size_t n)
+{
+	const char *p = strstr(u ? u : "", "://"), *h, *end, *colon;
+	size_t len, i;
+
+	if (!p || p == u || (size_t)(p - u) >= n)
+		return -1;
+	len = (size_t)(p - u);
+	for (i = 0; i < len; i++)
+		scheme[i] = (char)tolower((unsigned char)u[i]);
+	scheme[len] = '\0';
+	h = p + 3;
+	end = h + strcspn(h, "/?#");
+	if (*h == '[') {
+		/* IPv6 literal: the port colon comes after the bracket. */
+		const char *rb = memchr(h, ']', (size_t)(end - h));
+		if (!rb)
+			return -1;
+		colon = rb[1] == ':' ? rb + 1 : NULL;
+	} else {
+		colon = memchr(h, ':', (size_t)(end - h));
+	}
+	len = (size_t)((colon ? colon : end) - h);
+	if (!len || len >= n)
+		return -1;
+	for (i = 0; i < len; i++)
+		host[i] = (char)tolower((unsigned char)h[i]);
+	host[len] = '\0';
+	if (colon) {
+		char *stop;
+
+		*port = strtol(colon + 1, &stop, 10);
+		if (stop != end || *port <= 0 || *port > 65535)
+			return -1;
+	} else if (!strcmp(scheme, "https")) {
+		*port = 443;
+	} else if (!strcmp(scheme, "http")) {
+		*port = 80;
+	} else {
+		*port = 0;
+	}
+	len = strcspn(end, "?#");
+	while (len && end[len - 1] == '/')
+		len--;
+	if (len >= n)
+		return -1;
+	memcpy(path, end, len);
+	path[len] = '\0';
+	return 0;
+}
+
+int hp_kube_same_server(const char *a, const char *b)
+{
+	char sa[URL_PART], sb[URL_PART], ha[URL_PART], hb[URL_PART], pa[URL_PART], pb[URL_PART];
+	long na, nb;
+
+	if (!a || !b || parse_url(a, sa, ha, &na, pa, URL_PART) < 0 ||
+	    parse_url(b, sb, hb, &nb, pb, URL_PART) < 0)
+		return 0;
+	return !strcmp(sa, sb) && !strcmp(ha, hb) && na == nb && !strcmp(pa, pb);
+}
+
+/* The last "i-" + 8 or 17 hex digits in s that stands alone (not inside a word). */
+static int find_iid(const char *s, char *out, size_t n)
+{
+	const char *p, *hit = NULL;
+	size_t hit_len = 0;
+
+	if (!s)
+		return -1;
+	for (p = s; (p = strstr(p, "i-")) != NULL; p++) {
+		size_t len = 0;
+
+		if (p != s && isalnum((unsigned char)p[-1]))
+			continue;
+		while (isxdigit((unsigned char)p[2 + len]) && !isupper((unsigned char)p[2 + len]))
+			len++;
+		if ((len == 8 || len == 17) && !isalnum((unsigned char)p[2 + len])) {
+			hit = p;
+			hit_len = len + 2;
+		}
+	}
+	if (!hit || hit_len >= n)
+		return -1;
+	memcpy(out, hit, hit_len);
+	out[hit_len] = '\0';
+	return 0;
+}
+
+int hp_kube_instance_id(const char *name, const char *provider_id, const cJSON *labels,
+			char *out, size_t n)
+{
+	const cJSON *l;
+
+	if (!find_iid(provider_id, out, n) || !find_iid(name, out, n))
+		return 0;
+	cJSON_ArrayForEach(l, labels) {
+		if (l->string && hp_starts_with(l->string, "sagemaker.amazonaws.com/") &&
+		    cJSON_IsString(l) && !find_iid(l->valuestring, out, n) &&
+		    !strcmp(out, l->valuestring))
+			return 0;
+	}
+	if (n)
+		out[0] = '\0';
+	return -1;
+}
