@@ -16,6 +16,7 @@
 #include "hp/cmd.h"
 #include "hp/collect.h"
 #include "hp/json.h"
+#include "hp/kube.h"
 #include "hp/report.h"
 
 #define K_POINTER "→ " HP_REF_DOC " § K (Node Access via SSM)"
@@ -23,7 +24,8 @@
 struct triage_opts {
 	const char *cluster, *region, *node, *profile, *endpoint;
 	const char *save, *replay;
-	int json, no_color, debug;
+	const char *kubeconfig, *kube_context;
+	int json, no_color, debug, no_kube;
 	enum hp_prio fail_on;
 };
 
@@ -39,6 +41,9 @@ static const char usage_text[] =
 	"  --fail-on P0|P1|P2     exit 3 when a finding of that priority or worse exists\n"
 	"  --save-snapshot FILE   write what was collected to FILE (JSON)\n"
 	"  --snapshot FILE        replay a saved snapshot instead of calling AWS\n"
+	"  --kubeconfig FILE      kubeconfig for the EKS checks (default: kubectl's own)\n"
+	"  --context NAME         kubeconfig context for the EKS checks\n"
+	"  --no-kube              skip the Kubernetes checks (reported as skipped)\n"
 	"  --no-color             no ANSI colours (also NO_COLOR, TERM=dumb, non-terminal)\n"
 	"  --debug                log each AWS call and the credential source to stderr\n"
 	"  -h, --help             this help\n"
@@ -75,7 +80,7 @@ static int bad_usage(const char *fmt, ...)
 static int parse(int argc, char **argv, struct triage_opts *o)
 {
 	enum { O_CLUSTER = 256, O_REGION, O_NODE, O_PROFILE, O_ENDPOINT, O_OUTPUT, O_FAIL_ON,
-	       O_SAVE, O_REPLAY, O_NO_COLOR, O_DEBUG };
+	       O_SAVE, O_REPLAY, O_NO_COLOR, O_DEBUG, O_KUBECONFIG, O_KUBE_CONTEXT, O_NO_KUBE };
 	static const struct option longopts[] = {
 		{ "cluster", required_argument, NULL, O_CLUSTER },
 		{ "region", required_argument, NULL, O_REGION },
@@ -88,6 +93,9 @@ static int parse(int argc, char **argv, struct triage_opts *o)
 		{ "snapshot", required_argument, NULL, O_REPLAY },
 		{ "no-color", no_argument, NULL, O_NO_COLOR },
 		{ "debug", no_argument, NULL, O_DEBUG },
+		{ "kubeconfig", required_argument, NULL, O_KUBECONFIG },
+		{ "context", required_argument, NULL, O_KUBE_CONTEXT },
+		{ "no-kube", no_argument, NULL, O_NO_KUBE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -108,6 +116,9 @@ static int parse(int argc, char **argv, struct triage_opts *o)
 		case O_REPLAY: o->replay = optarg; break;
 		case O_NO_COLOR: o->no_color = 1; break;
 		case O_DEBUG: o->debug = 1; break;
+		case O_KUBECONFIG: o->kubeconfig = optarg; break;
+		case O_KUBE_CONTEXT: o->kube_context = optarg; break;
+		case O_NO_KUBE: o->no_kube = 1; break;
 		case O_OUTPUT:
 			if (!strcmp(optarg, "json"))
 				o->json = 1;
@@ -143,9 +154,9 @@ static int parse(int argc, char **argv, struct triage_opts *o)
 		return bad_usage("--cluster must be a HyperPod cluster name or ARN (got '%s')", o->cluster);
 	if (o->node && !matches("^i-[0-9a-f]{8,17}$", o->node))
 		return bad_usage("--node must be an EC2 instance id like i-0123456789abcdef0 (got '%s')", o->node);
-	if (o->replay && (o->save || o->endpoint || o->profile))
+	if (o->replay && (o->save || o->endpoint || o->profile || o->kubeconfig || o->kube_context))
 		return bad_usage("%s", "--snapshot replays saved data: it cannot be combined with "
-				 "--save-snapshot, --endpoint-url or --profile");
+				 "--save-snapshot, --endpoint-url, --profile, --kubeconfig or --context");
 	return 0;
 }
 
@@ -250,6 +261,7 @@ int cmd_triage(int argc, char **argv, struct hp_sys *sys)
 	struct hp_profile prof;
 	struct hp_aws aws;
 	struct hp_collect_opts co;
+	struct hp_kube_opts ko;
 	struct hp_buf trace = HP_BUF_INIT(HP_MAX_LINE);
 	int rc;
 
@@ -291,9 +303,15 @@ int cmd_triage(int argc, char **argv, struct hp_sys *sys)
 	memset(&co, 0, sizeof(co));
 	co.cluster = o.cluster;
 	co.node = o.node;
+	memset(&ko, 0, sizeof(ko));
+	ko.kubeconfig = o.kubeconfig;
+	ko.context = o.kube_context;
+	ko.aws_profile = o.profile;
+	ko.disabled = o.no_kube;
 	if (hp_collect_cluster(&aws, &co, &snap, &e)) {
 		rc = fatal(&e, &snap, aws.region);
 	} else {
+		hp_collect_kube(&aws, &ko, &snap);
 		if (o.save && hp_snapshot_save(&snap, o.save, &e)) {
 			fprintf(stderr, "hpnode triage: %s\n", e.msg);
 			rc = HP_EXIT_FATAL;

@@ -33,6 +33,25 @@ struct hp_collect_opts {
 int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct hp_snapshot *s,
 		       struct hp_error *e);
 
+/*
+ * eks DescribeCluster of Orchestrator.Eks.ClusterArn into snapshot key
+ * "eks" (the reply's `cluster` object), unless "eks" is already there.
+ * Returns 0 when "eks" is present afterwards; a failed call is recorded.
+ */
+int hp_collect_eks(struct hp_aws *a, struct hp_snapshot *s);
+/* The EKS cluster name from Orchestrator.Eks.ClusterArn into out; NULL when none or malformed. */
+const char *hp_collect_eks_name(const struct hp_snapshot *s, char *out, size_t n);
+
+struct hp_kube_opts;
+/*
+ * Kubernetes collection for EKS clusters (nothing for others): "eks" via
+ * hp_collect_eks, then kubectl, trusted only when its server is this
+ * cluster's EKS endpoint, into snapshot key "kube" (see snapshot.h). Every
+ * reason kubectl could not be used is recorded as kube.skipped, never as
+ * empty data.
+ */
+void hp_collect_kube(struct hp_aws *a, const struct hp_kube_opts *o, struct hp_snapshot *s);
+
 /* Record a failed call in the snapshot (service in IAM spelling). */
 void hp_collect_record(struct hp_snapshot *s, enum hp_svc svc, const char *action,
 		       const struct hp_aws_result *r);

@@ -20,6 +20,32 @@
  *                hma: [...], hma_truncated}
  *   calls       [{service, action, class, code, message, status}] — every API
  *               call that did not succeed, with its classification
+ *   eks         eks DescribeCluster `cluster` object of the orchestrator (EKS only;
+ *               src/collect/eks.c, shared by every area that needs it)
+ *   kube        the Kubernetes view (EKS only; src/collect/kube.c):
+ *               kubectl {server, context, cluster, verified_by "endpoint"|"cluster-arn"}
+ *               skipped {kind, message, status, detail} — present when kubectl was not
+ *                 used: kind "disabled" (--no-kube), "kubectl_missing", "kubeconfig",
+ *                 "server_mismatch", "unverified", "auth", "unreachable"; then no data
+ *               nodes [{name, provider_id, labels{sagemaker.amazonaws.com/..., zone,
+ *                 instance-type}, annotations{sagemaker.amazonaws.com/...},
+ *                 ready{status, reason, message, since}, unschedulable}]
+ *               pods [{namespace, name, node, phase, reason, message, ready, owner,
+ *                 labels{k8s-app, app, app.kubernetes.io/name}, containers[{name, init,
+ *                 ready, restarts, state, reason, message, exit_code, last_reason,
+ *                 last_exit_code}]}] — all of kube-system, elsewhere only pods in a
+ *                 problem state; pods_total, pods_dropped (problem pods over the cap)
+ *               daemonsets [{name, k8s_app, desired, current, ready, available,
+ *                 unavailable, updated, misscheduled}] (kube-system)
+ *               events [{namespace, kind, name, reason, type, message, count, last,
+ *                 host}] (FailedCreatePodSandBox only), events_truncated
+ *               namespaces [names]
+ *               aws_node_logs [{pod, node, previous, lines[] | status, error}]
+ *               errors {nodes|pods|daemonsets|events|namespaces: {status, message}} —
+ *                 reads that failed after access was verified; that data is absent
+ *   slurm       {controller: instance id, group, how: "SlurmConfig"|"name",
+ *                probe: {one "probes" entry (state, reason, exit_code, stdout,
+ *                stderr, truncated, duration_ms, ...) of the Slurm controller probe}}
  *
  * Later collectors add keys (network, kube, probes); a new kind of fact is
  * one more key.
