@@ -26,6 +26,7 @@ enum hp_group {
 	HP_GROUP_EKS,         /* 4. EKS Node Health Labels */
 	HP_GROUP_CNI,         /* 4a. EKS CNI & System Pod Health */
 	HP_GROUP_SLURM,       /* 4b. Slurm Node States */
+	HP_GROUP_PODS,        /* 4c. EKS Workload Pods */
 	HP_GROUP_VPC,         /* 5. Cluster VPC Resources */
 	HP_GROUP_LOGS,        /* 6. CloudWatch Logs */
 	HP_GROUP_SSM,         /* 7. SSM Connectivity */

@@ -33,8 +33,10 @@
  *               pods [{namespace, name, node, phase, reason, message, ready, owner,
  *                 labels{k8s-app, app, app.kubernetes.io/name}, containers[{name, init,
  *                 ready, restarts, state, reason, message, exit_code, last_reason,
- *                 last_exit_code}]}] — all of kube-system, elsewhere only pods in a
- *                 problem state; pods_total, pods_dropped (problem pods over the cap)
+ *                 last_exit_code}]}] — pods in a problem state (any container
+ *                 waiting, failed, restarted or not ready; phase not Running) plus
+ *                 every CoreDNS pod; pods_total, pods_dropped (problem pods over the
+ *                 cap), system_pods {aws-node, kube-proxy, kube-dns: pods counted}
  *               daemonsets [{name, k8s_app, desired, current, ready, available,
  *                 unavailable, updated, misscheduled}] (kube-system)
  *               events [{namespace, kind, name, reason, type, message, count, last,

@@ -42,6 +42,18 @@ extern const struct hp_check hp_check_logs_group;
 extern const struct hp_check hp_check_logs_lifecycle;
 extern const struct hp_check hp_check_logs_health_agent;
 
+/* kube.c */
+extern const struct hp_check hp_check_kube_access;
+extern const struct hp_check hp_check_kube_node_health;
+extern const struct hp_check hp_check_kube_deep_health;
+extern const struct hp_check hp_check_kube_node_ready;
+extern const struct hp_check hp_check_kube_namespace;
+extern const struct hp_check hp_check_kube_aws_node;
+extern const struct hp_check hp_check_kube_kube_proxy;
+extern const struct hp_check hp_check_kube_coredns;
+extern const struct hp_check hp_check_kube_sandbox;
+extern const struct hp_check hp_check_kube_workload_pods;
+
 /* An INFO line: no priority, no section pointer, no node. */
 #define HP_CHECK_INFO(em, ...) hp_emitx((em), HP_TAG_INFO, HP_PNONE, "", NULL, __VA_ARGS__)
 

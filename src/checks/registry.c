@@ -30,6 +30,16 @@ const struct hp_check *const hp_checks[] = {
 	&hp_check_cluster_threads_per_core,
 
 	&hp_check_api_eks,
+	&hp_check_kube_access,
+	&hp_check_kube_node_health,
+	&hp_check_kube_deep_health,
+	&hp_check_kube_node_ready,
+	&hp_check_kube_namespace,
+	&hp_check_kube_aws_node,
+	&hp_check_kube_kube_proxy,
+	&hp_check_kube_coredns,
+	&hp_check_kube_sandbox,
+	&hp_check_kube_workload_pods,
 	&hp_check_api_vpc,
 	&hp_check_cluster_vpc_config,
 

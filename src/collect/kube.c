@@ -234,6 +234,9 @@ static cJSON *reduce_container(const cJSON *cs, int init, int *problem)
 				*problem = 1;
 		} else if (i == 0) {
 			*problem = 1;
+		} else if (!init && !hp_json_bool(cs, "ready", 0)) {
+			/* Running but failing its readiness probe. */
+			*problem = 1;
 		}
 		break;
 	}
@@ -369,29 +372,42 @@ static void collect_daemonsets(struct hp_kube *k, cJSON *kube)
 	hp_kube_result_release(&r);
 }
 
-/* Completed pods are left out server-side: they are many and never a problem. */
+/*
+ * Completed pods are left out server-side: they are many and never a
+ * problem. Healthy aws-node and kube-proxy pods (two per node) are counted,
+ * not kept; their DaemonSets summarise them.
+ */
 static void collect_pods(struct hp_kube *k, cJSON *kube)
 {
 	static const char *const args[] = {
 		"get", "pods", "--all-namespaces", "--field-selector=status.phase!=Succeeded", NULL
 	};
+	static const char *const apps[] = { "aws-node", "kube-proxy", "kube-dns" };
 	struct hp_kube_result r;
 	const cJSON *it;
-	cJSON *out;
-	int total = 0, dropped = 0;
+	cJSON *out, *counts;
+	int total = 0, dropped = 0, count[HP_ARRAY_LEN(apps)] = { 0 };
+	size_t i;
 
 	if (!get_items(k, kube, "pods", args, &r)) {
 		out = cJSON_AddArrayToObject(kube, "pods");
 		cJSON_ArrayForEach(it, hp_json_arr(r.json, "items")) {
 			const char *ns = hp_json_str(it, "metadata.namespace");
-			int problem = 0;
+			const cJSON *app = cJSON_GetObjectItemCaseSensitive(
+				hp_json_get(it, "metadata.labels"), "k8s-app");
+			int problem = 0, dns = 0;
 			cJSON *p = reduce_pod(it, &problem);
 
 			total++;
-			if ((problem || (ns && !strcmp(ns, "kube-system"))) &&
-			    cJSON_GetArraySize(out) < MAX_PODS)
+			if (ns && !strcmp(ns, "kube-system") && cJSON_IsString(app)) {
+				for (i = 0; i < HP_ARRAY_LEN(apps); i++)
+					if (!strcmp(app->valuestring, apps[i]))
+						count[i]++;
+				dns = !strcmp(app->valuestring, "kube-dns");
+			}
+			if ((problem || dns) && cJSON_GetArraySize(out) < MAX_PODS) {
 				cJSON_AddItemToArray(out, p);
-			else {
+			} else {
 				dropped += problem;
 				cJSON_Delete(p);
 			}
@@ -399,6 +415,9 @@ static void collect_pods(struct hp_kube *k, cJSON *kube)
 		cJSON_AddNumberToObject(kube, "pods_total", total);
 		/* Problem pods beyond the cap: the checks say their list is incomplete. */
 		cJSON_AddNumberToObject(kube, "pods_dropped", dropped);
+		counts = cJSON_AddObjectToObject(kube, "system_pods");
+		for (i = 0; i < HP_ARRAY_LEN(apps); i++)
+			cJSON_AddNumberToObject(counts, apps[i], count[i]);
 	}
 	hp_kube_result_release(&r);
 }

@@ -97,6 +97,16 @@ static void t_expected_checks(void)
 		{ "logs.health-agent", HP_GROUP_LOGS },
 		{ "cluster.vpc-config", HP_GROUP_VPC },
 		{ "ssm.targets", HP_GROUP_SSM },
+		{ "kube.access", HP_GROUP_EKS },
+		{ "kube.node-health", HP_GROUP_EKS },
+		{ "kube.deep-health", HP_GROUP_EKS },
+		{ "kube.node-ready", HP_GROUP_EKS },
+		{ "kube.namespace", HP_GROUP_EKS },
+		{ "kube.aws-node", HP_GROUP_CNI },
+		{ "kube.kube-proxy", HP_GROUP_CNI },
+		{ "kube.coredns", HP_GROUP_CNI },
+		{ "kube.sandbox", HP_GROUP_CNI },
+		{ "kube.workload-pods", HP_GROUP_PODS },
 	};
 	size_t i;
 

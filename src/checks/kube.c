@@ -1,0 +1,1135 @@
+/*
+ * Kubernetes checks over snapshot key "kube": whether kubectl could be
+ * trusted at all, HyperPod node labels (health status, fault types, deep
+ * health checks), node readiness, the kube-system networking add-ons
+ * (aws-node, kube-proxy, CoreDNS), pods stuck on sandbox creation, failing
+ * workload pods and the aws-hyperpod namespace. When kubectl could not be
+ * used every check says SKIP, never PASS; a read that failed says so.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/json.h"
+#include "hp/kube.h"
+#include "checks.h"
+
+#define LABEL_HEALTH "sagemaker.amazonaws.com/node-health-status"
+#define LABEL_DEEP "sagemaker.amazonaws.com/deep-health-check-status"
+#define LABEL_FAULTS "sagemaker.amazonaws.com/fault-types"
+#define LABEL_FAULT "sagemaker.amazonaws.com/fault-type"
+#define DASH "\xE2\x80\x94"
+
+/* Above this many nodes in one finding class, one finding lists them all. */
+#define ONE_BY_ONE 25
+/* aws-node log lines shown as evidence. */
+#define LOG_EVIDENCE 5
+
+/* ------------------------------------------------------------ lookups */
+
+struct pair {
+	const char *key;
+	const char *val;
+	const cJSON *obj;
+};
+
+struct index {
+	struct pair *v;
+	size_t n;
+};
+
+static int pair_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct pair *)a)->key, ((const struct pair *)b)->key);
+}
+
+static void index_add(struct index *x, const char *key, const char *val, const cJSON *obj)
+{
+	if (!key)
+		return;
+	x->v = xrealloc(x->v, (x->n + 1) * sizeof(*x->v));
+	x->v[x->n].key = key;
+	x->v[x->n].val = val;
+	x->v[x->n].obj = obj;
+	x->n++;
+}
+
+static void index_sort(struct index *x)
+{
+	if (x->n)
+		qsort(x->v, x->n, sizeof(*x->v), pair_cmp);
+}
+
+static const struct pair *index_find(const struct index *x, const char *key)
+{
+	struct pair k = { key, NULL, NULL };
+
+	if (!key || !x->n)
+		return NULL;
+	return bsearch(&k, x->v, x->n, sizeof(*x->v), pair_cmp);
+}
+
+/* Everything a kube check needs, built once per run. */
+struct kctx {
+	const struct hp_snapshot *snap;
+	const cJSON *kube;
+	struct index by_name;     /* Kubernetes node name -> instance id (val), node (obj) */
+	struct index by_iid;      /* instance id -> ListClusterNodes summary (obj) */
+	char (*iids)[24];         /* storage for derived instance ids */
+};
+
+static const cJSON *label(const cJSON *node, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(node,
+											    "labels"), key);
+
+	return cJSON_IsString(v) ? v : NULL;
+}
+
+static const char *label_str(const cJSON *node, const char *key)
+{
+	const cJSON *v = label(node, key);
+
+	return v ? v->valuestring : NULL;
+}
+
+static void kctx_init(struct kctx *c, const struct hp_snapshot *s)
+{
+	const cJSON *n, *nodes;
+	size_t i = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->snap = s;
+	c->kube = hp_snapshot_get(s, "kube");
+	nodes = hp_json_arr(c->kube, "nodes");
+	c->iids = xcalloc((size_t)cJSON_GetArraySize(nodes) + 1, sizeof(*c->iids));
+	cJSON_ArrayForEach(n, nodes) {
+		const char *name = hp_json_str(n, "name");
+
+		if (hp_kube_instance_id(name, hp_json_str(n, "provider_id"),
+					cJSON_GetObjectItemCaseSensitive(n, "labels"), c->iids[i],
+					sizeof(c->iids[i])))
+			c->iids[i][0] = '\0';
+		index_add(&c->by_name, name, c->iids[i][0] ? c->iids[i] : NULL, n);
+		i++;
+	}
+	index_sort(&c->by_name);
+	cJSON_ArrayForEach(n, hp_snapshot_get(s, "nodes"))
+		index_add(&c->by_iid, hp_json_str(n, "InstanceId"), NULL, n);
+	index_sort(&c->by_iid);
+}
+
+static void kctx_release(struct kctx *c)
+{
+	free(c->by_name.v);
+	free(c->by_iid.v);
+	free(c->iids);
+}
+
+/* The instance id behind a Kubernetes node name, or NULL. */
+static const char *iid_of(const struct kctx *c, const char *node_name)
+{
+	const struct pair *p = index_find(&c->by_name, node_name);
+
+	return p ? p->val : NULL;
+}
+
+/* A HyperPod node: it carries the health label or is one of the cluster's instances. */
+static int is_hyperpod(const struct kctx *c, const cJSON *node, const char *iid)
+{
+	return label(node, LABEL_HEALTH) || (iid && index_find(&c->by_iid, iid));
+}
+
+/* "hyperpod-i-0abc (gpu-p5)" / "ip-10-1-2-3 (i-0abc, gpu-p5)": how a node is named in messages. */
+static const char *node_label(const struct kctx *c, const char *name, const char *iid, char *out,
+			      size_t n)
+{
+	const struct pair *p = index_find(&c->by_iid, iid);
+	const char *group = p ? hp_json_str(p->obj, "InstanceGroupName") : NULL;
+	char nm[HP_CHECK_CLIP_SIZE];
+
+	hp_check_clip(name ? name : "?", nm);
+	if (iid && name && strstr(name, iid))
+		snprintf(out, n, group ? "%s (%s)" : "%s", nm, group);
+	else if (iid)
+		snprintf(out, n, group ? "%s (%s, %s)" : "%s (%s)", nm, iid, group);
+	else
+		snprintf(out, n, "%s", nm);
+	return out;
+}
+
+/* ------------------------------------------------------------ state */
+
+enum kstate { KS_NONE, KS_SKIPPED, KS_OK };
+
+/* KS_NONE: not an EKS run or not collected; say nothing. */
+static enum kstate kube_state(const struct hp_snapshot *s)
+{
+	const cJSON *k = hp_snapshot_get(s, "kube");
+
+	if (!cJSON_IsObject(k))
+		return KS_NONE;
+	return cJSON_GetObjectItemCaseSensitive(k, "skipped") ? KS_SKIPPED : KS_OK;
+}
+
+/*
+ * The array kube.<key> a check reads, or NULL after saying why it is not
+ * there: SKIP when kubectl was not used, WARN when this read failed.
+ */
+static const cJSON *kube_data(const struct hp_snapshot *s, struct hp_emit *em, const char *key,
+			      const char *what)
+{
+	const cJSON *k = hp_snapshot_get(s, "kube"), *err, *arr;
+	char msg[HP_CHECK_CLIP_SIZE];
+
+	switch (kube_state(s)) {
+	case KS_NONE:
+		return NULL;
+	case KS_SKIPPED:
+		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
+			 "%s not checked " DASH " kubectl could not be used for this cluster", what);
+		return NULL;
+	case KS_OK:
+		break;
+	}
+	arr = cJSON_GetObjectItemCaseSensitive(k, key);
+	if (cJSON_IsArray(arr))
+		return arr;
+	err = hp_json_get(k, "errors");
+	err = cJSON_GetObjectItemCaseSensitive(err, key);
+	if (err) {
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
+			 "Could not read %s with kubectl (%s: %s) " DASH " %s not checked", key,
+			 hp_check_str(err, "status", "error"),
+			 hp_check_clip(hp_check_str(err, "message", ""), msg), what);
+	} else {
+		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL, "%s not checked " DASH " no %s collected",
+			 what, key);
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------ batches */
+
+/*
+ * Findings of one class (same tag, priority, section, wording): one per
+ * node while there are few, one for all of them beyond ONE_BY_ONE.
+ */
+struct item {
+	char *node;
+	char *line;
+	cJSON *evidence;
+};
+
+struct batch {
+	enum hp_tag tag;
+	enum hp_prio prio;
+	const char *section;
+	const char *many;         /* aggregated message, after the count: "nodes are NotReady" */
+	struct item *v;
+	size_t n;
+};
+
+static struct item *batch_add(struct batch *b, const char *node, const char *fmt, ...)
+	HP_PRINTF(3, 4);
+
+static struct item *batch_add(struct batch *b, const char *node, const char *fmt, ...)
+{
+	struct hp_buf line = HP_BUF_INIT(HP_MAX_LINE);
+	struct item *it;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (hp_buf_vaddf(&line, fmt, ap))
+		hp_buf_puts(&line, "(message too long)");
+	va_end(ap);
+	b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
+	it = &b->v[b->n++];
+	it->node = node ? xstrdup(node) : NULL;
+	it->line = hp_buf_detach(&line, NULL);
+	it->evidence = NULL;
+	return it;
+}
+
+static void item_evidence(struct item *it, const char *line)
+{
+	if (!it->evidence)
+		it->evidence = cJSON_CreateArray();
+	cJSON_AddItemToArray(it->evidence, cJSON_CreateString(line));
+}
+
+static void batch_emit(struct hp_emit *em, struct batch *b)
+{
+	size_t i;
+
+	if (b->n > ONE_BY_ONE) {
+		struct hp_finding *f = hp_emitx(em, b->tag, b->prio, b->section, NULL, "%zu %s",
+						b->n, b->many);
+
+		for (i = 0; i < b->n; i++)
+			hp_finding_evidence(f, b->v[i].line);
+	} else {
+		for (i = 0; i < b->n; i++) {
+			struct hp_finding *f = hp_emitx(em, b->tag, b->prio, b->section, b->v[i].node,
+							"%s", b->v[i].line);
+			const cJSON *e;
+
+			cJSON_ArrayForEach(e, b->v[i].evidence)
+				hp_finding_evidence(f, e->valuestring);
+		}
+	}
+	for (i = 0; i < b->n; i++) {
+		free(b->v[i].node);
+		free(b->v[i].line);
+		cJSON_Delete(b->v[i].evidence);
+	}
+	free(b->v);
+	b->v = NULL;
+	b->n = 0;
+}
+
+/* ------------------------------------------------------------ kube.access */
+
+/* "aws eks update-kubeconfig --name <eks> --region <r>" for this cluster. */
+static void update_command(const struct hp_snapshot *s, char *out, size_t n)
+{
+	const char *arn = hp_json_str(hp_snapshot_get(s, "cluster"), "Orchestrator.Eks.ClusterArn");
+	const char *name = arn ? strstr(arn, ":cluster/") : NULL;
+	char region[64] = "<REGION>";
+	const char *p = arn;
+	int field;
+
+	/* arn:aws:eks:<region>:<account>:cluster/<name> */
+	for (field = 0; p && field < 3; field++) {
+		p = strchr(p, ':');
+		if (p)
+			p++;
+	}
+	if (p && strchr(p, ':') && (size_t)(strchr(p, ':') - p) < sizeof(region) && strchr(p, ':') > p)
+		snprintf(region, sizeof(region), "%.*s", (int)(strchr(p, ':') - p), p);
+	else if (hp_json_str(hp_snapshot_get(s, "meta"), "region"))
+		hp_strlcpy(region, hp_json_str(hp_snapshot_get(s, "meta"), "region"), sizeof(region));
+	snprintf(out, n, "aws eks update-kubeconfig --name %.100s --region %s",
+		 name ? name + 9 : "<EKS_NAME>", region);
+}
+
+static void run_access(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	const cJSON *k = hp_snapshot_get(s, "kube"), *sk, *info;
+	const char *kind, *server, *endpoint = hp_json_str(hp_snapshot_get(s, "eks"), "endpoint");
+	char cmd[300], detail[HP_CHECK_CLIP_SIZE], srv[HP_CHECK_CLIP_SIZE];
+	char why[2 * HP_CHECK_CLIP_SIZE + 300];
+	struct hp_finding *f;
+
+	if (kube_state(s) == KS_NONE)
+		return;
+	sk = cJSON_GetObjectItemCaseSensitive(k, "skipped");
+	info = cJSON_GetObjectItemCaseSensitive(k, "kubectl");
+	server = hp_json_str(info, "server");
+	hp_check_clip(server ? server : "?", srv);
+	if (!sk) {
+		if (!strcmp(hp_check_str(info, "verified_by", ""), "cluster-arn"))
+			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+				 "kubectl's context %s is this cluster's EKS cluster (server %s; the "
+				 "endpoint itself could not be read)",
+				 hp_check_clip(hp_check_str(info, "context", "?"), detail), srv);
+		else
+			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+				 "kubectl talks to this cluster's EKS API server (%s)", srv);
+		return;
+	}
+	kind = hp_check_str(sk, "kind", "");
+	if (!strcmp(kind, "disabled")) {
+		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL, "Kubernetes checks skipped (--no-kube)");
+		return;
+	}
+	update_command(s, cmd, sizeof(cmd));
+	hp_check_clip(hp_check_str(sk, "detail", ""), detail);
+	if (!strcmp(kind, "kubectl_missing"))
+		snprintf(why, sizeof(why), "kubectl is not installed or not on PATH");
+	else if (!strcmp(kind, "server_mismatch"))
+		snprintf(why, sizeof(why), "kubectl points at another cluster (%s)", srv);
+	else if (!strcmp(kind, "unverified"))
+		snprintf(why, sizeof(why), "kubectl's cluster (%s) cannot be confirmed as this "
+			 "cluster's EKS cluster", srv);
+	else if (!strcmp(kind, "auth"))
+		snprintf(why, sizeof(why), "kubectl could not authenticate to %s (%s)", srv,
+			 *detail ? detail : "credentials rejected");
+	else if (!strcmp(kind, "unreachable"))
+		snprintf(why, sizeof(why), "kubectl could not reach %s (%s)", srv,
+			 *detail ? detail : "no answer");
+	else if (!strcmp(kind, "kubeconfig"))
+		snprintf(why, sizeof(why), "kubectl has no usable context (%s)",
+			 *detail ? detail : "no server");
+	else
+		snprintf(why, sizeof(why), "kubectl could not be used (%s)", *detail ? detail : kind);
+	f = hp_emitx(em, HP_TAG_WARN, HP_P1, "", NULL,
+		     "%s " DASH " Kubernetes checks skipped; point kubectl at this cluster: %s", why, cmd);
+	if (server) {
+		snprintf(why, sizeof(why), "kubectl server: %s (context %s)", srv,
+			 hp_check_clip(hp_check_str(info, "context", "?"), detail));
+		hp_finding_evidence(f, why);
+	}
+	if (endpoint) {
+		snprintf(why, sizeof(why), "this cluster's EKS endpoint: %s", hp_check_clip(endpoint, srv));
+		hp_finding_evidence(f, why);
+	}
+	if (hp_json_str(sk, "detail")) {
+		snprintf(why, sizeof(why), "kubectl said: %s",
+			 hp_check_clip(hp_json_str(sk, "detail"), detail));
+		hp_finding_evidence(f, why);
+	}
+}
+
+/* ------------------------------------------------------------ node labels */
+
+static int is_network_fault(const char *v)
+{
+	return v && hp_strcasestr(v, "network");
+}
+
+static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	const cJSON *nodes = kube_data(s, em, "nodes", "HyperPod node health labels"), *n, *a;
+	struct batch repl = { HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes are "
+			      "UnschedulablePendingReplacement", NULL, 0 };
+	struct batch reboot = { HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes are "
+				"UnschedulablePendingReboot", NULL, 0 };
+	struct batch net = { HP_TAG_FAIL, HP_P1, "A", "HyperPod nodes are unschedulable with "
+			     "a network fault", NULL, 0 };
+	struct batch other = { HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes have an unexpected "
+			       "health status", NULL, 0 };
+	struct batch dhc = { HP_TAG_FAIL, HP_P2, "F", "HyperPod nodes are Unschedulable "
+			     "while their deep health checks run", NULL, 0 };
+	struct kctx c;
+	size_t i = 0, labelled = 0, good = 0;
+
+	if (!nodes)
+		return;
+	kctx_init(&c, s);
+	cJSON_ArrayForEach(n, nodes) {
+		const char *name = hp_json_str(n, "name"), *iid = c.iids[i++];
+		const char *st = label_str(n, LABEL_HEALTH);
+		const char *faults = label_str(n, LABEL_FAULTS), *fault = label_str(n, LABEL_FAULT);
+		char who[HP_CHECK_CLIP_SIZE * 2], clip[HP_CHECK_CLIP_SIZE], ev[HP_CHECK_CLIP_SIZE * 2];
+		char fl[HP_CHECK_CLIP_SIZE * 2 + 32] = "";
+		struct batch *b;
+		struct item *it;
+
+		if (!st)
+			continue;
+		labelled++;
+		if (!strcmp(st, "Schedulable")) {
+			good++;
+			continue;
+		}
+		node_label(&c, name, *iid ? iid : NULL, who, sizeof(who));
+		if (faults || fault)
+			snprintf(fl, sizeof(fl), "; fault types: %s", hp_check_clip(faults ? faults : fault,
+										      clip));
+		if (is_network_fault(faults) || is_network_fault(fault))
+			b = &net;
+		else if (!strcmp(st, "UnschedulablePendingReplacement"))
+			b = &repl;
+		else if (!strcmp(st, "UnschedulablePendingReboot"))
+			b = &reboot;
+		else if (!strcmp(st, "Unschedulable"))
+			b = &dhc;
+		else
+			b = &other;
+		if (!strcmp(st, "UnschedulablePendingReplacement"))
+			it = batch_add(b, *iid ? iid : NULL, "%s is UnschedulablePendingReplacement "
+				       DASH " HyperPod replaces it%s", who, fl);
+		else if (!strcmp(st, "UnschedulablePendingReboot"))
+			it = batch_add(b, *iid ? iid : NULL, "%s is UnschedulablePendingReboot " DASH
+				       " HyperPod reboots it%s", who, fl);
+		else if (!strcmp(st, "Unschedulable"))
+			it = batch_add(b, *iid ? iid : NULL, "%s is Unschedulable " DASH " deep health "
+				       "checks are running%s", who, fl);
+		else
+			it = batch_add(b, *iid ? iid : NULL, "%s has health status %s%s", who,
+				       hp_check_clip(st, clip), fl);
+		if (faults) {
+			snprintf(ev, sizeof(ev), LABEL_FAULTS "=%s", hp_check_clip(faults, clip));
+			item_evidence(it, ev);
+		}
+		if (fault) {
+			snprintf(ev, sizeof(ev), LABEL_FAULT "=%s", hp_check_clip(fault, clip));
+			item_evidence(it, ev);
+		}
+		if (label_str(n, LABEL_DEEP)) {
+			snprintf(ev, sizeof(ev), LABEL_DEEP "=%s",
+				 hp_check_clip(label_str(n, LABEL_DEEP), clip));
+			item_evidence(it, ev);
+		}
+		cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(n, "annotations")) {
+			if (!cJSON_IsString(a) || !hp_strcasestr(a->string, "fault"))
+				continue;
+			snprintf(ev, sizeof(ev), "%.120s=%s", a->string, hp_check_clip(a->valuestring, clip));
+			item_evidence(it, ev);
+		}
+	}
+	batch_emit(em, &net);
+	batch_emit(em, &repl);
+	batch_emit(em, &reboot);
+	batch_emit(em, &other);
+	batch_emit(em, &dhc);
+	if (!labelled)
+		HP_CHECK_INFO(em, "No Kubernetes node carries %s (%d nodes read, none managed by "
+			      "HyperPod)", LABEL_HEALTH, cJSON_GetArraySize(nodes));
+	else if (good == labelled)
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "All %zu HyperPod nodes are Schedulable",
+			 labelled);
+	kctx_release(&c);
+}
+
+static void run_deep_health(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	const cJSON *nodes = kube_data(s, em, "nodes", "Deep health check labels"), *n;
+	struct batch failed = { HP_TAG_FAIL, HP_P1, "G+F", "HyperPod nodes failed their deep "
+				"health checks (deep-health-check-status=Failed)", NULL, 0 };
+	struct kctx c;
+	size_t i = 0, labelled = 0, running = 0;
+
+	if (!nodes)
+		return;
+	kctx_init(&c, s);
+	cJSON_ArrayForEach(n, nodes) {
+		const char *st = label_str(n, LABEL_DEEP), *iid = c.iids[i++];
+		char who[HP_CHECK_CLIP_SIZE * 2];
+
+		if (!st)
+			continue;
+		labelled++;
+		if (!strcmp(st, "InProgress"))
+			running++;
+		if (strcmp(st, "Failed"))
+			continue;
+		node_label(&c, hp_json_str(n, "name"), *iid ? iid : NULL, who, sizeof(who));
+		batch_add(&failed, *iid ? iid : NULL, "%s failed its deep health checks "
+			  "(deep-health-check-status=Failed)", who);
+	}
+	if (running)
+		HP_CHECK_INFO(em, "%zu HyperPod node(s) are running deep health checks (InProgress)",
+			      running);
+	if (failed.n)
+		batch_emit(em, &failed);
+	else if (labelled)
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+			 "No HyperPod node failed its deep health checks (%zu labelled)", labelled);
+	kctx_release(&c);
+}
+
+static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	const cJSON *nodes = kube_data(s, em, "nodes", "Node readiness"), *n;
+	struct batch notready = { HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes are NotReady", NULL,
+				  0 };
+	struct batch cni = { HP_TAG_FAIL, HP_P1, "O.1", "HyperPod nodes are NotReady because "
+			     "pod networking is not ready", NULL, 0 };
+	struct batch unknown = { HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes have Ready status "
+				 "Unknown (kubelet stopped reporting)", NULL, 0 };
+	struct batch missing = { HP_TAG_WARN, HP_P1, "A+B", "Running HyperPod nodes are not "
+				 "registered in Kubernetes", NULL, 0 };
+	struct kctx c;
+	size_t i = 0, hyperpod = 0, ready = 0, others = 0, mapped = 0;
+
+	if (!nodes)
+		return;
+	kctx_init(&c, s);
+	cJSON_ArrayForEach(n, nodes) {
+		const char *iid = c.iids[i++], *st = hp_json_str(n, "ready.status");
+		const char *reason = hp_check_str(n, "ready.reason", "no reason");
+		const char *msg = hp_check_str(n, "ready.message", "");
+		char who[HP_CHECK_CLIP_SIZE * 2], clip[HP_CHECK_CLIP_SIZE], r[HP_CHECK_CLIP_SIZE];
+
+		if (*iid)
+			mapped++;
+		if (!is_hyperpod(&c, n, *iid ? iid : NULL)) {
+			others++;
+			continue;
+		}
+		hyperpod++;
+		node_label(&c, hp_json_str(n, "name"), *iid ? iid : NULL, who, sizeof(who));
+		hp_check_clip(reason, r);
+		if (st && !strcmp(st, "True")) {
+			ready++;
+		} else if (st && !strcmp(st, "False")) {
+			int net = hp_strcasestr(msg, "cni") || hp_strcasestr(msg, "network");
+
+			batch_add(net ? &cni : &notready, *iid ? iid : NULL, "%s is NotReady: %s%s%s", who,
+				  r, *msg ? ": " : "", hp_check_clip(msg, clip));
+		} else {
+			batch_add(&unknown, *iid ? iid : NULL, "%s has Ready status %s (%s%s%s)", who,
+				  st ? "Unknown" : "missing", r, *msg ? ": " : "",
+				  hp_check_clip(msg, clip));
+		}
+	}
+	/* Instances HyperPod says are Running but Kubernetes does not know. */
+	if (mapped) {
+		const cJSON *hn;
+		struct index seen = { NULL, 0 };
+
+		for (i = 0; i < (size_t)cJSON_GetArraySize(nodes); i++)
+			if (c.iids[i][0])
+				index_add(&seen, c.iids[i], NULL, NULL);
+		index_sort(&seen);
+		cJSON_ArrayForEach(hn, hp_snapshot_get(s, "nodes")) {
+			const char *id = hp_json_str(hn, "InstanceId");
+
+			if (!id || strcmp(hp_check_str(hn, "InstanceStatus.Status", ""), "Running") ||
+			    index_find(&seen, id))
+				continue;
+			batch_add(&missing, id, "%s (%s) is Running in HyperPod but has no Kubernetes "
+				  "node " DASH " it did not join the EKS cluster", id,
+				  hp_check_str(hn, "InstanceGroupName", "?"));
+		}
+		free(seen.v);
+	}
+	batch_emit(em, &cni);
+	batch_emit(em, &notready);
+	batch_emit(em, &unknown);
+	batch_emit(em, &missing);
+	if (hyperpod && ready == hyperpod)
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "All %zu HyperPod nodes are Ready",
+			 hyperpod);
+	if (others)
+		HP_CHECK_INFO(em, "%zu other Kubernetes node(s) are not HyperPod nodes and not judged "
+			      "here", others);
+	kctx_release(&c);
+}
+
+static void run_namespace(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	const cJSON *ns = kube_data(s, em, "namespaces", "The aws-hyperpod namespace"), *n;
+
+	if (!ns)
+		return;
+	cJSON_ArrayForEach(n, ns) {
+		if (cJSON_IsString(n) && !strcmp(n->valuestring, "aws-hyperpod")) {
+			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+				 "Namespace aws-hyperpod exists (HyperPod Helm chart installed)");
+			return;
+		}
+	}
+	hp_emit(em, HP_TAG_FAIL, "Namespace aws-hyperpod is missing " DASH " the HyperPod Helm "
+		"chart is not installed");
+}
+
+/* ------------------------------------------------------------ pods */
+
+/* Waiting reasons that mean a container cannot run. */
+static int bad_waiting(const char *r)
+{
+	static const char *const bad[] = {
+		"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName",
+		"RunContainerError", "CreateContainerError", "CreateContainerConfigError", NULL
+	};
+	size_t i;
+
+	for (i = 0; r && bad[i]; i++)
+		if (!strcmp(r, bad[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * What is wrong with a system pod, into out ("" when nothing): a container
+ * that cannot run, exited with an error or is not ready, or a failed pod.
+ */
+static const char *system_pod_problem(const cJSON *pod, char *out, size_t n)
+{
+	const cJSON *c;
+	const char *phase = hp_check_str(pod, "phase", "");
+
+	out[0] = '\0';
+	cJSON_ArrayForEach(c, hp_json_arr(pod, "containers")) {
+		const char *state = hp_check_str(c, "state", ""), *reason = hp_json_str(c, "reason");
+		int init = cJSON_IsTrue(cJSON_GetObjectItem(c, "init"));
+
+		if (!strcmp(state, "waiting") && bad_waiting(reason)) {
+			snprintf(out, n, "%s%s", init ? "Init:" : "", reason);
+			return out;
+		}
+		if (!strcmp(state, "terminated") && hp_json_num(c, "exit_code", 0) != 0) {
+			snprintf(out, n, "%s%.64s", init ? "Init:" : "", reason ? reason : "Error");
+			return out;
+		}
+	}
+	if (!strcmp(phase, "Failed")) {
+		snprintf(out, n, "Failed%s%.64s", hp_json_str(pod, "reason") ? ": " : "",
+			 hp_check_str(pod, "reason", ""));
+		return out;
+	}
+	cJSON_ArrayForEach(c, hp_json_arr(pod, "containers")) {
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(c, "init")) &&
+		    !strcmp(hp_check_str(c, "state", ""), "running") &&
+		    !cJSON_IsTrue(cJSON_GetObjectItem(c, "ready"))) {
+			snprintf(out, n, "not ready");
+			return out;
+		}
+	}
+	return out;
+}
+
+static int pod_app_is(const cJSON *pod, const char *app)
+{
+	const char *ns = hp_json_str(pod, "namespace"), *a = hp_json_str(pod, "labels.k8s-app");
+
+	return ns && a && !strcmp(ns, "kube-system") && !strcmp(a, app);
+}
+
+static const cJSON *daemonset(const cJSON *list, const char *name)
+{
+	const cJSON *d;
+
+	cJSON_ArrayForEach(d, list) {
+		const char *n = hp_json_str(d, "name");
+		if (n && !strcmp(n, name))
+			return d;
+	}
+	return NULL;
+}
+
+/* aws-node log lines that look like IPAMD, gRPC or ENI trouble, the last few. */
+static void log_evidence(struct item *it, const cJSON *kube, const char *pod)
+{
+	static const char *const pattern[] = {
+		"error", "failed", "refused", "timeout", "fatal", "grpc", "ipamd", "eni", NULL
+	};
+	const cJSON *e, *l;
+	const char *hits[LOG_EVIDENCE];
+	size_t n = 0, i, j;
+	char line[HP_CHECK_CLIP_SIZE + 16];
+
+	cJSON_ArrayForEach(e, hp_json_arr(kube, "aws_node_logs")) {
+		const char *p = hp_json_str(e, "pod");
+
+		if (!p || strcmp(p, pod))
+			continue;
+		cJSON_ArrayForEach(l, hp_json_arr(e, "lines")) {
+			if (!cJSON_IsString(l))
+				continue;
+			for (j = 0; pattern[j]; j++)
+				if (hp_strcasestr(l->valuestring, pattern[j]))
+					break;
+			if (!pattern[j])
+				continue;
+			if (n == LOG_EVIDENCE) {
+				memmove(hits, hits + 1, (LOG_EVIDENCE - 1) * sizeof(*hits));
+				n--;
+			}
+			hits[n++] = l->valuestring;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		char clip[HP_CHECK_CLIP_SIZE];
+		cJSON *doc = hits[i][0] == '{' ? cJSON_Parse(hits[i]) : NULL;
+		const char *msg = hp_json_str(doc, "msg");
+
+		/* aws-node logs JSON lines; its level and msg are what matter. */
+		if (msg) {
+			char text[HP_MAX_LINE];
+
+			snprintf(text, sizeof(text), "%s: %s", hp_check_str(doc, "level", "log"), msg);
+			snprintf(line, sizeof(line), "log: %s", hp_check_clip(text, clip));
+		} else {
+			snprintf(line, sizeof(line), "log: %s", hp_check_clip(hits[i], clip));
+		}
+		cJSON_Delete(doc);
+		item_evidence(it, line);
+	}
+}
+
+/* One kube-system networking add-on: its DaemonSet (if any) and its pods. */
+struct addon {
+	const char *app;          /* k8s-app label */
+	const char *ds;           /* DaemonSet name or NULL */
+	const char *title;        /* "aws-node", "kube-proxy", "CoreDNS" */
+	const char *breaks;       /* what breaks: "pod networking broken on that node" */
+	int logs;                 /* attach aws-node log lines */
+};
+
+static void run_addon(const struct hp_snapshot *s, struct hp_emit *em, const struct addon *a)
+{
+	char what[96];
+	const cJSON *pods, *dss = NULL, *ds = NULL, *p;
+	struct batch bad = { HP_TAG_FAIL, HP_P0, NULL, NULL, NULL, 0 };
+	struct kctx c;
+	char many[160];
+	size_t seen_pods = 0;
+
+	snprintf(what, sizeof(what), "%s health", a->title);
+	pods = kube_data(s, em, "pods", what);
+	if (!pods)
+		return;
+	if (a->ds) {
+		dss = cJSON_GetObjectItemCaseSensitive(hp_snapshot_get(s, "kube"), "daemonsets");
+		if (!cJSON_IsArray(dss)) {
+			/* Say once why the DaemonSet view is missing; pods are still judged. */
+			kube_data(s, em, "daemonsets", what);
+			dss = NULL;
+		}
+		ds = daemonset(dss, a->ds);
+	}
+	snprintf(many, sizeof(many), "%s pods cannot run " DASH " %s", a->title, a->breaks);
+	bad.many = many;
+	kctx_init(&c, s);
+	cJSON_ArrayForEach(p, pods) {
+		char problem[96], who[HP_CHECK_CLIP_SIZE * 2], pn[HP_CHECK_CLIP_SIZE];
+		const char *node = hp_json_str(p, "node"), *iid = iid_of(&c, node);
+		struct item *it;
+
+		if (!pod_app_is(p, a->app))
+			continue;
+		seen_pods++;
+		if (!*system_pod_problem(p, problem, sizeof(problem)))
+			continue;
+		if (node)
+			node_label(&c, node, iid, who, sizeof(who));
+		else
+			hp_strlcpy(who, "no node", sizeof(who));
+		it = batch_add(&bad, iid, "%s pod %s on %s is %s " DASH " %s", a->title,
+			       hp_check_clip(hp_json_str(p, "name"), pn), who, problem, a->breaks);
+		{
+			const cJSON *ct;
+			char ev[HP_CHECK_CLIP_SIZE + 96];
+
+			cJSON_ArrayForEach(ct, hp_json_arr(p, "containers")) {
+				if (hp_json_num(ct, "restarts", 0) == 0 && !hp_json_str(ct, "last_reason"))
+					continue;
+				snprintf(ev, sizeof(ev), "container %.64s: %.0f restarts%s%.64s",
+					 hp_check_str(ct, "name", "?"), hp_json_num(ct, "restarts", 0),
+					 hp_json_str(ct, "last_reason") ? ", last exit: " : "",
+					 hp_check_str(ct, "last_reason", ""));
+				item_evidence(it, ev);
+			}
+		}
+		if (a->logs)
+			log_evidence(it, hp_snapshot_get(s, "kube"), hp_json_str(p, "name"));
+	}
+	if (ds) {
+		double desired = hp_json_num(ds, "desired", 0), ready = hp_json_num(ds, "ready", 0);
+		double unavailable = hp_json_num(ds, "unavailable", 0);
+
+		if (desired == 0) {
+			hp_emitx(em, HP_TAG_WARN, HP_P2, NULL, NULL,
+				 "%s DaemonSet schedules no pods (0 desired)", a->title);
+		} else if (unavailable > (double)bad.n) {
+			/* Not-ready pods the pod list does not explain: the DaemonSet says it. */
+			hp_emitx(em, HP_TAG_FAIL, HP_P0, NULL, NULL,
+				 "%.0f of %.0f %s pods not ready " DASH " %s", unavailable, desired,
+				 a->title, a->breaks);
+		} else if (!bad.n) {
+			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "%s DaemonSet healthy (%.0f/%.0f "
+				 "ready)", a->title, ready, desired);
+		}
+	} else if (a->ds && dss) {
+		if (!seen_pods)
+			HP_CHECK_INFO(em, "%s DaemonSet not found in kube-system (another CNI or proxy in "
+				      "use?)", a->ds);
+	} else if (!a->ds) {
+		double n = hp_json_num(hp_snapshot_get(s, "kube"), "system_pods.kube-dns", -1);
+
+		if (!seen_pods && n <= 0)
+			HP_CHECK_INFO(em, "No %s pods (k8s-app=%s) found in kube-system", a->title,
+				      a->app);
+		else if (!bad.n)
+			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "%s healthy (%zu pods)", a->title,
+				 seen_pods);
+	}
+	batch_emit(em, &bad);
+	kctx_release(&c);
+}
+
+static void run_aws_node(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	static const struct addon a = {
+		"aws-node", "aws-node", "aws-node", "pod networking broken on that node", 1
+	};
+
+	run_addon(s, em, &a);
+}
+
+static void run_kube_proxy(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	static const struct addon a = {
+		"kube-proxy", "kube-proxy", "kube-proxy", "service networking broken on that node", 0
+	};
+
+	run_addon(s, em, &a);
+}
+
+static void run_coredns(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	static const struct addon a = {
+		"kube-dns", NULL, "CoreDNS", "DNS resolution in the cluster will fail", 0
+	};
+
+	run_addon(s, em, &a);
+}
+
+/* Pods still Pending whose sandbox (network namespace, IP) could not be made. */
+static void run_sandbox(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	const cJSON *events = kube_data(s, em, "events", "Pods stuck on FailedCreatePodSandBox");
+	const cJSON *pods, *e, *p;
+	struct index pending = { NULL, 0 }, nodes = { NULL, 0 };
+	struct kctx c;
+	size_t i, stuck = 0;
+	char (*keys)[600] = NULL;
+	size_t nkeys = 0;
+
+	if (!events)
+		return;
+	pods = kube_data(s, em, "pods", "Pods stuck on FailedCreatePodSandBox");
+	if (!pods)
+		return;
+	kctx_init(&c, s);
+	keys = xcalloc((size_t)cJSON_GetArraySize(pods) + 1, sizeof(*keys));
+	cJSON_ArrayForEach(p, pods) {
+		if (strcmp(hp_check_str(p, "phase", ""), "Pending"))
+			continue;
+		snprintf(keys[nkeys], sizeof(keys[nkeys]), "%.250s/%.250s", hp_check_str(p, "namespace", ""),
+			 hp_check_str(p, "name", ""));
+		index_add(&pending, keys[nkeys++], NULL, p);
+	}
+	index_sort(&pending);
+	/* Group the stuck pods by node: the fault is almost always the node's CNI. */
+	cJSON_ArrayForEach(e, events) {
+		char key[600];
+		const struct pair *hit;
+		const char *node;
+
+		if (strcmp(hp_check_str(e, "kind", "Pod"), "Pod"))
+			continue;
+		snprintf(key, sizeof(key), "%.250s/%.250s", hp_check_str(e, "namespace", ""),
+			 hp_check_str(e, "name", ""));
+		hit = index_find(&pending, key);
+		if (!hit)
+			continue;
+		node = hp_json_str(hit->obj, "node");
+		if (!node)
+			node = hp_check_str(e, "host", "");
+		index_add(&nodes, node && *node ? node : "(no node)", hit->key, e);
+	}
+	index_sort(&nodes);
+	for (i = 0; i < nodes.n;) {
+		size_t j, k;
+		const char *node = nodes.v[i].key, *iid = iid_of(&c, node);
+		const char *section = "O";
+		char who[HP_CHECK_CLIP_SIZE * 2], ev[HP_CHECK_CLIP_SIZE + 600], clip[HP_CHECK_CLIP_SIZE];
+		struct hp_finding *f;
+		size_t count = 0;
+
+		for (j = i; j < nodes.n && !strcmp(nodes.v[j].key, node); j++) {
+			const char *m = hp_check_str(nodes.v[j].obj, "message", "");
+
+			/* One pod may have several events; count pods. */
+			for (k = i; k < j && strcmp(nodes.v[k].val, nodes.v[j].val); k++)
+				;
+			if (k == j)
+				count++;
+			/* Address exhaustion (O.2) explains more than the CNI failing (O.1). */
+			if (hp_strcasestr(m, "assign an IP") || hp_strcasestr(m, "insufficient") ||
+			    hp_strcasestr(m, "no available"))
+				section = "O.2";
+			else if (strcmp(section, "O.2") &&
+				 (hp_strcasestr(m, "ipamd") || hp_strcasestr(m, "aws-cni") ||
+				  hp_strcasestr(m, "50051")))
+				section = "O.1";
+		}
+		node_label(&c, node, iid, who, sizeof(who));
+		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, section, iid,
+			     "%zu pod(s) on %s stuck Pending with FailedCreatePodSandBox", count, who);
+		for (k = i; k < j; k++) {
+			snprintf(ev, sizeof(ev), "%s: %s", nodes.v[k].val,
+				 hp_check_clip(hp_check_str(nodes.v[k].obj, "message", ""), clip));
+			hp_finding_evidence(f, ev);
+		}
+		stuck += count;
+		i = j;
+	}
+	if (!stuck)
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+			 "No pod is stuck Pending with FailedCreatePodSandBox");
+	free(keys);
+	free(pending.v);
+	free(nodes.v);
+	kctx_release(&c);
+}
+
+/* The failure class of a workload pod: OOMKilled first (it explains the crash loop). */
+static const char *workload_problem(const cJSON *pod, const cJSON **which)
+{
+	static const char *const order[] = {
+		"OOMKilled", "CrashLoopBackOff", "ImagePullBackOff", "RunContainerError"
+	};
+	const cJSON *c;
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(order); i++) {
+		cJSON_ArrayForEach(c, hp_json_arr(pod, "containers")) {
+			const char *r = hp_check_str(c, "reason", ""), *l = hp_check_str(c, "last_reason", "");
+			int hit = 0;
+
+			switch (i) {
+			case 0:
+				hit = !strcmp(r, "OOMKilled") || !strcmp(l, "OOMKilled");
+				break;
+			case 1:
+				hit = !strcmp(r, "CrashLoopBackOff");
+				break;
+			case 2:
+				hit = !strcmp(r, "ImagePullBackOff") || !strcmp(r, "ErrImagePull") ||
+				      !strcmp(r, "InvalidImageName");
+				break;
+			default:
+				hit = !strcmp(r, "RunContainerError") || !strcmp(r, "CreateContainerError");
+				break;
+			}
+			if (hit) {
+				*which = c;
+				return order[i];
+			}
+		}
+	}
+	return NULL;
+}
+
+struct wgroup {
+	const char *reason, *ns, *node;
+	cJSON *pods;              /* evidence lines */
+};
+
+static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	const cJSON *pods = kube_data(s, em, "pods", "Workload pod states"), *p;
+	struct wgroup *g = NULL;
+	struct kctx c;
+	size_t ng = 0, i, bad = 0;
+	double dropped;
+
+	if (!pods)
+		return;
+	kctx_init(&c, s);
+	cJSON_ArrayForEach(p, pods) {
+		const cJSON *ct = NULL;
+		const char *ns = hp_check_str(p, "namespace", "?"), *node = hp_check_str(p, "node",
+											 "(unscheduled)");
+		const char *why;
+		char line[HP_CHECK_CLIP_SIZE * 2 + 128], pn[HP_CHECK_CLIP_SIZE];
+
+		if (!strcmp(ns, "kube-system") || !(why = workload_problem(p, &ct)))
+			continue;
+		bad++;
+		for (i = 0; i < ng; i++)
+			if (g[i].reason == why && !strcmp(g[i].ns, ns) && !strcmp(g[i].node, node))
+				break;
+		if (i == ng) {
+			g = xrealloc(g, (ng + 1) * sizeof(*g));
+			g[ng].reason = why;
+			g[ng].ns = ns;
+			g[ng].node = node;
+			g[ng].pods = cJSON_CreateArray();
+			ng++;
+		}
+		hp_check_clip(hp_json_str(p, "name"), pn);
+		if (hp_json_get(ct, "last_exit_code"))
+			snprintf(line, sizeof(line), "%s (container %.64s, %.0f restarts, last exit code "
+				 "%.0f)", pn, hp_check_str(ct, "name", "?"), hp_json_num(ct, "restarts", 0),
+				 hp_json_num(ct, "last_exit_code", 0));
+		else
+			snprintf(line, sizeof(line), "%s (container %.64s, %.0f restarts)", pn,
+				 hp_check_str(ct, "name", "?"), hp_json_num(ct, "restarts", 0));
+		cJSON_AddItemToArray(g[i].pods, cJSON_CreateString(line));
+	}
+	for (i = 0; i < ng; i++) {
+		char who[HP_CHECK_CLIP_SIZE * 2], nsc[HP_CHECK_CLIP_SIZE];
+		const char *iid = iid_of(&c, g[i].node);
+		struct hp_finding *f;
+		const cJSON *e;
+
+		node_label(&c, g[i].node, iid, who, sizeof(who));
+		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, NULL, iid, "%d pod(s) in namespace %s on %s are %s",
+			     cJSON_GetArraySize(g[i].pods), hp_check_clip(g[i].ns, nsc), who,
+			     g[i].reason);
+		cJSON_ArrayForEach(e, g[i].pods)
+			hp_finding_evidence(f, e->valuestring);
+		cJSON_Delete(g[i].pods);
+	}
+	free(g);
+	dropped = hp_json_num(hp_snapshot_get(s, "kube"), "pods_dropped", 0);
+	if (dropped > 0)
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
+			 "%.0f more pods in a problem state were not kept (cap reached) " DASH " the list "
+			 "above is incomplete", dropped);
+	else if (!bad)
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+			 "No workload pod is CrashLoopBackOff, OOMKilled, ImagePullBackOff or "
+			 "RunContainerError (%.0f pods read)",
+			 hp_json_num(hp_snapshot_get(s, "kube"), "pods_total", 0));
+	kctx_release(&c);
+}
+
+const struct hp_check hp_check_kube_access = {
+	.id = "kube.access", .section = "", .prio = HP_P1, .scope = HP_SCOPE_CLUSTER,
+	.group = HP_GROUP_EKS,
+	.summary = "kubectl reaches this cluster's EKS API server and can authenticate",
+	.run = run_access,
+};
+const struct hp_check hp_check_kube_node_health = {
+	.id = "kube.node-health", .section = "F", .prio = HP_P1, .scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_EKS,
+	.summary = "HyperPod node-health-status label and fault types of every HyperPod node",
+	.run = run_node_health,
+};
+const struct hp_check hp_check_kube_deep_health = {
+	.id = "kube.deep-health", .section = "G+F", .prio = HP_P1, .scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_EKS,
+	.summary = "deep-health-check-status label of every HyperPod node",
+	.run = run_deep_health,
+};
+const struct hp_check hp_check_kube_node_ready = {
+	.id = "kube.node-ready", .section = "F", .prio = HP_P1, .scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_EKS,
+	.summary = "Ready condition of HyperPod nodes; Running instances missing from Kubernetes",
+	.run = run_node_ready,
+};
+const struct hp_check hp_check_kube_namespace = {
+	.id = "kube.namespace", .section = "B.1", .prio = HP_P1, .scope = HP_SCOPE_CLUSTER,
+	.group = HP_GROUP_EKS,
+	.summary = "the aws-hyperpod namespace of the HyperPod Helm chart exists",
+	.run = run_namespace,
+};
+const struct hp_check hp_check_kube_aws_node = {
+	.id = "kube.aws-node", .section = "O.1", .prio = HP_P0, .scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_CNI,
+	.summary = "aws-node (VPC CNI) DaemonSet readiness and pods, with IPAMD log lines",
+	.run = run_aws_node,
+};
+const struct hp_check hp_check_kube_kube_proxy = {
+	.id = "kube.kube-proxy", .section = "O.3", .prio = HP_P0, .scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_CNI,
+	.summary = "kube-proxy DaemonSet readiness and pods",
+	.run = run_kube_proxy,
+};
+const struct hp_check hp_check_kube_coredns = {
+	.id = "kube.coredns", .section = "O.4", .prio = HP_P0, .scope = HP_SCOPE_CLUSTER,
+	.group = HP_GROUP_CNI,
+	.summary = "CoreDNS pods (k8s-app=kube-dns)",
+	.run = run_coredns,
+};
+const struct hp_check hp_check_kube_sandbox = {
+	.id = "kube.sandbox", .section = "O", .prio = HP_P1, .scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_CNI,
+	.summary = "pods stuck Pending with FailedCreatePodSandBox events",
+	.run = run_sandbox,
+};
+const struct hp_check hp_check_kube_workload_pods = {
+	.id = "kube.workload-pods", .section = "M.1", .prio = HP_P1, .scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_PODS,
+	.summary = "workload pods CrashLoopBackOff, OOMKilled, ImagePullBackOff, RunContainerError",
+	.run = run_workload,
+};

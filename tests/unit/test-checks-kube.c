@@ -1,0 +1,549 @@
+/*
+ * The Kubernetes checks on hand-built snapshots: every reason kubectl was
+ * not used gives one WARN with the update-kubeconfig command and SKIPs
+ * (never a PASS); node labels, readiness and the node-to-instance join;
+ * the kube-system add-ons with log evidence; sandbox failures; workload
+ * pods grouped by reason, namespace and node; the aws-hyperpod namespace.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "checks-t.h"
+#include "t.h"
+
+#define I1 "i-0000000000000000a"
+#define I2 "i-0000000000000000b"
+#define I3 "i-0000000000000000c"
+
+/* The AWS side of an EKS cluster with three Running nodes. */
+#define AWS_SIDE                                                                               \
+	"'meta':{'region':'us-west-2'},"                                                       \
+	"'cluster':{'ClusterName':'c','ClusterArn':'arn:aws:sagemaker:us-west-2:1:cluster/abcdefabcdef'," \
+	"'Orchestrator':{'Eks':{'ClusterArn':'arn:aws:eks:us-west-2:123456789012:cluster/ml-eks'}}}," \
+	"'eks':{'name':'ml-eks','endpoint':'https://ABC.gr7.us-west-2.eks.amazonaws.com'},"    \
+	"'nodes':[{'InstanceId':'" I1 "','InstanceGroupName':'gpu','InstanceStatus':{'Status':'Running'}}," \
+	"{'InstanceId':'" I2 "','InstanceGroupName':'gpu','InstanceStatus':{'Status':'Running'}}," \
+	"{'InstanceId':'" I3 "','InstanceGroupName':'sys','InstanceStatus':{'Status':'Running'}}]"
+
+#define KUBECTL "'kubectl':{'server':'https://abc.gr7.us-west-2.eks.amazonaws.com','context':'ctx','verified_by':'endpoint'}"
+
+/* A HyperPod node with this health label, deep-health label and Ready status. */
+#define NODE(iid, health, ready)                                                               \
+	"{'name':'hyperpod-" iid "','provider_id':'aws:///us-west-2a/" iid "',"                \
+	"'labels':{'sagemaker.amazonaws.com/node-health-status':'" health "'},"                \
+	"'ready':{'status':'" ready "','reason':'KubeletReady','message':'ok'}}"
+
+#define HEALTHY_NODES "'nodes':[" NODE(I1, "Schedulable", "True") "," NODE(I2, "Schedulable", "True") "," NODE(I3, "Schedulable", "True") "]"
+
+static const char *const kube_ids[] = {
+	"kube.access", "kube.node-health", "kube.deep-health", "kube.node-ready", "kube.namespace",
+	"kube.aws-node", "kube.kube-proxy", "kube.coredns", "kube.sandbox", "kube.workload-pods",
+};
+
+static void run_kube(struct ck *c)
+{
+	size_t i;
+	struct hp_findings all = { 0 };
+
+	for (i = 0; i < sizeof(kube_ids) / sizeof(kube_ids[0]); i++) {
+		size_t j;
+
+		ck_run(c, kube_ids[i]);
+		/* Move this check's findings into all. */
+		for (j = 0; j < c->f.n; j++) {
+			if (all.n == all.alloc) {
+				all.alloc = all.alloc ? all.alloc * 2 : 32;
+				all.v = realloc(all.v, all.alloc * sizeof(*all.v));
+			}
+			all.v[all.n++] = c->f.v[j];
+		}
+		free(c->f.v);
+		memset(&c->f, 0, sizeof(c->f));
+	}
+	c->f = all;
+}
+
+static void t_not_eks_says_nothing(void)
+{
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE "}");
+	run_kube(&c);
+	T_EQ(c.f.n, 0);
+	ck_free(&c);
+}
+
+/* Every way kubectl can be unusable: one WARN with the fix, SKIPs, and no PASS at all. */
+static void t_skips_never_pass(void)
+{
+	static const struct {
+		const char *skipped;
+		const char *says;
+	} cases[] = {
+		{ "{'kind':'kubectl_missing','message':'m','status':'missing'}", "kubectl is not installed" },
+		{ "{'kind':'kubeconfig','message':'m','status':'config','detail':'current-context must "
+		  "exist in order to minify'}", "no usable context (current-context must exist" },
+		{ "{'kind':'server_mismatch','message':'m'}", "points at another cluster (https://other:6443)" },
+		{ "{'kind':'unverified','message':'m'}", "cannot be confirmed" },
+		{ "{'kind':'auth','message':'m','status':'auth','detail':'You must be logged in to the "
+		  "server (Unauthorized)'}", "could not authenticate to https://other:6443 (You must be" },
+		{ "{'kind':'unreachable','message':'m','status':'unreachable','detail':'dial tcp: i/o "
+		  "timeout'}", "could not reach https://other:6443 (dial tcp" },
+	};
+	size_t i;
+	char json[2048];
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct hp_finding *f;
+		struct ck c;
+
+		snprintf(json, sizeof(json), "{" AWS_SIDE ",'kube':{'kubectl':{'server':"
+			 "'https://other:6443','context':'other'},'skipped':%s}}", cases[i].skipped);
+		ck_load(&c, json);
+		run_kube(&c);
+		f = ck_one(&c, HP_TAG_WARN, cases[i].says);
+		T_EQ(f->prio, HP_P1);
+		T_CONTAINS(f->message, "Kubernetes checks skipped; point kubectl at this cluster: aws eks "
+			   "update-kubeconfig --name ml-eks --region us-west-2");
+		T_ASSERT(ck_evidence_has(f, "this cluster's EKS endpoint: https://ABC.gr7"));
+		T_EQ(ck_count(&c, HP_TAG_WARN), 1);
+		T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+		T_EQ(ck_count(&c, HP_TAG_FAIL), 0);
+		T_EQ(ck_count(&c, HP_TAG_SKIP), 9);
+		T_EQ(ck_count_msg(&c, HP_TAG_SKIP, "kubectl could not be used for this cluster"), 9);
+		ck_free(&c);
+	}
+}
+
+static void t_disabled_is_a_quiet_skip(void)
+{
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{'skipped':{'kind':'disabled','message':'m'}}}");
+	run_kube(&c);
+	ck_one(&c, HP_TAG_SKIP, "Kubernetes checks skipped (--no-kube)");
+	T_EQ(ck_count(&c, HP_TAG_SKIP), 10);
+	T_EQ(c.f.n, 10);
+	ck_free(&c);
+}
+
+static void t_access_verified(void)
+{
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "}}");
+	ck_run(&c, "kube.access");
+	ck_one(&c, HP_TAG_PASS, "kubectl talks to this cluster's EKS API server "
+				"(https://abc.gr7.us-west-2.eks.amazonaws.com)");
+	ck_free(&c);
+	ck_load(&c, "{" AWS_SIDE ",'kube':{'kubectl':{'server':'https://x','context':'arn:aws:eks:"
+		    "us-west-2:123456789012:cluster/ml-eks','verified_by':'cluster-arn'}}}");
+	ck_run(&c, "kube.access");
+	ck_one(&c, HP_TAG_PASS, "the endpoint itself could not be read");
+	ck_free(&c);
+}
+
+static void t_healthy_cluster_passes(void)
+{
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ","
+		    "'namespaces':['default','kube-system','aws-hyperpod'],"
+		    "'daemonsets':[{'name':'aws-node','desired':3,'ready':3,'unavailable':0},"
+		    "{'name':'kube-proxy','desired':3,'ready':3,'unavailable':0}],"
+		    "'pods':[{'namespace':'kube-system','name':'coredns-1','node':'hyperpod-" I3 "',"
+		    "'phase':'Running','labels':{'k8s-app':'kube-dns'},'containers':[{'name':'coredns',"
+		    "'ready':true,'restarts':0,'state':'running'}]}],"
+		    "'pods_total':9,'pods_dropped':0,'system_pods':{'kube-dns':1},'events':[]}}");
+	run_kube(&c);
+	CK_NO_PROBLEMS(&c);
+	ck_one(&c, HP_TAG_PASS, "All 3 HyperPod nodes are Schedulable");
+	ck_one(&c, HP_TAG_PASS, "All 3 HyperPod nodes are Ready");
+	ck_one(&c, HP_TAG_PASS, "Namespace aws-hyperpod exists");
+	ck_one(&c, HP_TAG_PASS, "aws-node DaemonSet healthy (3/3 ready)");
+	ck_one(&c, HP_TAG_PASS, "kube-proxy DaemonSet healthy (3/3 ready)");
+	ck_one(&c, HP_TAG_PASS, "CoreDNS healthy (1 pods)");
+	ck_one(&c, HP_TAG_PASS, "No pod is stuck Pending");
+	ck_one(&c, HP_TAG_PASS, "(9 pods read)");
+	/* No deep-health labels: nothing said about them. */
+	T_EQ(ck_count_msg(&c, HP_TAG_PASS, "deep health"), 0);
+	ck_free(&c);
+}
+
+static void t_health_labels(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'nodes':["
+		    NODE(I1, "UnschedulablePendingReplacement", "True") ","
+		    "{'name':'hyperpod-" I2 "','labels':{'sagemaker.amazonaws.com/node-health-status':"
+		    "'UnschedulablePendingReboot','sagemaker.amazonaws.com/fault-types':'NetworkFaultType',"
+		    "'sagemaker.amazonaws.com/deep-health-check-status':'Passed'},"
+		    "'annotations':{'sagemaker.amazonaws.com/fault-reasons':'EFA link down'}},"
+		    "{'name':'ip-10-0-0-9.ec2.internal','provider_id':'aws:///us-west-2a/" I3 "',"
+		    "'labels':{'sagemaker.amazonaws.com/node-health-status':'Unschedulable'}},"
+		    "{'name':'odd','provider_id':'aws:///us-west-2a/i-0000000000000000d','labels':"
+		    "{'sagemaker.amazonaws.com/node-health-status':'Quarantined',"
+		    "'sagemaker.amazonaws.com/fault-type':'GpuFault'}},"
+		    "{'name':'system-node','labels':{}}]}}");
+	ck_run(&c, "kube.node-health");
+	f = ck_one(&c, HP_TAG_FAIL, "hyperpod-" I1 " (gpu) is UnschedulablePendingReplacement "
+				    "\xE2\x80\x94 HyperPod replaces it");
+	T_EQ(f->prio, HP_P1);
+	T_STREQ(f->section, "F");
+	T_STREQ(f->node, I1);
+	/* A network fault goes to § A, with the labels and fault annotations as evidence. */
+	f = ck_one(&c, HP_TAG_FAIL, "is UnschedulablePendingReboot");
+	T_STREQ(f->section, "A");
+	T_STREQ(f->node, I2);
+	T_CONTAINS(f->message, "fault types: NetworkFaultType");
+	T_ASSERT(ck_evidence_has(f, "sagemaker.amazonaws.com/fault-types=NetworkFaultType"));
+	T_ASSERT(ck_evidence_has(f, "sagemaker.amazonaws.com/fault-reasons=EFA link down"));
+	/* Node name without the id: the id is added; deep checks running is P2. */
+	f = ck_one(&c, HP_TAG_FAIL, "ip-10-0-0-9.ec2.internal (" I3 ", sys) is Unschedulable");
+	T_EQ(f->prio, HP_P2);
+	f = ck_one(&c, HP_TAG_FAIL, "odd (i-0000000000000000d) has health status Quarantined; fault "
+				    "types: GpuFault");
+	T_EQ(f->prio, HP_P1);
+	T_EQ(ck_count(&c, HP_TAG_FAIL), 4);
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+
+	/* No HyperPod label anywhere: said, not passed. */
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'nodes':[{'name':'a','labels':{}}]}}");
+	ck_run(&c, "kube.node-health");
+	ck_one(&c, HP_TAG_INFO, "No Kubernetes node carries sagemaker.amazonaws.com/node-health-status");
+	T_EQ(c.f.n, 1);
+	ck_free(&c);
+}
+
+/* Many nodes in one state: one finding listing them, not one line each. */
+static void t_many_nodes_aggregate(void)
+{
+	char json[40000], *p = json;
+	const struct hp_finding *f;
+	struct ck c;
+	int i;
+
+	p += sprintf(p, "{" AWS_SIDE ",'kube':{" KUBECTL ",'nodes':[");
+	for (i = 0; i < 30; i++)
+		p += sprintf(p, "%s{'name':'n%d','provider_id':'aws:///z/i-%08x','labels':{"
+			     "'sagemaker.amazonaws.com/node-health-status':'UnschedulablePendingReboot',"
+			     "'sagemaker.amazonaws.com/deep-health-check-status':'Failed'},"
+			     "'ready':{'status':'False','reason':'KubeletNotReady','message':'PLEG is not "
+			     "healthy'}}", i ? "," : "", i, 0x1000 + i);
+	strcpy(p, "]}}");
+	ck_load(&c, json);
+	ck_run(&c, "kube.node-health");
+	f = ck_one(&c, HP_TAG_FAIL, "30 HyperPod nodes are UnschedulablePendingReboot");
+	T_ASSERT(f->node == NULL);
+	T_EQ(ck_evidence_len(f), 30);
+	T_ASSERT(ck_evidence_has(f, "n29 (i-0000101d) is UnschedulablePendingReboot"));
+	T_EQ(c.f.n, 1);
+	ck_run(&c, "kube.deep-health");
+	f = ck_one(&c, HP_TAG_FAIL, "30 HyperPod nodes failed their deep health checks");
+	T_STREQ(f->section, "G+F");
+	T_EQ(c.f.n, 1);
+	ck_run(&c, "kube.node-ready");
+	ck_one(&c, HP_TAG_FAIL, "30 HyperPod nodes are NotReady");
+	ck_free(&c);
+}
+
+static void t_deep_health(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'nodes':["
+		    "{'name':'hyperpod-" I1 "','labels':{'sagemaker.amazonaws.com/deep-health-check-status':'Failed'}},"
+		    "{'name':'hyperpod-" I2 "','labels':{'sagemaker.amazonaws.com/deep-health-check-status':'InProgress'}},"
+		    "{'name':'hyperpod-" I3 "','labels':{'sagemaker.amazonaws.com/deep-health-check-status':'Passed'}}]}}");
+	ck_run(&c, "kube.deep-health");
+	f = ck_one(&c, HP_TAG_FAIL, "hyperpod-" I1 " (gpu) failed its deep health checks");
+	T_STREQ(f->section, "G+F");
+	T_EQ(f->prio, HP_P1);
+	T_STREQ(f->node, I1);
+	ck_one(&c, HP_TAG_INFO, "1 HyperPod node(s) are running deep health checks");
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+}
+
+static void t_readiness_and_join(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'nodes':["
+		    "{'name':'hyperpod-" I1 "','labels':{'sagemaker.amazonaws.com/node-health-status':"
+		    "'Schedulable'},'ready':{'status':'False','reason':'KubeletNotReady','message':"
+		    "'container runtime network not ready: cni plugin not initialized'}},"
+		    "{'name':'hyperpod-" I2 "','labels':{'sagemaker.amazonaws.com/node-health-status':"
+		    "'Schedulable'},'ready':{'status':'Unknown','reason':'NodeStatusUnknown','message':"
+		    "'Kubelet stopped posting node status.'}},"
+		    "{'name':'mng-1','provider_id':'aws:///z/i-0000000000000000f','labels':{},"
+		    "'ready':{'status':'False','reason':'x'}}]}}");
+	ck_run(&c, "kube.node-ready");
+	f = ck_one(&c, HP_TAG_FAIL, "hyperpod-" I1 " (gpu) is NotReady: KubeletNotReady: container "
+				    "runtime network not ready");
+	T_STREQ(f->section, "O.1");
+	T_STREQ(f->node, I1);
+	f = ck_one(&c, HP_TAG_FAIL, "hyperpod-" I2 " (gpu) has Ready status Unknown");
+	T_STREQ(f->section, "F");
+	/* I3 is Running in HyperPod but Kubernetes has no node for it. */
+	f = ck_one(&c, HP_TAG_WARN, I3 " (sys) is Running in HyperPod but has no Kubernetes node");
+	T_STREQ(f->section, "A+B");
+	T_STREQ(f->node, I3);
+	/* The managed node group node is counted, not judged. */
+	ck_one(&c, HP_TAG_INFO, "1 other Kubernetes node(s) are not HyperPod nodes");
+	T_EQ(ck_count(&c, HP_TAG_FAIL), 2);
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+}
+
+static void t_namespace(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'namespaces':['default','kube-system']}}");
+	ck_run(&c, "kube.namespace");
+	f = ck_one(&c, HP_TAG_FAIL, "Namespace aws-hyperpod is missing");
+	T_STREQ(f->section, "B.1");
+	T_EQ(f->prio, HP_P1);
+	ck_free(&c);
+
+	/* A read that failed is said, never taken for a missing namespace. */
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'errors':{'namespaces':{'status':'forbidden',"
+		    "'message':'namespaces is forbidden: User dev cannot list'}}}}");
+	ck_run(&c, "kube.namespace");
+	f = ck_one(&c, HP_TAG_WARN, "Could not read namespaces with kubectl (forbidden: namespaces is "
+				    "forbidden");
+	T_EQ(f->prio, HP_P2);
+	T_EQ(c.f.n, 1);
+	ck_free(&c);
+}
+
+#define POD(ns, name, node, app, phase, ct)                                                    \
+	"{'namespace':'" ns "','name':'" name "','node':'" node "','phase':'" phase "',"       \
+	"'labels':{'k8s-app':'" app "'},'containers':[" ct "]}"
+
+static void t_aws_node(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ","
+		    "'daemonsets':[{'name':'aws-node','desired':3,'ready':1,'unavailable':2}],"
+		    "'pods':[" POD("kube-system", "aws-node-abc", "hyperpod-" I2, "aws-node", "Running",
+				   "{'name':'aws-node','ready':false,'restarts':12,'state':'waiting',"
+				   "'reason':'CrashLoopBackOff','last_reason':'Error','last_exit_code':1},"
+				   "{'name':'aws-eks-nodeagent','ready':true,'restarts':0,'state':'running'}")
+		    "],'aws_node_logs':[{'pod':'aws-node-abc','previous':true,'lines':["
+		    "'info: starting','error: one','error: two','error: three','error: four',"
+		    "'ipamd: five','gRPC six refused','all good'] },{'pod':'aws-node-zzz','lines':['error: other pod']}]}}");
+	ck_run(&c, "kube.aws-node");
+	f = ck_one(&c, HP_TAG_FAIL, "aws-node pod aws-node-abc on hyperpod-" I2 " (gpu) is "
+				    "CrashLoopBackOff \xE2\x80\x94 pod networking broken on that node");
+	T_EQ(f->prio, HP_P0);
+	T_STREQ(f->section, "O.1");
+	T_STREQ(f->node, I2);
+	T_ASSERT(ck_evidence_has(f, "container aws-node: 12 restarts, last exit: Error"));
+	/* The last five matching lines of this pod's log, in order. */
+	T_ASSERT(ck_evidence_has(f, "log: gRPC six refused"));
+	T_ASSERT(ck_evidence_has(f, "log: error: two"));
+	T_ASSERT(!ck_evidence_has(f, "log: error: one"));
+	T_ASSERT(!ck_evidence_has(f, "all good"));
+	T_ASSERT(!ck_evidence_has(f, "other pod"));
+	T_EQ(ck_evidence_len(f), 6);
+	/* Two unavailable, one explained: the DaemonSet finding covers the rest. */
+	f = ck_one(&c, HP_TAG_FAIL, "2 of 3 aws-node pods not ready");
+	T_ASSERT(f->node == NULL);
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+
+	/* aws-node's JSON log lines are shown as level and msg, so the cause fits the line. */
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'daemonsets':[],'pods':[" POD("kube-system",
+		    "aws-node-j", "n", "aws-node", "Running", "{'name':'aws-node','ready':false,"
+		    "'restarts':2,'state':'waiting','reason':'CrashLoopBackOff'}") "],'aws_node_logs':"
+		    "[{'pod':'aws-node-j','lines':['{\\'level\\':\\'error\\',\\'ts\\':\\'2025\\',"
+		    "\\'caller\\':\\'ipamd/ipamd.go:1\\',\\'msg\\':\\'ipamd: failed to increase IP pool\\'}']}]}}");
+	ck_run(&c, "kube.aws-node");
+	f = ck_one(&c, HP_TAG_FAIL, "aws-node pod aws-node-j on n is CrashLoopBackOff");
+	T_ASSERT(ck_evidence_has(f, "log: error: ipamd: failed to increase IP pool"));
+	T_ASSERT(!ck_evidence_has(f, "caller"));
+	ck_free(&c);
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'daemonsets':[{'name':'aws-node','desired':0,"
+		    "'ready':0,'unavailable':0}],'pods':[]}}");
+	ck_run(&c, "kube.aws-node");
+	ck_one(&c, HP_TAG_WARN, "aws-node DaemonSet schedules no pods");
+	ck_free(&c);
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'daemonsets':[],'pods':[]}}");
+	ck_run(&c, "kube.aws-node");
+	ck_one(&c, HP_TAG_INFO, "aws-node DaemonSet not found in kube-system");
+	T_EQ(c.f.n, 1);
+	ck_free(&c);
+
+	/* DaemonSets unreadable: said once, and the pods are still judged. */
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'errors':{'daemonsets':{'status':'forbidden',"
+		    "'message':'no'}},'pods':[" POD("kube-system", "aws-node-x", "n", "aws-node",
+						   "Running", "{'name':'aws-node','ready':false,"
+						   "'restarts':0,'state':'running'}") "]}}");
+	ck_run(&c, "kube.aws-node");
+	ck_one(&c, HP_TAG_WARN, "Could not read daemonsets with kubectl (forbidden: no)");
+	f = ck_one(&c, HP_TAG_FAIL, "aws-node pod aws-node-x on n is not ready");
+	T_ASSERT(f->node == NULL);
+	ck_free(&c);
+}
+
+static void t_kube_proxy_and_coredns(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ","
+		    "'daemonsets':[{'name':'kube-proxy','desired':3,'ready':2,'unavailable':1}],"
+		    "'pods':[" POD("kube-system", "kube-proxy-1", "hyperpod-" I1, "kube-proxy", "Running",
+				   "{'name':'kube-proxy','ready':false,'restarts':1,'state':'terminated',"
+				   "'reason':'Error','exit_code':1}") ","
+		    POD("kube-system", "coredns-a", "hyperpod-" I3, "kube-dns", "Pending",
+			"{'name':'coredns','ready':false,'restarts':0,'state':'waiting','reason':"
+			"'ImagePullBackOff'}") ","
+		    POD("kube-system", "coredns-b", "hyperpod-" I3, "kube-dns", "Running",
+			"{'name':'coredns','ready':true,'restarts':0,'state':'running'}") "],"
+		    "'system_pods':{'kube-dns':2}}}");
+	ck_run(&c, "kube.kube-proxy");
+	f = ck_one(&c, HP_TAG_FAIL, "kube-proxy pod kube-proxy-1 on hyperpod-" I1 " (gpu) is Error "
+				    "\xE2\x80\x94 service networking broken");
+	T_STREQ(f->section, "O.3");
+	T_EQ(f->prio, HP_P0);
+	T_EQ(c.f.n, 1);
+	ck_run(&c, "kube.coredns");
+	f = ck_one(&c, HP_TAG_FAIL, "CoreDNS pod coredns-a on hyperpod-" I3 " (sys) is "
+				    "ImagePullBackOff \xE2\x80\x94 DNS resolution");
+	T_STREQ(f->section, "O.4");
+	T_STREQ(f->node, I3);
+	T_EQ(c.f.n, 1);
+	ck_free(&c);
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'pods':[],'system_pods':{'kube-dns':0}}}");
+	ck_run(&c, "kube.coredns");
+	ck_one(&c, HP_TAG_INFO, "No CoreDNS pods (k8s-app=kube-dns) found");
+	ck_free(&c);
+}
+
+static void t_sandbox(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ","
+		    "'pods':[" POD("ml", "a", "hyperpod-" I1, "", "Pending",
+				   "{'name':'m','state':'waiting','reason':'ContainerCreating'}") ","
+		    POD("ml", "b", "hyperpod-" I1, "", "Pending",
+			"{'name':'m','state':'waiting','reason':'ContainerCreating'}") ","
+		    POD("ml", "c", "hyperpod-" I2, "", "Pending",
+			"{'name':'m','state':'waiting','reason':'ContainerCreating'}") ","
+		    POD("ml", "d", "hyperpod-" I3, "", "Running", "{'name':'m','state':'running'}") "],"
+		    "'events':["
+		    "{'namespace':'ml','kind':'Pod','name':'a','reason':'FailedCreatePodSandBox','message':"
+		    "'plugin type=aws-cni failed: add cmd: Error received from AddNetwork gRPC call: "
+		    "rpc error: dial tcp 127.0.0.1:50051: connect: connection refused'},"
+		    "{'namespace':'ml','kind':'Pod','name':'a','reason':'FailedCreatePodSandBox','message':'again'},"
+		    "{'namespace':'ml','kind':'Pod','name':'b','reason':'FailedCreatePodSandBox','message':'x'},"
+		    "{'namespace':'ml','kind':'Pod','name':'c','reason':'FailedCreatePodSandBox','message':"
+		    "'failed to assign an IP address to container'},"
+		    "{'namespace':'ml','kind':'Pod','name':'d','reason':'FailedCreatePodSandBox','message':'old'}]}}");
+	ck_run(&c, "kube.sandbox");
+	f = ck_one(&c, HP_TAG_FAIL, "2 pod(s) on hyperpod-" I1 " (gpu) stuck Pending with "
+				    "FailedCreatePodSandBox");
+	T_STREQ(f->section, "O.1");
+	T_STREQ(f->node, I1);
+	T_EQ(f->prio, HP_P1);
+	T_EQ(ck_evidence_len(f), 3);
+	T_ASSERT(ck_evidence_has(f, "ml/a: plugin type=aws-cni failed"));
+	f = ck_one(&c, HP_TAG_FAIL, "1 pod(s) on hyperpod-" I2 " (gpu) stuck Pending");
+	T_STREQ(f->section, "O.2");
+	/* The pod that recovered is not reported. */
+	T_EQ(ck_count(&c, HP_TAG_FAIL), 2);
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'pods':[],'errors':{'events':{'status':"
+		    "'forbidden','message':'events is forbidden'}}}}");
+	ck_run(&c, "kube.sandbox");
+	ck_one(&c, HP_TAG_WARN, "Could not read events with kubectl (forbidden");
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+}
+
+static void t_workload_pods(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ",'pods_total':40,"
+		    "'pods':["
+		    POD("train", "w0", "hyperpod-" I1, "", "Running",
+			"{'name':'torch','restarts':4,'state':'waiting','reason':'CrashLoopBackOff',"
+			"'last_reason':'OOMKilled','last_exit_code':137}") ","
+		    POD("train", "w1", "hyperpod-" I1, "", "Running",
+			"{'name':'torch','restarts':2,'state':'running','last_reason':'OOMKilled',"
+			"'last_exit_code':137}") ","
+		    POD("train", "w2", "hyperpod-" I1, "", "Running",
+			"{'name':'torch','restarts':9,'state':'waiting','reason':'CrashLoopBackOff',"
+			"'last_reason':'Error','last_exit_code':1}") ","
+		    POD("infer", "s0", "hyperpod-" I2, "", "Pending",
+			"{'name':'srv','restarts':0,'state':'waiting','reason':'ErrImagePull'}") ","
+		    POD("infer", "s1", "hyperpod-" I2, "", "Running",
+			"{'name':'srv','restarts':1,'state':'waiting','reason':'RunContainerError'}") ","
+		    POD("infer", "s2", "", "", "Pending",
+			"{'name':'srv','restarts':0,'state':'waiting','reason':'ContainerCreating'}") ","
+		    POD("kube-system", "aws-node-q", "hyperpod-" I2, "aws-node", "Running",
+			"{'name':'aws-node','restarts':3,'state':'waiting','reason':'CrashLoopBackOff'}")
+		    "]}}");
+	ck_run(&c, "kube.workload-pods");
+	f = ck_one(&c, HP_TAG_FAIL, "2 pod(s) in namespace train on hyperpod-" I1 " (gpu) are OOMKilled");
+	T_STREQ(f->section, "M.1");
+	T_EQ(f->prio, HP_P1);
+	T_STREQ(f->node, I1);
+	T_ASSERT(ck_evidence_has(f, "w0 (container torch, 4 restarts, last exit code 137)"));
+	T_ASSERT(ck_evidence_has(f, "w1 (container torch, 2 restarts, last exit code 137)"));
+	ck_one(&c, HP_TAG_FAIL, "1 pod(s) in namespace train on hyperpod-" I1 " (gpu) are CrashLoopBackOff");
+	f = ck_one(&c, HP_TAG_FAIL, "1 pod(s) in namespace infer on hyperpod-" I2 " (gpu) are "
+				    "ImagePullBackOff");
+	T_ASSERT(ck_evidence_has(f, "s0 (container srv, 0 restarts)"));
+	ck_one(&c, HP_TAG_FAIL, "are RunContainerError");
+	/* kube-system belongs to the add-on checks; ContainerCreating is not a failure here. */
+	T_EQ(ck_count(&c, HP_TAG_FAIL), 4);
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'pods':[],'pods_dropped':12}}");
+	ck_run(&c, "kube.workload-pods");
+	f = ck_one(&c, HP_TAG_WARN, "12 more pods in a problem state were not kept");
+	T_EQ(f->prio, HP_P2);
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+}
+
+/* A collected-but-missing list (older snapshot) is a SKIP, not a PASS. */
+static void t_missing_data_is_skipped(void)
+{
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "}}");
+	run_kube(&c);
+	T_EQ(ck_count(&c, HP_TAG_PASS), 1); /* kube.access only */
+	T_EQ(ck_count(&c, HP_TAG_SKIP), 9);
+	CK_NO_PROBLEMS(&c);
+	ck_free(&c);
+}
+
+T_MAIN(T(t_not_eks_says_nothing), T(t_skips_never_pass), T(t_disabled_is_a_quiet_skip),
+       T(t_access_verified), T(t_healthy_cluster_passes), T(t_health_labels),
+       T(t_many_nodes_aggregate), T(t_deep_health), T(t_readiness_and_join), T(t_namespace),
+       T(t_aws_node), T(t_kube_proxy_and_coredns), T(t_sandbox), T(t_workload_pods),
+       T(t_missing_data_is_skipped))
