@@ -32,7 +32,7 @@ UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 UNIT_SUPPORT := $(BUILD)/tests/unit/t.o $(BUILD)/tests/unit/fake-sys.o
 TOOLS     := $(TOOLBIN)/sigv4-sign
-GEN       := $(BUILD)/gen/hp_refdoc.h
+GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_slurm_probe.h
 
 # Objects are kept between runs (no intermediate-file cleanup after the tests).
 .SECONDARY:
@@ -58,6 +58,11 @@ deps:
 $(BUILD)/gen/hp_refdoc.h: $(wildcard references/*.md) tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ $(sort $(wildcard references/*.md))
+
+# The Slurm controller probe script, carried by the binary (src/slurm/probe.c).
+$(BUILD)/gen/hp_slurm_probe.h: src/slurm/slurm-probe.sh tests/tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tests/tools/embed.sh $@ src/slurm/slurm-probe.sh
 
 $(BUILD)/%.o: %.c $(GEN) $(wildcard include/hp/*.h tests/unit/*.h) | check-deps
 	@mkdir -p $(dir $@)

@@ -312,6 +312,8 @@ int cmd_triage(int argc, char **argv, struct hp_sys *sys)
 		rc = fatal(&e, &snap, aws.region);
 	} else {
 		hp_collect_kube(&aws, &ko, &snap);
+		/* The controller probe's entry comes from the SSM driver; none yet. */
+		hp_collect_slurm(&snap, NULL);
 		if (o.save && hp_snapshot_save(&snap, o.save, &e)) {
 			fprintf(stderr, "hpnode triage: %s\n", e.msg);
 			rc = HP_EXIT_FATAL;

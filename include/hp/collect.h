@@ -52,6 +52,14 @@ struct hp_kube_opts;
  */
 void hp_collect_kube(struct hp_aws *a, const struct hp_kube_opts *o, struct hp_snapshot *s);
 
+/*
+ * Slurm clusters only: the controller chosen by hp_slurm_controller() into
+ * snapshot key "slurm" {controller (null when none is Running), group, how},
+ * with probe (one "probes"-shaped entry of the controller probe, owned from
+ * here on) when it ran; NULL when it did not run.
+ */
+void hp_collect_slurm(struct hp_snapshot *s, cJSON *probe);
+
 /* Record a failed call in the snapshot (service in IAM spelling). */
 void hp_collect_record(struct hp_snapshot *s, enum hp_svc svc, const char *action,
 		       const struct hp_aws_result *r);

@@ -54,6 +54,14 @@ extern const struct hp_check hp_check_kube_coredns;
 extern const struct hp_check hp_check_kube_sandbox;
 extern const struct hp_check hp_check_kube_workload_pods;
 
+/* slurm.c */
+extern const struct hp_check hp_check_slurm_controller;
+extern const struct hp_check hp_check_slurm_slurmctld;
+extern const struct hp_check hp_check_slurm_munge;
+extern const struct hp_check hp_check_slurm_nodes;
+extern const struct hp_check hp_check_slurm_jobs;
+extern const struct hp_check hp_check_slurm_mapping;
+
 /* An INFO line: no priority, no section pointer, no node. */
 #define HP_CHECK_INFO(em, ...) hp_emitx((em), HP_TAG_INFO, HP_PNONE, "", NULL, __VA_ARGS__)
 

@@ -40,6 +40,12 @@ const struct hp_check *const hp_checks[] = {
 	&hp_check_kube_coredns,
 	&hp_check_kube_sandbox,
 	&hp_check_kube_workload_pods,
+
+	&hp_check_slurm_controller,
+	&hp_check_slurm_slurmctld,
+	&hp_check_slurm_munge,
+	&hp_check_slurm_nodes,
+	&hp_check_slurm_jobs,
 	&hp_check_api_vpc,
 	&hp_check_cluster_vpc_config,
 
@@ -50,6 +56,8 @@ const struct hp_check *const hp_checks[] = {
 
 	&hp_check_api_ssm,
 	&hp_check_ssm_targets,
+
+	&hp_check_slurm_mapping,
 };
 
 const size_t hp_checks_count = HP_ARRAY_LEN(hp_checks);

@@ -107,6 +107,12 @@ static void t_expected_checks(void)
 		{ "kube.coredns", HP_GROUP_CNI },
 		{ "kube.sandbox", HP_GROUP_CNI },
 		{ "kube.workload-pods", HP_GROUP_PODS },
+		{ "slurm.controller", HP_GROUP_SLURM },
+		{ "slurm.slurmctld", HP_GROUP_SLURM },
+		{ "slurm.munge", HP_GROUP_SLURM },
+		{ "slurm.nodes", HP_GROUP_SLURM },
+		{ "slurm.jobs", HP_GROUP_SLURM },
+		{ "slurm.mapping", HP_GROUP_SLURM_MAP },
 	};
 	size_t i;
 
