@@ -22,6 +22,20 @@ for f in doc["findings"]:
 ' "$@"
 }
 
+# --- the fixture refuses a kubernetes section it cannot serve --------------
+fixture_check() { # FILE: the server's verdict on a fixture file
+	python3 "$ROOT/tests/fixtures/server.py" --fixture "$1" --ready-file /dev/null --check 2>&1
+}
+variant "$ROOT/tests/fixtures/healthy.yaml" "$e2e_tmp/typo.yaml" 'd["kubernetes"] = {"nodes": {0: {"helth": "x"}}}'
+check "fixture: a misspelt node key is named" sh -c 	"python3 '$ROOT/tests/fixtures/server.py' --fixture '$e2e_tmp/typo.yaml' --ready-file /dev/null --check 2>&1 | grep -q \"kubernetes.nodes.0: unknown key 'helth'\""
+variant "$ROOT/tests/fixtures/slurm.yaml" "$e2e_tmp/slurmkube.yaml" 'd["kubernetes"] = {}'
+out=$(fixture_check "$e2e_tmp/slurmkube.yaml")
+case $out in *"kubernetes: needs cluster.orchestrator.eks"*) ok "fixture: no Kubernetes API for a Slurm cluster" ;;
+*) not_ok "fixture: no Kubernetes API for a Slurm cluster" "$out" ;; esac
+out=$(fixture_check "$ROOT/tests/fixtures/demo.yaml")
+case $out in *ok*) ok "fixture: demo.yaml with its kubernetes section is valid" ;;
+*) not_ok "fixture: demo.yaml with its kubernetes section is valid" "$out" ;; esac
+
 # --- demo: the faults it carries -------------------------------------------
 fixture_start "$ROOT/tests/fixtures/demo.yaml" || { not_ok "demo fixture starts" "see above"; e2e_done; }
 nvlink=$(fixture_get nodes.p5-nvlink)
