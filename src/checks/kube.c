@@ -570,8 +570,9 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 	if (mapped) {
 		const cJSON *hn;
 		struct index seen = { NULL, 0 };
+		size_t count = (size_t)cJSON_GetArraySize(nodes);
 
-		for (i = 0; i < (size_t)cJSON_GetArraySize(nodes); i++)
+		for (i = 0; i < count; i++)
 			if (c.iids[i][0])
 				index_add(&seen, c.iids[i], NULL, NULL);
 		index_sort(&seen);

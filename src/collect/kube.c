@@ -386,7 +386,7 @@ static void collect_pods(struct hp_kube *k, cJSON *kube)
 	struct hp_kube_result r;
 	const cJSON *it;
 	cJSON *out, *counts;
-	int total = 0, dropped = 0, count[HP_ARRAY_LEN(apps)] = { 0 };
+	int total = 0, kept = 0, dropped = 0, count[HP_ARRAY_LEN(apps)] = { 0 };
 	size_t i;
 
 	if (!get_items(k, kube, "pods", args, &r)) {
@@ -405,8 +405,9 @@ static void collect_pods(struct hp_kube *k, cJSON *kube)
 						count[i]++;
 				dns = !strcmp(app->valuestring, "kube-dns");
 			}
-			if ((problem || dns) && cJSON_GetArraySize(out) < MAX_PODS) {
+			if ((problem || dns) && kept < MAX_PODS) {
 				cJSON_AddItemToArray(out, p);
+				kept++;
 			} else {
 				dropped += problem;
 				cJSON_Delete(p);
@@ -431,11 +432,12 @@ static void collect_events(struct hp_kube *k, cJSON *kube)
 	struct hp_kube_result r;
 	const cJSON *it;
 	cJSON *out;
+	int kept = 0;
 
 	if (!get_items(k, kube, "events", args, &r)) {
 		out = cJSON_AddArrayToObject(kube, "events");
 		cJSON_ArrayForEach(it, hp_json_arr(r.json, "items"))
-			if (cJSON_GetArraySize(out) < MAX_EVENTS)
+			if (kept++ < MAX_EVENTS)
 				cJSON_AddItemToArray(out, reduce_event(it));
 		cJSON_AddBoolToObject(kube, "events_truncated",
 				      hp_json_len(r.json, "items") > MAX_EVENTS);
