@@ -81,8 +81,8 @@ struct kctx {
 
 static const cJSON *label(const cJSON *node, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(node,
-											    "labels"), key);
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(node, "labels");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, key);
 
 	return cJSON_IsString(v) ? v : NULL;
 }
@@ -188,7 +188,8 @@ static const cJSON *kube_data(const struct hp_snapshot *s, struct hp_emit *em, c
 		return NULL;
 	case KS_SKIPPED:
 		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
-			 "%s not checked " DASH " kubectl could not be used for this cluster", what);
+			 "%s not checked " DASH " kubectl could not be used for this cluster",
+			 what);
 		return NULL;
 	case KS_OK:
 		break;
@@ -204,8 +205,8 @@ static const cJSON *kube_data(const struct hp_snapshot *s, struct hp_emit *em, c
 			 hp_check_str(err, "status", "error"),
 			 hp_check_clip(hp_check_str(err, "message", ""), msg), what);
 	} else {
-		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL, "%s not checked " DASH " no %s collected",
-			 what, key);
+		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
+			 "%s not checked " DASH " no %s collected", what, key);
 	}
 	return NULL;
 }
@@ -271,8 +272,8 @@ static void batch_emit(struct hp_emit *em, struct batch *b)
 			hp_finding_evidence(f, b->v[i].line);
 	} else {
 		for (i = 0; i < b->n; i++) {
-			struct hp_finding *f = hp_emitx(em, b->tag, b->prio, b->section, b->v[i].node,
-							"%s", b->v[i].line);
+			struct hp_finding *f = hp_emitx(em, b->tag, b->prio, b->section,
+							b->v[i].node, "%s", b->v[i].line);
 			const cJSON *e;
 
 			cJSON_ArrayForEach(e, b->v[i].evidence)
@@ -296,22 +297,22 @@ static void update_command(const struct hp_snapshot *s, char *out, size_t n)
 {
 	const char *arn = hp_json_str(hp_snapshot_get(s, "cluster"), "Orchestrator.Eks.ClusterArn");
 	const char *name = arn ? strstr(arn, ":cluster/") : NULL;
-	char region[64] = "<REGION>";
-	const char *p = arn;
+	const char *region = hp_json_str(hp_snapshot_get(s, "meta"), "region");
+	const char *p = arn, *end;
 	int field;
 
-	/* arn:aws:eks:<region>:<account>:cluster/<name> */
+	/* arn:aws:eks:<region>:<account>:cluster/<name>: the region is the fourth field. */
 	for (field = 0; p && field < 3; field++) {
 		p = strchr(p, ':');
-		if (p)
-			p++;
+		p = p ? p + 1 : NULL;
 	}
-	if (p && strchr(p, ':') && (size_t)(strchr(p, ':') - p) < sizeof(region) && strchr(p, ':') > p)
-		snprintf(region, sizeof(region), "%.*s", (int)(strchr(p, ':') - p), p);
-	else if (hp_json_str(hp_snapshot_get(s, "meta"), "region"))
-		hp_strlcpy(region, hp_json_str(hp_snapshot_get(s, "meta"), "region"), sizeof(region));
-	snprintf(out, n, "aws eks update-kubeconfig --name %.100s --region %s",
-		 name ? name + 9 : "<EKS_NAME>", region);
+	end = p ? strchr(p, ':') : NULL;
+	if (end && end > p && end - p < 40)
+		snprintf(out, n, "aws eks update-kubeconfig --name %.100s --region %.*s",
+			 name ? name + 9 : "<EKS_NAME>", (int)(end - p), p);
+	else
+		snprintf(out, n, "aws eks update-kubeconfig --name %.100s --region %.40s",
+			 name ? name + 9 : "<EKS_NAME>", region ? region : "<REGION>");
 }
 
 static void run_access(const struct hp_snapshot *s, struct hp_emit *em)
@@ -331,8 +332,8 @@ static void run_access(const struct hp_snapshot *s, struct hp_emit *em)
 	if (!sk) {
 		if (!strcmp(hp_check_str(info, "verified_by", ""), "cluster-arn"))
 			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
-				 "kubectl's context %s is this cluster's EKS cluster (server %s; the "
-				 "endpoint itself could not be read)",
+				 "kubectl's context %s is this cluster's EKS cluster (server %s; "
+				 "the endpoint itself could not be read)",
 				 hp_check_clip(hp_check_str(info, "context", "?"), detail), srv);
 		else
 			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
@@ -341,7 +342,8 @@ static void run_access(const struct hp_snapshot *s, struct hp_emit *em)
 	}
 	kind = hp_check_str(sk, "kind", "");
 	if (!strcmp(kind, "disabled")) {
-		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL, "Kubernetes checks skipped (--no-kube)");
+		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
+			 "Kubernetes checks skipped (--no-kube)");
 		return;
 	}
 	update_command(s, cmd, sizeof(cmd));
@@ -363,16 +365,19 @@ static void run_access(const struct hp_snapshot *s, struct hp_emit *em)
 		snprintf(why, sizeof(why), "kubectl has no usable context (%s)",
 			 *detail ? detail : "no server");
 	else
-		snprintf(why, sizeof(why), "kubectl could not be used (%s)", *detail ? detail : kind);
+		snprintf(why, sizeof(why), "kubectl could not be used (%s)",
+			 *detail ? detail : kind);
 	f = hp_emitx(em, HP_TAG_WARN, HP_P1, "", NULL,
-		     "%s " DASH " Kubernetes checks skipped; point kubectl at this cluster: %s", why, cmd);
+		     "%s " DASH " Kubernetes checks skipped; point kubectl at this cluster: %s",
+		     why, cmd);
 	if (server) {
 		snprintf(why, sizeof(why), "kubectl server: %s (context %s)", srv,
 			 hp_check_clip(hp_check_str(info, "context", "?"), detail));
 		hp_finding_evidence(f, why);
 	}
 	if (endpoint) {
-		snprintf(why, sizeof(why), "this cluster's EKS endpoint: %s", hp_check_clip(endpoint, srv));
+		snprintf(why, sizeof(why), "this cluster's EKS endpoint: %s",
+			 hp_check_clip(endpoint, srv));
 		hp_finding_evidence(f, why);
 	}
 	if (hp_json_str(sk, "detail")) {
@@ -412,7 +417,8 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 		const char *name = hp_json_str(n, "name"), *iid = c.iids[i++];
 		const char *st = label_str(n, LABEL_HEALTH);
 		const char *faults = label_str(n, LABEL_FAULTS), *fault = label_str(n, LABEL_FAULT);
-		char who[HP_CHECK_CLIP_SIZE * 2], clip[HP_CHECK_CLIP_SIZE], ev[HP_CHECK_CLIP_SIZE * 2];
+		char who[HP_CHECK_CLIP_SIZE * 2], clip[HP_CHECK_CLIP_SIZE],
+			ev[HP_CHECK_CLIP_SIZE * 2];
 		char fl[HP_CHECK_CLIP_SIZE * 2 + 32] = "";
 		struct batch *b;
 		struct item *it;
@@ -426,8 +432,8 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 		}
 		node_label(&c, name, *iid ? iid : NULL, who, sizeof(who));
 		if (faults || fault)
-			snprintf(fl, sizeof(fl), "; fault types: %s", hp_check_clip(faults ? faults : fault,
-										      clip));
+			snprintf(fl, sizeof(fl), "; fault types: %s",
+				 hp_check_clip(faults ? faults : fault, clip));
 		if (is_network_fault(faults) || is_network_fault(fault))
 			b = &net;
 		else if (!strcmp(st, "UnschedulablePendingReplacement"))
@@ -439,14 +445,17 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 		else
 			b = &other;
 		if (!strcmp(st, "UnschedulablePendingReplacement"))
-			it = batch_add(b, *iid ? iid : NULL, "%s is UnschedulablePendingReplacement "
-				       DASH " HyperPod replaces it%s", who, fl);
+			it = batch_add(b, *iid ? iid : NULL,
+				       "%s is UnschedulablePendingReplacement " DASH
+				       " HyperPod replaces it%s", who, fl);
 		else if (!strcmp(st, "UnschedulablePendingReboot"))
-			it = batch_add(b, *iid ? iid : NULL, "%s is UnschedulablePendingReboot " DASH
+			it = batch_add(b, *iid ? iid : NULL,
+				       "%s is UnschedulablePendingReboot " DASH
 				       " HyperPod reboots it%s", who, fl);
 		else if (!strcmp(st, "Unschedulable"))
-			it = batch_add(b, *iid ? iid : NULL, "%s is Unschedulable " DASH " deep health "
-				       "checks are running%s", who, fl);
+			it = batch_add(b, *iid ? iid : NULL,
+				       "%s is Unschedulable " DASH " deep health checks are "
+				       "running%s", who, fl);
 		else
 			it = batch_add(b, *iid ? iid : NULL, "%s has health status %s%s", who,
 				       hp_check_clip(st, clip), fl);
@@ -466,7 +475,8 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 		cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(n, "annotations")) {
 			if (!cJSON_IsString(a) || !hp_strcasestr(a->string, "fault"))
 				continue;
-			snprintf(ev, sizeof(ev), "%.120s=%s", a->string, hp_check_clip(a->valuestring, clip));
+			snprintf(ev, sizeof(ev), "%.120s=%s", a->string,
+				 hp_check_clip(a->valuestring, clip));
 			item_evidence(it, ev);
 		}
 	}
@@ -479,8 +489,8 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 		HP_CHECK_INFO(em, "No Kubernetes node carries %s (%d nodes read, none managed by "
 			      "HyperPod)", LABEL_HEALTH, cJSON_GetArraySize(nodes));
 	else if (good == labelled)
-		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "All %zu HyperPod nodes are Schedulable",
-			 labelled);
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+			 "All %zu HyperPod nodes are Schedulable", labelled);
 	kctx_release(&c);
 }
 
@@ -511,7 +521,8 @@ static void run_deep_health(const struct hp_snapshot *s, struct hp_emit *em)
 			  "(deep-health-check-status=Failed)", who);
 	}
 	if (running)
-		HP_CHECK_INFO(em, "%zu HyperPod node(s) are running deep health checks (InProgress)",
+		HP_CHECK_INFO(em,
+			      "%zu HyperPod node(s) are running deep health checks (InProgress)",
 			      running);
 	if (failed.n)
 		batch_emit(em, &failed);
@@ -558,11 +569,12 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 		} else if (st && !strcmp(st, "False")) {
 			int net = hp_strcasestr(msg, "cni") || hp_strcasestr(msg, "network");
 
-			batch_add(net ? &cni : &notready, *iid ? iid : NULL, "%s is NotReady: %s%s%s", who,
-				  r, *msg ? ": " : "", hp_check_clip(msg, clip));
+			batch_add(net ? &cni : &notready, *iid ? iid : NULL,
+				  "%s is NotReady: %s%s%s", who, r, *msg ? ": " : "",
+				  hp_check_clip(msg, clip));
 		} else {
-			batch_add(&unknown, *iid ? iid : NULL, "%s has Ready status %s (%s%s%s)", who,
-				  st ? "Unknown" : "missing", r, *msg ? ": " : "",
+			batch_add(&unknown, *iid ? iid : NULL, "%s has Ready status %s (%s%s%s)",
+				  who, st ? "Unknown" : "missing", r, *msg ? ": " : "",
 				  hp_check_clip(msg, clip));
 		}
 	}
@@ -579,12 +591,14 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 		cJSON_ArrayForEach(hn, hp_snapshot_get(s, "nodes")) {
 			const char *id = hp_json_str(hn, "InstanceId");
 
-			if (!id || strcmp(hp_check_str(hn, "InstanceStatus.Status", ""), "Running") ||
+			if (!id ||
+			    strcmp(hp_check_str(hn, "InstanceStatus.Status", ""), "Running") ||
 			    index_find(&seen, id))
 				continue;
-			batch_add(&missing, id, "%s (%s) is Running in HyperPod but has no Kubernetes "
-				  "node " DASH " it did not join the EKS cluster", id,
-				  hp_check_str(hn, "InstanceGroupName", "?"));
+			batch_add(&missing, id,
+				  "%s (%s) is Running in HyperPod but has no Kubernetes "
+				  "node " DASH " it did not join the EKS cluster",
+				  id, hp_check_str(hn, "InstanceGroupName", "?"));
 		}
 		free(seen.v);
 	}
@@ -596,8 +610,8 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "All %zu HyperPod nodes are Ready",
 			 hyperpod);
 	if (others)
-		HP_CHECK_INFO(em, "%zu other Kubernetes node(s) are not HyperPod nodes and not judged "
-			      "here", others);
+		HP_CHECK_INFO(em, "%zu other Kubernetes node(s) are not HyperPod nodes and not "
+			      "judged here", others);
 	kctx_release(&c);
 }
 
@@ -646,7 +660,8 @@ static const char *system_pod_problem(const cJSON *pod, char *out, size_t n)
 
 	out[0] = '\0';
 	cJSON_ArrayForEach(c, hp_json_arr(pod, "containers")) {
-		const char *state = hp_check_str(c, "state", ""), *reason = hp_json_str(c, "reason");
+		const char *state = hp_check_str(c, "state", ""),
+			   *reason = hp_json_str(c, "reason");
 		int init = cJSON_IsTrue(cJSON_GetObjectItem(c, "init"));
 
 		if (!strcmp(state, "waiting") && bad_waiting(reason)) {
@@ -733,7 +748,8 @@ static void log_evidence(struct item *it, const cJSON *kube, const char *pod)
 		if (msg) {
 			char text[HP_MAX_LINE];
 
-			snprintf(text, sizeof(text), "%s: %s", hp_check_str(doc, "level", "log"), msg);
+			snprintf(text, sizeof(text), "%s: %s", hp_check_str(doc, "level", "log"),
+				 msg);
 			snprintf(line, sizeof(line), "log: %s", hp_check_clip(text, clip));
 		} else {
 			snprintf(line, sizeof(line), "log: %s", hp_check_clip(hits[i], clip));
@@ -798,10 +814,12 @@ static void run_addon(const struct hp_snapshot *s, struct hp_emit *em, const str
 			char ev[HP_CHECK_CLIP_SIZE + 96];
 
 			cJSON_ArrayForEach(ct, hp_json_arr(p, "containers")) {
-				if (hp_json_num(ct, "restarts", 0) == 0 && !hp_json_str(ct, "last_reason"))
+				if (hp_json_num(ct, "restarts", 0) == 0 &&
+				    !hp_json_str(ct, "last_reason"))
 					continue;
 				snprintf(ev, sizeof(ev), "container %.64s: %.0f restarts%s%.64s",
-					 hp_check_str(ct, "name", "?"), hp_json_num(ct, "restarts", 0),
+					 hp_check_str(ct, "name", "?"),
+					 hp_json_num(ct, "restarts", 0),
 					 hp_json_str(ct, "last_reason") ? ", last exit: " : "",
 					 hp_check_str(ct, "last_reason", ""));
 				item_evidence(it, ev);
@@ -823,13 +841,14 @@ static void run_addon(const struct hp_snapshot *s, struct hp_emit *em, const str
 				 "%.0f of %.0f %s pods not ready " DASH " %s", unavailable, desired,
 				 a->title, a->breaks);
 		} else if (!bad.n) {
-			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "%s DaemonSet healthy (%.0f/%.0f "
-				 "ready)", a->title, ready, desired);
+			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+				 "%s DaemonSet healthy (%.0f/%.0f ready)", a->title, ready,
+				 desired);
 		}
 	} else if (a->ds && dss) {
 		if (!seen_pods)
-			HP_CHECK_INFO(em, "%s DaemonSet not found in kube-system (another CNI or proxy in "
-				      "use?)", a->ds);
+			HP_CHECK_INFO(em, "%s DaemonSet not found in kube-system (another CNI or "
+				      "proxy in use?)", a->ds);
 	} else if (!a->ds) {
 		double n = hp_json_num(hp_snapshot_get(s, "kube"), "system_pods.kube-dns", -1);
 
@@ -837,8 +856,8 @@ static void run_addon(const struct hp_snapshot *s, struct hp_emit *em, const str
 			HP_CHECK_INFO(em, "No %s pods (k8s-app=%s) found in kube-system", a->title,
 				      a->app);
 		else if (!bad.n)
-			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "%s healthy (%zu pods)", a->title,
-				 seen_pods);
+			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "%s healthy (%zu pods)",
+				 a->title, seen_pods);
 	}
 	batch_emit(em, &bad);
 	kctx_release(&c);
@@ -855,9 +874,8 @@ static void run_aws_node(const struct hp_snapshot *s, struct hp_emit *em)
 
 static void run_kube_proxy(const struct hp_snapshot *s, struct hp_emit *em)
 {
-	static const struct addon a = {
-		"kube-proxy", "kube-proxy", "kube-proxy", "service networking broken on that node", 0
-	};
+	static const struct addon a = { "kube-proxy", "kube-proxy", "kube-proxy",
+					"service networking broken on that node", 0 };
 
 	run_addon(s, em, &a);
 }
@@ -892,8 +910,8 @@ static void run_sandbox(const struct hp_snapshot *s, struct hp_emit *em)
 	cJSON_ArrayForEach(p, pods) {
 		if (strcmp(hp_check_str(p, "phase", ""), "Pending"))
 			continue;
-		snprintf(keys[nkeys], sizeof(keys[nkeys]), "%.250s/%.250s", hp_check_str(p, "namespace", ""),
-			 hp_check_str(p, "name", ""));
+		snprintf(keys[nkeys], sizeof(keys[nkeys]), "%.250s/%.250s",
+			 hp_check_str(p, "namespace", ""), hp_check_str(p, "name", ""));
 		index_add(&pending, keys[nkeys++], NULL, p);
 	}
 	index_sort(&pending);
@@ -920,7 +938,8 @@ static void run_sandbox(const struct hp_snapshot *s, struct hp_emit *em)
 		size_t j, k;
 		const char *node = nodes.v[i].key, *iid = iid_of(&c, node);
 		const char *section = "O";
-		char who[HP_CHECK_CLIP_SIZE * 2], ev[HP_CHECK_CLIP_SIZE + 600], clip[HP_CHECK_CLIP_SIZE];
+		char who[HP_CHECK_CLIP_SIZE * 2], ev[HP_CHECK_CLIP_SIZE + 600],
+			clip[HP_CHECK_CLIP_SIZE];
 		struct hp_finding *f;
 		size_t count = 0;
 
@@ -943,7 +962,8 @@ static void run_sandbox(const struct hp_snapshot *s, struct hp_emit *em)
 		}
 		node_label(&c, node, iid, who, sizeof(who));
 		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, section, iid,
-			     "%zu pod(s) on %s stuck Pending with FailedCreatePodSandBox", count, who);
+			     "%zu pod(s) on %s stuck Pending with FailedCreatePodSandBox", count,
+			     who);
 		for (k = i; k < j; k++) {
 			snprintf(ev, sizeof(ev), "%s: %s", nodes.v[k].val,
 				 hp_check_clip(hp_check_str(nodes.v[k].obj, "message", ""), clip));
@@ -972,7 +992,8 @@ static const char *workload_problem(const cJSON *pod, const cJSON **which)
 
 	for (i = 0; i < HP_ARRAY_LEN(order); i++) {
 		cJSON_ArrayForEach(c, hp_json_arr(pod, "containers")) {
-			const char *r = hp_check_str(c, "reason", ""), *l = hp_check_str(c, "last_reason", "");
+			const char *r = hp_check_str(c, "reason", ""),
+				   *l = hp_check_str(c, "last_reason", "");
 			int hit = 0;
 
 			switch (i) {
@@ -983,11 +1004,12 @@ static const char *workload_problem(const cJSON *pod, const cJSON **which)
 				hit = !strcmp(r, "CrashLoopBackOff");
 				break;
 			case 2:
-				hit = !strcmp(r, "ImagePullBackOff") || !strcmp(r, "ErrImagePull") ||
-				      !strcmp(r, "InvalidImageName");
+				hit = !strcmp(r, "ImagePullBackOff") ||
+				      !strcmp(r, "ErrImagePull") || !strcmp(r, "InvalidImageName");
 				break;
 			default:
-				hit = !strcmp(r, "RunContainerError") || !strcmp(r, "CreateContainerError");
+				hit = !strcmp(r, "RunContainerError") ||
+				      !strcmp(r, "CreateContainerError");
 				break;
 			}
 			if (hit) {
@@ -1017,8 +1039,8 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 	kctx_init(&c, s);
 	cJSON_ArrayForEach(p, pods) {
 		const cJSON *ct = NULL;
-		const char *ns = hp_check_str(p, "namespace", "?"), *node = hp_check_str(p, "node",
-											 "(unscheduled)");
+		const char *ns = hp_check_str(p, "namespace", "?"),
+			   *node = hp_check_str(p, "node", "(unscheduled)");
 		const char *why;
 		char line[HP_CHECK_CLIP_SIZE * 2 + 128], pn[HP_CHECK_CLIP_SIZE];
 
@@ -1038,8 +1060,9 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 		}
 		hp_check_clip(hp_json_str(p, "name"), pn);
 		if (hp_json_get(ct, "last_exit_code"))
-			snprintf(line, sizeof(line), "%s (container %.64s, %.0f restarts, last exit code "
-				 "%.0f)", pn, hp_check_str(ct, "name", "?"), hp_json_num(ct, "restarts", 0),
+			snprintf(line, sizeof(line),
+				 "%s (container %.64s, %.0f restarts, last exit code %.0f)", pn,
+				 hp_check_str(ct, "name", "?"), hp_json_num(ct, "restarts", 0),
 				 hp_json_num(ct, "last_exit_code", 0));
 		else
 			snprintf(line, sizeof(line), "%s (container %.64s, %.0f restarts)", pn,
@@ -1053,7 +1076,8 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 		const cJSON *e;
 
 		node_label(&c, g[i].node, iid, who, sizeof(who));
-		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, NULL, iid, "%d pod(s) in namespace %s on %s are %s",
+		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, NULL, iid,
+			     "%d pod(s) in namespace %s on %s are %s",
 			     cJSON_GetArraySize(g[i].pods), hp_check_clip(g[i].ns, nsc), who,
 			     g[i].reason);
 		cJSON_ArrayForEach(e, g[i].pods)
@@ -1064,8 +1088,8 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 	dropped = hp_json_num(hp_snapshot_get(s, "kube"), "pods_dropped", 0);
 	if (dropped > 0)
 		hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
-			 "%.0f more pods in a problem state were not kept (cap reached) " DASH " the list "
-			 "above is incomplete", dropped);
+			 "%.0f more pods in a problem state were not kept (cap reached) " DASH
+			 " the list above is incomplete", dropped);
 	else if (!bad)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
 			 "No workload pod is CrashLoopBackOff, OOMKilled, ImagePullBackOff or "

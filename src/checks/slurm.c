@@ -82,34 +82,37 @@ static void run_controller(const struct hp_snapshot *s, struct hp_emit *em)
 	controller(s, &iid, &group, &how);
 	if (!group) {
 		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", NULL,
-			 "Cannot tell which node is the Slurm controller: no instance group has SlurmConfig "
-			 "NodeType Controller or a controller/head/master name " DASH " controller checks "
-			 "skipped");
+			 "Cannot tell which node is the Slurm controller: no instance group has "
+			 "SlurmConfig NodeType Controller or a controller/head/master name " DASH
+			 " controller checks skipped");
 		return;
 	}
 	snprintf(from, sizeof(from), "%s", how && !strcmp(how, "SlurmConfig") ?
 		 "SlurmConfig NodeType Controller" : "its group name");
 	if (!iid) {
 		hp_emitx(em, HP_TAG_FAIL, HP_P0, "H.5", NULL,
-			 "The Slurm controller group %s has no Running node " DASH " slurmctld cannot be "
-			 "running", hp_check_clip(group, clip));
+			 "The Slurm controller group %s has no Running node " DASH
+			 " slurmctld cannot be running", hp_check_clip(group, clip));
 		return;
 	}
 	state = hp_json_str(probe, "state");
 	if (!state) {
-		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", iid, "Slurm controller %s (%s, from %s) was not "
-			 "probed " DASH " Slurm state not checked", iid, hp_check_clip(group, clip), from);
+		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", iid,
+			 "Slurm controller %s (%s, from %s) was not probed " DASH
+			 " Slurm state not checked", iid, hp_check_clip(group, clip), from);
 		return;
 	}
 	if (!strcmp(state, "unreachable")) {
 		hp_emitx(em, HP_TAG_WARN, HP_P1, "K+H", iid,
 			 "Slurm controller SSM probe failed on %s (%s): %s", iid,
-			 hp_check_clip(group, clip), hp_check_str(probe, "reason", "no reason given"));
+			 hp_check_clip(group, clip),
+			 hp_check_str(probe, "reason", "no reason given"));
 		return;
 	}
 	if (strcmp(state, "probed")) {
-		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", iid, "Slurm controller %s was not probed: %s",
-			 iid, hp_check_clip(hp_check_str(probe, "reason", state), clip));
+		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", iid,
+			 "Slurm controller %s was not probed: %s", iid,
+			 hp_check_clip(hp_check_str(probe, "reason", state), clip));
 		return;
 	}
 	facts = hp_slurm_parse(hp_check_str(probe, "stdout", ""),
@@ -121,15 +124,16 @@ static void run_controller(const struct hp_snapshot *s, struct hp_emit *em)
 			 " some Slurm checks lack data", iid);
 	else
 		HP_CHECK_INFO(em, "Slurm controller: %s on %s (%s, from %s)",
-			      hp_check_clip(hp_check_str(facts, "meta.host", "?"), clip), iid, group, from);
+			      hp_check_clip(hp_check_str(facts, "meta.host", "?"), clip), iid,
+			      group, from);
 	cJSON_Delete(facts);
 }
 
 /* 127 or "not found": the tool is missing, which is not the same as failing. */
 static int missing_tool(const cJSON *block)
 {
-	return hp_json_num(block, "exit", -1) == 127 || hp_strcasestr(hp_check_str(block, "text", ""),
-								      "not found");
+	return hp_json_num(block, "exit", -1) == 127 ||
+	       hp_strcasestr(hp_check_str(block, "text", ""), "not found");
 }
 
 static void run_slurmctld(const struct hp_snapshot *s, struct hp_emit *em)
@@ -147,23 +151,27 @@ static void run_slurmctld(const struct hp_snapshot *s, struct hp_emit *em)
 	unit = hp_json_get(facts, "services.units.slurmctld");
 	if (!ping || cJSON_IsNull(cJSON_GetObjectItem(ping, "exit"))) {
 		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", iid,
-			 "slurmctld not checked " DASH " no complete scontrol ping answer in the probe");
+			 "slurmctld not checked " DASH
+			 " no complete scontrol ping answer in the probe");
 	} else if (cJSON_IsTrue(cJSON_GetObjectItem(ping, "up"))) {
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, iid, "slurmctld responding (%s)",
 			 hp_check_clip(hp_check_str(ping, "text", ""), clip));
 	} else if (missing_tool(ping) && !cJSON_GetObjectItem(ping, "up")) {
-		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", iid, "scontrol not found on the Slurm controller %s "
-			 DASH " slurmctld state unknown", iid ? iid : "?");
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", iid,
+			 "scontrol not found on the Slurm controller %s " DASH
+			 " slurmctld state unknown", iid ? iid : "?");
 	} else {
 		f = hp_emitx(em, HP_TAG_FAIL, HP_P0, "H.5", iid,
-			     "slurmctld not responding on the controller " DASH " all Slurm operations "
-			     "blocked");
-		snprintf(line, sizeof(line), "scontrol ping (exit %.0f): %s", hp_json_num(ping, "exit", -1),
+			     "slurmctld not responding on the controller " DASH
+			     " all Slurm operations blocked");
+		snprintf(line, sizeof(line), "scontrol ping (exit %.0f): %s",
+			 hp_json_num(ping, "exit", -1),
 			 hp_check_clip(hp_check_str(ping, "text", ""), clip));
 		hp_finding_evidence(f, line);
 		if (unit) {
 			snprintf(line, sizeof(line), "systemd slurmctld: %s/%s",
-				 hp_check_str(unit, "ActiveState", "?"), hp_check_str(unit, "SubState", "?"));
+				 hp_check_str(unit, "ActiveState", "?"),
+				 hp_check_str(unit, "SubState", "?"));
 			hp_finding_evidence(f, line);
 		}
 	}
@@ -187,13 +195,15 @@ static void run_munge(const struct hp_snapshot *s, struct hp_emit *em)
 		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", iid,
 			 "munge not checked " DASH " no complete systemctl answer in the probe");
 	} else if (!unit || !active) {
-		hp_emitx(em, HP_TAG_WARN, HP_P2, "H.6", iid, "munge state unknown on the Slurm controller "
-			 "(systemctl %s)", missing_tool(svc) ? "not found" : "gave no answer");
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "H.6", iid,
+			 "munge state unknown on the Slurm controller (systemctl %s)",
+			 missing_tool(svc) ? "not found" : "gave no answer");
 	} else if (load && !strcmp(load, "not-found")) {
 		hp_emitx(em, HP_TAG_WARN, HP_P1, "H.6", iid,
 			 "munge is not installed as a service on the Slurm controller");
 	} else if (!strcmp(active, "active")) {
-		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, iid, "munge active on the Slurm controller");
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, iid,
+			 "munge active on the Slurm controller");
 	} else {
 		hp_emitx(em, HP_TAG_FAIL, HP_P0, "H.6", iid,
 			 "munge service inactive on the controller (%s/%s) " DASH " Slurm cannot "
@@ -314,13 +324,14 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 	cJSON *facts = probe_facts(s, em, "Slurm node states");
 	struct nbatch repair = { HP_TAG_FAIL, HP_P1, "F.2", "Slurm nodes are marked for HyperPod "
 				 "auto-repair (Action:Reboot / Action:Replace)", NULL };
-	struct nbatch near = { HP_TAG_FAIL, HP_P1, "F.3", "Slurm nodes have a reason that is not "
-			       "exactly Action:Reboot or Action:Replace " DASH " auto-repair will not act",
+	struct nbatch near = { HP_TAG_FAIL, HP_P1, "F.3",
+			       "Slurm nodes have a reason that is not exactly Action:Reboot or "
+			       "Action:Replace " DASH " auto-repair will not act",
 			       NULL };
 	struct nbatch rebooted = { HP_TAG_FAIL, HP_P1, "H.2", "Slurm nodes are down after an "
 				   "unexpected reboot", NULL };
-	struct nbatch down = { HP_TAG_FAIL, HP_P1, "H.1", "Slurm nodes are down, drained, failed or "
-			       "not responding", NULL };
+	struct nbatch down = { HP_TAG_FAIL, HP_P1, "H.1",
+			       "Slurm nodes are down, drained, failed or not responding", NULL };
 	const cJSON *sinfo, *n;
 	struct name_iid *idx;
 	size_t nidx, total = 0, bad = 0;
@@ -339,19 +350,23 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 	if (hp_json_num(sinfo, "exit", 0) != 0) {
 		char clip[HP_CHECK_CLIP_SIZE];
 
-		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", ctl, "sinfo failed on the Slurm controller (exit "
-			 "%.0f: %s) " DASH " node states not checked", hp_json_num(sinfo, "exit", 0),
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", ctl,
+			 "sinfo failed on the Slurm controller (exit %.0f: %s) " DASH
+			 " node states not checked",
+			 hp_json_num(sinfo, "exit", 0),
 			 hp_check_clip(hp_check_str(sinfo, "text", ""), clip));
 		cJSON_Delete(facts);
 		return;
 	}
 	idx = name_index(s, &nidx);
 	cJSON_ArrayForEach(n, hp_json_arr(sinfo, "nodes")) {
-		const char *name = hp_check_str(n, "name", "?"), *reason = hp_check_str(n, "reason", "");
+		const char *name = hp_check_str(n, "name", "?"),
+			   *reason = hp_check_str(n, "reason", "");
 		const char *iid = iid_for(idx, nidx, name), *state = hp_check_str(n, "state", "?");
 		char line[3 * HP_CHECK_CLIP_SIZE + 200], who[HP_CHECK_CLIP_SIZE + 32];
 		char rc[HP_CHECK_CLIP_SIZE], nc[HP_CHECK_CLIP_SIZE], sc[HP_CHECK_CLIP_SIZE];
 		int no_reason = !*reason || !strcmp(reason, "none");
+		int not_responding = strchr(hp_check_str(n, "flags", ""), '*') != NULL;
 
 		total++;
 		if (!bad_state(n))
@@ -365,13 +380,15 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 		hp_check_clip(state, sc);
 		hp_check_clip(reason, rc);
 		if (!strcmp(reason, "Action:Reboot") || !strcmp(reason, "Action:Replace")) {
-			snprintf(line, sizeof(line), "Slurm node %s is %s with reason %s " DASH " HyperPod "
-				 "auto-repair will %s it", who, sc, rc,
+			snprintf(line, sizeof(line),
+				 "Slurm node %s is %s with reason %s " DASH
+				 " HyperPod auto-repair will %s it", who, sc, rc,
 				 !strcmp(reason, "Action:Reboot") ? "reboot" : "replace");
 			nbatch_add(&repair, iid, line);
 		} else if (near_action(reason)) {
-			snprintf(line, sizeof(line), "Slurm node %s is %s with reason '%s', not exactly "
-				 "Action:Reboot or Action:Replace " DASH " HyperPod auto-repair will not act",
+			snprintf(line, sizeof(line),
+				 "Slurm node %s is %s with reason '%s', not exactly Action:Reboot "
+				 "or Action:Replace " DASH " HyperPod auto-repair will not act",
 				 who, sc, rc);
 			nbatch_add(&near, iid, line);
 		} else if (hp_strcasestr(reason, "unexpectedly rebooted")) {
@@ -379,7 +396,7 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 			nbatch_add(&rebooted, iid, line);
 		} else {
 			snprintf(line, sizeof(line), "Slurm node %s is %s%s%s%s", who, sc,
-				 strchr(hp_check_str(n, "flags", ""), '*') ? " (not responding)" : "",
+				 not_responding ? " (not responding)" : "",
 				 no_reason ? "" : ": ", no_reason ? "" : rc);
 			nbatch_add(&down, iid, line);
 		}
@@ -392,7 +409,8 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "All %zu Slurm nodes are up (idle, "
 			 "allocated or mixed)", total);
 	else if (!total)
-		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", ctl, "sinfo on the controller listed no nodes");
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", ctl,
+			 "sinfo on the controller listed no nodes");
 	free(idx);
 	cJSON_Delete(facts);
 }
@@ -438,8 +456,10 @@ static void run_jobs(const struct hp_snapshot *s, struct hp_emit *em)
 	if (hp_json_num(squeue, "exit", 0) != 0) {
 		char clip[HP_CHECK_CLIP_SIZE];
 
-		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", ctl, "squeue failed on the Slurm controller (exit "
-			 "%.0f: %s) " DASH " stuck jobs not checked", hp_json_num(squeue, "exit", 0),
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", ctl,
+			 "squeue failed on the Slurm controller (exit %.0f: %s) " DASH
+			 " stuck jobs not checked",
+			 hp_json_num(squeue, "exit", 0),
 			 hp_check_clip(hp_check_str(squeue, "text", ""), clip));
 		cJSON_Delete(facts);
 		return;
@@ -451,7 +471,8 @@ static void run_jobs(const struct hp_snapshot *s, struct hp_emit *em)
 		const char *since = !strcmp(state, "CONFIGURING") ? hp_json_str(j, "start") :
 								       hp_json_str(j, "end");
 		double t;
-		char line[HP_CHECK_CLIP_SIZE * 3 + 128], nm[HP_CHECK_CLIP_SIZE], nd[HP_CHECK_CLIP_SIZE];
+		char line[HP_CHECK_CLIP_SIZE * 3 + 128], nm[HP_CHECK_CLIP_SIZE],
+			nd[HP_CHECK_CLIP_SIZE];
 
 		if (strcmp(state, "COMPLETING") && strcmp(state, "CONFIGURING"))
 			continue;
@@ -462,25 +483,28 @@ static void run_jobs(const struct hp_snapshot *s, struct hp_emit *em)
 				recent++;
 				continue;
 			}
-			snprintf(line, sizeof(line), "job %.32s (%s) %s for %.0f min on %s", hp_check_str(j, "id", "?"),
-				 nm, state, (now - t) / 60, nd);
+			snprintf(line, sizeof(line), "job %.32s (%s) %s for %.0f min on %s",
+				 hp_check_str(j, "id", "?"), nm, state, (now - t) / 60, nd);
 		} else {
-			snprintf(line, sizeof(line), "job %.32s (%s) %s since %s on %s", hp_check_str(j, "id", "?"),
-				 nm, state, since ? since : "an unknown time", nd);
+			snprintf(line, sizeof(line), "job %.32s (%s) %s since %s on %s",
+				 hp_check_str(j, "id", "?"), nm, state,
+				 since ? since : "an unknown time", nd);
 		}
 		cJSON_AddItemToArray(lines, cJSON_CreateString(line));
 	}
 	if (cJSON_GetArraySize(lines)) {
 		const cJSON *l;
 
-		f = hp_emitx(em, HP_TAG_WARN, HP_P1, "H.3", NULL, "%d Slurm job(s) stuck in COMPLETING or "
-			     "CONFIGURING for %d minutes or more", cJSON_GetArraySize(lines),
-			     STUCK_SECONDS / 60);
+		f = hp_emitx(em, HP_TAG_WARN, HP_P1, "H.3", NULL,
+			     "%d Slurm job(s) stuck in COMPLETING or CONFIGURING for %d minutes "
+			     "or more",
+			     cJSON_GetArraySize(lines), STUCK_SECONDS / 60);
 		cJSON_ArrayForEach(l, lines)
 			hp_finding_evidence(f, l->valuestring);
 	}
 	if (recent)
-		HP_CHECK_INFO(em, "%d Slurm job(s) COMPLETING or CONFIGURING for less than %d minutes",
+		HP_CHECK_INFO(em,
+			      "%d Slurm job(s) COMPLETING or CONFIGURING for less than %d minutes",
 			      recent, STUCK_SECONDS / 60);
 	if (!f && !recent)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
@@ -535,16 +559,17 @@ static void run_mapping(const struct hp_snapshot *s, struct hp_emit *em)
 		rows[count++].node = n;
 	}
 	if (!named) {
-		hp_emitx(em, HP_TAG_INFO, HP_PNONE, "H.4", NULL, "ListClusterNodes gave no "
-			 "PrivateDnsHostname for the %zu nodes: Slurm node names cannot be mapped here",
-			 count);
+		hp_emitx(em, HP_TAG_INFO, HP_PNONE, "H.4", NULL,
+			 "ListClusterNodes gave no PrivateDnsHostname for the %zu nodes: Slurm "
+			 "node names cannot be mapped here", count);
 		free(rows);
 		return;
 	}
 	qsort(rows, count, sizeof(*rows), row_cmp);
 	probe = hp_json_get(hp_snapshot_get(s, "slurm"), "probe");
 	if (hp_json_str(probe, "stdout") && !strcmp(hp_check_str(probe, "state", ""), "probed"))
-		facts = hp_slurm_parse(hp_json_str(probe, "stdout"), strlen(hp_json_str(probe, "stdout")));
+		facts = hp_slurm_parse(hp_json_str(probe, "stdout"),
+				       strlen(hp_json_str(probe, "stdout")));
 	HP_CHECK_INFO(em, "Slurm node name " ARROW " instance id, all %zu nodes (name from "
 		      "PrivateDnsHostname%s):", count, facts ? ", Slurm state from sinfo" : "");
 	HP_CHECK_INFO(em, "%-20s %-19s %-20s %-20s %-10s %s", "SLURM NAME", "INSTANCE ID", "GROUP",
@@ -558,8 +583,8 @@ static void run_mapping(const struct hp_snapshot *s, struct hp_emit *em)
 		hp_check_clip(hp_check_str(x, "InstanceType", "?"), t);
 		hp_check_clip(hp_check_str(x, "InstanceStatus.Status", "?"), st);
 		hp_emitx(em, HP_TAG_INFO, HP_PNONE, "", iid, "%-20s %-19s %-20s %-20s %-10s %s",
-			 rows[i].name[0] ? rows[i].name : "(no DNS name)", iid ? iid : "?", g, t, st,
-			 rows[i].name[0] && facts ? slurm_state(facts, rows[i].name) : "-");
+			 rows[i].name[0] ? rows[i].name : "(no DNS name)", iid ? iid : "?", g, t,
+			 st, rows[i].name[0] && facts ? slurm_state(facts, rows[i].name) : "-");
 	}
 	cJSON_Delete(facts);
 	free(rows);
@@ -568,7 +593,7 @@ static void run_mapping(const struct hp_snapshot *s, struct hp_emit *em)
 const struct hp_check hp_check_slurm_controller = {
 	.id = "slurm.controller", .section = "K+H", .prio = HP_P1, .scope = HP_SCOPE_CLUSTER,
 	.group = HP_GROUP_SLURM,
-	.summary = "the Slurm controller node (SlurmConfig NodeType, else group name) and its probe",
+	.summary = "the Slurm controller (SlurmConfig NodeType, else group name) and its probe",
 	.run = run_controller,
 };
 const struct hp_check hp_check_slurm_slurmctld = {

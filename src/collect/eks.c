@@ -19,7 +19,8 @@ static int eks_name_ok(const char *n)
 		return 0;
 	for (i = 0; n[i]; i++) {
 		char c = n[i];
-		int alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+		int alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+			    (c >= 'A' && c <= 'Z');
 
 		if (!alnum && (i == 0 || (c != '-' && c != '_')))
 			return 0;
@@ -27,6 +28,7 @@ static int eks_name_ok(const char *n)
 	return 1;
 }
 
+/* The EKS cluster name of the orchestrator ARN, validated. */
 const char *hp_collect_eks_name(const struct hp_snapshot *s, char *out, size_t n)
 {
 	const char *arn = hp_json_str(hp_snapshot_get(s, "cluster"), "Orchestrator.Eks.ClusterArn");
@@ -41,6 +43,7 @@ const char *hp_collect_eks_name(const struct hp_snapshot *s, char *out, size_t n
 	return out;
 }
 
+/* Read eks DescribeCluster once into "eks". */
 int hp_collect_eks(struct hp_aws *a, struct hp_snapshot *s)
 {
 	struct hp_aws_result r;

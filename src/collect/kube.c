@@ -23,6 +23,7 @@
 #define LOG_TAIL "--tail=200"
 #define LOG_KEEP_LINES 200
 #define TEXT_CLIP 500
+#define NOT_INSTALLED "kubectl is not installed or not on PATH"
 
 static void add_str(cJSON *o, const char *key, const char *v)
 {
@@ -121,7 +122,7 @@ static int verify(struct hp_kube *k, const struct hp_snapshot *s, cJSON *kube)
 
 	if (current_server(k, kube, &r)) {
 		if (r.status == HP_KUBE_MISSING)
-			skip(kube, "kubectl_missing", &r, "kubectl is not installed or not on PATH");
+			skip(kube, "kubectl_missing", &r, "%s", NOT_INSTALLED);
 		else
 			skip(kube, "kubeconfig", &r, "kubectl has no usable current context");
 		hp_kube_result_release(&r);
@@ -140,16 +141,18 @@ static int verify(struct hp_kube *k, const struct hp_snapshot *s, cJSON *kube)
 			rc = 0;
 		} else {
 			skip(kube, "server_mismatch", NULL,
-			     "kubectl's current server %s is not this cluster's EKS endpoint %s", server,
-			     endpoint);
+			     "kubectl's current server %s is not this cluster's EKS endpoint %s",
+			     server, endpoint);
 		}
-	} else if (arn && ((cluster && !strcmp(cluster, arn)) || (context && !strcmp(context, arn)))) {
+	} else if (arn && ((cluster && !strcmp(cluster, arn)) ||
+			   (context && !strcmp(context, arn)))) {
 		cJSON_AddStringToObject(info, "verified_by", "cluster-arn");
 		rc = 0;
 	} else {
 		skip(kube, "unverified", NULL,
-		     "the EKS endpoint is unknown (eks:DescribeCluster did not answer) and kubectl's "
-		     "context '%s' is not named after %s", context ? context : "?", arn ? arn : "?");
+		     "the EKS endpoint is unknown (eks:DescribeCluster did not answer) and "
+		     "kubectl's context '%s' is not named after %s", context ? context : "?",
+		     arn ? arn : "?");
 	}
 	return rc;
 }
@@ -164,7 +167,8 @@ static void node_labels(cJSON *dst, const cJSON *labels, int everything_sagemake
 	size_t i;
 
 	cJSON_ArrayForEach(l, labels) {
-		int want = everything_sagemaker && hp_starts_with(l->string, "sagemaker.amazonaws.com/");
+		int want = everything_sagemaker &&
+			   hp_starts_with(l->string, "sagemaker.amazonaws.com/");
 
 		for (i = 0; !want && i < HP_ARRAY_LEN(keep); i++)
 			want = !strcmp(l->string, keep[i]);
@@ -268,15 +272,16 @@ static cJSON *reduce_pod(const cJSON *item, int *problem)
 	owner = cJSON_GetArrayItem(hp_json_arr(item, "metadata.ownerReferences"), 0);
 	if (owner) {
 		char o[300];
-		snprintf(o, sizeof(o), "%s/%s", hp_json_str(owner, "kind") ? hp_json_str(owner, "kind") : "?",
-			 hp_json_str(owner, "name") ? hp_json_str(owner, "name") : "?");
+		const char *kind = hp_json_str(owner, "kind"), *name = hp_json_str(owner, "name");
+
+		snprintf(o, sizeof(o), "%s/%s", kind ? kind : "?", name ? name : "?");
 		cJSON_AddStringToObject(p, "owner", o);
 	}
 	labels = cJSON_AddObjectToObject(p, "labels");
 	for (i = 0; i < HP_ARRAY_LEN(keep); i++) {
 		/* Label keys hold dots, so no dotted-path lookup here. */
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(hp_json_get(item, "metadata.labels"),
-								  keep[i]);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+			hp_json_get(item, "metadata.labels"), keep[i]);
 		if (cJSON_IsString(v))
 			add_str(labels, keep[i], v->valuestring);
 	}
@@ -359,7 +364,9 @@ static void collect_nodes(struct hp_kube *k, cJSON *kube)
 
 static void collect_daemonsets(struct hp_kube *k, cJSON *kube)
 {
-	static const char *const args[] = { "get", "daemonsets", "--namespace", "kube-system", NULL };
+	static const char *const args[] = {
+		"get", "daemonsets", "--namespace", "kube-system", NULL
+	};
 	struct hp_kube_result r;
 	const cJSON *it;
 	cJSON *out;
@@ -426,8 +433,8 @@ static void collect_pods(struct hp_kube *k, cJSON *kube)
 static void collect_events(struct hp_kube *k, cJSON *kube)
 {
 	static const char *const args[] = {
-		"get", "events", "--all-namespaces", "--field-selector=reason=FailedCreatePodSandBox",
-		NULL
+		"get", "events", "--all-namespaces",
+		"--field-selector=reason=FailedCreatePodSandBox", NULL
 	};
 	struct hp_kube_result r;
 	const cJSON *it;
@@ -497,9 +504,11 @@ static void collect_aws_node_logs(struct hp_kube *k, cJSON *kube)
 		const char *app = hp_json_str(pod, "labels.k8s-app");
 		int pass;
 
-		if (!c || !ns || strcmp(ns, "kube-system") || !app || strcmp(app, "aws-node") || !name)
+		if (!c || !name || !ns || strcmp(ns, "kube-system") || !app ||
+		    strcmp(app, "aws-node"))
 			continue;
-		if (cJSON_IsTrue(cJSON_GetObjectItem(c, "ready")) && hp_json_num(c, "restarts", 0) == 0)
+		if (cJSON_IsTrue(cJSON_GetObjectItem(c, "ready")) &&
+		    hp_json_num(c, "restarts", 0) == 0)
 			continue;
 		if (taken++ >= MAX_LOG_PODS)
 			break;
@@ -518,7 +527,8 @@ static void collect_aws_node_logs(struct hp_kube *k, cJSON *kube)
 			if (!hp_kube_run(k, args, 0, &r)) {
 				keep_tail(entry, r.out.buf);
 			} else {
-				cJSON_AddStringToObject(entry, "status", hp_kube_status_name(r.status));
+				cJSON_AddStringToObject(entry, "status",
+							hp_kube_status_name(r.status));
 				add_clipped(entry, "error", r.message, TEXT_CLIP);
 			}
 			hp_kube_result_release(&r);
@@ -560,7 +570,7 @@ static int first_read(struct hp_kube *k, cJSON *kube)
 			rc = -1;
 			break;
 		case HP_KUBE_MISSING:
-			skip(kube, "kubectl_missing", &r, "kubectl is not installed or not on PATH");
+			skip(kube, "kubectl_missing", &r, "%s", NOT_INSTALLED);
 			rc = -1;
 			break;
 		case HP_KUBE_CONFIG:
@@ -578,6 +588,7 @@ static int first_read(struct hp_kube *k, cJSON *kube)
 	return rc;
 }
 
+/* Fill "kube": verify kubectl, then read what the Kubernetes checks need. */
 void hp_collect_kube(struct hp_aws *a, const struct hp_kube_opts *o, struct hp_snapshot *s)
 {
 	struct hp_kube k;

@@ -8,6 +8,7 @@
 #include "hp/collect.h"
 #include "hp/slurm.h"
 
+/* Record the Slurm controller and, when it ran, its probe. */
 void hp_collect_slurm(struct hp_snapshot *s, cJSON *probe)
 {
 	const char *iid, *group, *how;

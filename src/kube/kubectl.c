@@ -34,6 +34,7 @@ static void env_add(char ***env, size_t *n, char *entry)
 	(*env)[*n] = NULL;
 }
 
+/* Set up the wrapper and build its environment from the allowlist. */
 void hp_kube_init(struct hp_kube *k, struct hp_sys *sys, const struct hp_kube_opts *o)
 {
 	size_t i, n = 0;
@@ -63,6 +64,7 @@ void hp_kube_init(struct hp_kube *k, struct hp_sys *sys, const struct hp_kube_op
 		env_add(&k->env, &n, xasprintf("KUBECONFIG=%s", hp_sys_env(sys, "KUBECONFIG")));
 }
 
+/* Wipe and free the environment strings. */
 void hp_kube_release(struct hp_kube *k)
 {
 	size_t i;
@@ -73,6 +75,7 @@ void hp_kube_release(struct hp_kube *k)
 	k->env = NULL;
 }
 
+/* The stable snapshot name of a run status. */
 const char *hp_kube_status_name(enum hp_kube_status s)
 {
 	static const char *const names[] = {
@@ -92,6 +95,7 @@ static int has_any(const char *err, const char *const *needles)
 	return 0;
 }
 
+/* Classify a finished run by its exit status and kubectl's stderr. */
 enum hp_kube_status hp_kube_classify(int exit_status, int timed_out, const char *err)
 {
 	/* Order matters: an exec plugin failure also says "Unable to connect". */
@@ -113,8 +117,9 @@ enum hp_kube_status hp_kube_classify(int exit_status, int timed_out, const char 
 	static const char *const forbidden[] = { "is forbidden", "(Forbidden)", NULL };
 	static const char *const not_found[] = { "(NotFound)", NULL };
 	static const char *const unreachable[] = {
-		"Unable to connect to the server", "connection refused", "was refused", "no such host",
-		"i/o timeout", "dial tcp", "x509:", "tls:", "certificate", "EOF", NULL
+		"Unable to connect to the server", "connection refused", "was refused",
+		"no such host", "i/o timeout", "dial tcp", "x509:", "tls:", "certificate", "EOF",
+		NULL
 	};
 
 	if (!err)
@@ -145,6 +150,7 @@ static int is_klog(const char *p, size_t len)
 	       isdigit((unsigned char)p[4]) && memchr(p, ']', len);
 }
 
+/* Copy the line of stderr that states kubectl's error into out. */
 void hp_kube_error_line(const char *err, char *out, size_t n)
 {
 	const char *p = err ? err : "", *best = NULL, *last = NULL;
@@ -190,6 +196,7 @@ void hp_kube_error_line(const char *err, char *out, size_t n)
 	out[best_len] = '\0';
 }
 
+/* Run kubectl once and classify, cap and (for -o json) parse what it printed. */
 int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp_kube_result *r)
 {
 	const char **argv;
@@ -238,8 +245,8 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 	if (rc < 0) {
 		r->status = HP_KUBE_MISSING;
 		r->exit_status = -1;
-		snprintf(r->message, sizeof(r->message), "cannot run '%s' (is it installed and on PATH?)",
-			 k->program);
+		snprintf(r->message, sizeof(r->message),
+			 "cannot run '%s' (is it installed and on PATH?)", k->program);
 		hp_run_res_release(&res);
 		return -1;
 	}
@@ -263,7 +270,8 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 			cJSON_Delete(r->json);
 			r->json = NULL;
 			r->status = HP_KUBE_PARSE;
-			hp_strlcpy(r->message, "kubectl -o json printed something that is not a JSON object",
+			hp_strlcpy(r->message,
+				   "kubectl -o json printed something that is not a JSON object",
 				   sizeof(r->message));
 		}
 	} else if (r->status == HP_KUBE_OK) {
@@ -275,6 +283,7 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 	return r->status == HP_KUBE_OK ? 0 : -1;
 }
 
+/* Free what a run left in r. */
 void hp_kube_result_release(struct hp_kube_result *r)
 {
 	cJSON_Delete(r->json);
@@ -336,6 +345,7 @@ static int parse_url(const char *u, char *scheme, char *host, long *port, char *
 	return 0;
 }
 
+/* Whether two API server URLs name the same server. */
 int hp_kube_same_server(const char *a, const char *b)
 {
 	char sa[URL_PART], sb[URL_PART], ha[URL_PART], hb[URL_PART], pa[URL_PART], pb[URL_PART];
@@ -374,6 +384,7 @@ static int find_iid(const char *s, char *out, size_t n)
 	return 0;
 }
 
+/* The instance id of a Kubernetes node, from providerID, name or labels. */
 int hp_kube_instance_id(const char *name, const char *provider_id, const cJSON *labels,
 			char *out, size_t n)
 {

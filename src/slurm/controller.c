@@ -32,6 +32,7 @@ static int named_like_controller(const char *g)
 	       hp_strcasestr(g, "master");
 }
 
+/* Pick the Slurm controller node from the instance groups. */
 int hp_slurm_controller(const struct hp_snapshot *s, const char **iid, const char **group,
 			const char **how)
 {
@@ -58,6 +59,7 @@ int hp_slurm_controller(const struct hp_snapshot *s, const char **iid, const cha
 	return -1;
 }
 
+/* The Slurm node name (first DNS label) of a cluster node. */
 const char *hp_slurm_node_name(const cJSON *node, char *out, size_t n)
 {
 	const char *dns = hp_json_str(node, "PrivateDnsHostname");

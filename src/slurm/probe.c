@@ -24,11 +24,13 @@
 #define TEXT_LINES 5
 #define TEXT_MAX 600
 
+/* The embedded probe script. */
 const char *hp_slurm_probe_script(void)
 {
 	return (const char *)slurm_probe_files[0].text;
 }
 
+/* The sh command line that runs the probe remotely. */
 void hp_slurm_probe_command(struct hp_buf *out)
 {
 	const char *script = hp_slurm_probe_script();
@@ -38,6 +40,11 @@ void hp_slurm_probe_command(struct hp_buf *out)
 	EVP_EncodeBlock(b64, (const unsigned char *)script, (int)len);
 	hp_buf_printf(out, "sh -c 'echo %s | base64 -d | sh'", (const char *)b64);
 	free(b64);
+}
+
+static int final_byte(unsigned char c)
+{
+	return c >= 0x40 && c <= 0x7e;
 }
 
 /* Drop carriage returns and terminal escape sequences (CSI, OSC, two-byte ESC x). */
@@ -53,12 +60,15 @@ static char *clean(const char *in, size_t len)
 			i++;
 		} else if (c == 0x1b && i + 1 < len && in[i + 1] == '[') {
 			i += 2;
-			while (i < len && !((unsigned char)in[i] >= 0x40 && (unsigned char)in[i] <= 0x7e))
+			/* Parameters until the final byte, 0x40..0x7e. */
+			while (i < len && !final_byte((unsigned char)in[i]))
 				i++;
 			i++;
 		} else if (c == 0x1b && i + 1 < len && in[i + 1] == ']') {
 			i += 2;
-			while (i < len && in[i] != '\a' && !(in[i] == 0x1b && i + 1 < len && in[i + 1] == '\\'))
+			/* Until BEL or ESC \. */
+			while (i < len && in[i] != '\a' &&
+			       !(in[i] == 0x1b && i + 1 < len && in[i + 1] == '\\'))
 				i++;
 			i += (i < len && in[i] == 0x1b) ? 2 : 1;
 		} else if (c == 0x1b) {
@@ -357,6 +367,7 @@ static void parse_services(cJSON *facts, const struct block *b)
 	cJSON_AddItemToObject(facts, "services", o);
 }
 
+/* Parse the probe's framed output into facts. */
 cJSON *hp_slurm_parse(const char *text, size_t len)
 {
 	char *buf = clean(text ? text : "", text ? len : 0), *p = buf;
