@@ -166,6 +166,20 @@ check "missing aws-hyperpod namespace is FAIL § B.1" findings "$e2e_tmp/faults.
 	"1:check=kube.namespace,tag=FAIL,section=B.1"
 check "healthy parts still pass" findings "$e2e_tmp/faults.json" \
 	"1:check=kube.aws-node,tag=PASS" "1:check=kube.access,tag=PASS"
+# The fixture's API server itself, through the real kubectl.
+got=$(kubectl get nodes -l 'sagemaker.amazonaws.com/node-health-status notin (Schedulable)' -o name 2>&1)
+if [ "$got" = "node/hyperpod-$(n 0)" ]; then ok "fixture API: notin label selector"; else not_ok "fixture API: notin label selector" "$got"; fi
+got=$(kubectl get pods -A --field-selector=status.phase=Pending -o name 2>&1 | tr '\n' ' ')
+case $got in *"pod/stuck-0"*"pod/pull-0"*|*"pod/pull-0"*"pod/stuck-0"*) ok "fixture API: field selector" ;;
+*) not_ok "fixture API: field selector" "$got" ;; esac
+got=$(kubectl get pods -n kube-system -l 'k8s-app in (kube-dns)' -o name --chunk-size=1 2>&1 | wc -l)
+if [ "$got" = 2 ]; then ok "fixture API: set-based selector and paging"; else not_ok "fixture API: set-based selector and paging" "$got pods"; fi
+fixture_kubeconfig "$e2e_tmp/bad2.kubeconfig" badtoken
+if kubectl --kubeconfig "$e2e_tmp/bad2.kubeconfig" get nodes >"$e2e_tmp/k.out" 2>&1; then
+	not_ok "fixture API: a bad token is refused" "kubectl succeeded"
+else
+	check "fixture API: a bad token is refused" grep -q "Unauthorized" "$e2e_tmp/k.out"
+fi
 fixture_stop
 
 # --- reads that fail after access was verified --------------------------------
