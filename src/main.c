@@ -18,6 +18,7 @@ struct hp_cmd {
 
 /* Keep sorted by name; a unit test could bsearch, the list is tiny. */
 static const struct hp_cmd commands[] = {
+	{ "explain", cmd_explain, "print a section of the reference guide (offline)" },
 	{ "triage", cmd_triage, "triage a HyperPod cluster (AWS APIs, events, nodes, logs)" },
 };
 
