@@ -23,7 +23,7 @@
 struct triage_opts {
 	const char *cluster, *region, *node, *profile, *endpoint;
 	const char *save, *replay;
-	int json, no_color, debug;
+	int json, no_color, debug, suggest;
 	enum hp_prio fail_on;
 };
 
@@ -37,6 +37,8 @@ static const char usage_text[] =
 	"  --endpoint-url URL     send every AWS call to URL (testing, private endpoints)\n"
 	"  --output text|json     report format (default text)\n"
 	"  --fail-on P0|P1|P2     exit 3 when a finding of that priority or worse exists\n"
+	"  --suggest              under each FAIL/WARN, the reference's suggested commands with\n"
+	"                         this cluster's ids filled in (printed for you; never run)\n"
 	"  --save-snapshot FILE   write what was collected to FILE (JSON)\n"
 	"  --snapshot FILE        replay a saved snapshot instead of calling AWS\n"
 	"  --no-color             no ANSI colours (also NO_COLOR, TERM=dumb, non-terminal)\n"
@@ -75,7 +77,7 @@ static int bad_usage(const char *fmt, ...)
 static int parse(int argc, char **argv, struct triage_opts *o)
 {
 	enum { O_CLUSTER = 256, O_REGION, O_NODE, O_PROFILE, O_ENDPOINT, O_OUTPUT, O_FAIL_ON,
-	       O_SAVE, O_REPLAY, O_NO_COLOR, O_DEBUG };
+	       O_SAVE, O_REPLAY, O_NO_COLOR, O_DEBUG, O_SUGGEST };
 	static const struct option longopts[] = {
 		{ "cluster", required_argument, NULL, O_CLUSTER },
 		{ "region", required_argument, NULL, O_REGION },
@@ -88,6 +90,7 @@ static int parse(int argc, char **argv, struct triage_opts *o)
 		{ "snapshot", required_argument, NULL, O_REPLAY },
 		{ "no-color", no_argument, NULL, O_NO_COLOR },
 		{ "debug", no_argument, NULL, O_DEBUG },
+		{ "suggest", no_argument, NULL, O_SUGGEST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -108,6 +111,7 @@ static int parse(int argc, char **argv, struct triage_opts *o)
 		case O_REPLAY: o->replay = optarg; break;
 		case O_NO_COLOR: o->no_color = 1; break;
 		case O_DEBUG: o->debug = 1; break;
+		case O_SUGGEST: o->suggest = 1; break;
 		case O_OUTPUT:
 			if (!strcmp(optarg, "json"))
 				o->json = 1;
@@ -217,6 +221,8 @@ static int report(const struct hp_snapshot *s, const struct triage_opts *o, stru
 	ro.cluster = hp_snap_cluster_name(s);
 	ro.region = hp_json_str(meta, "region");
 	ro.orchestrator = hp_snap_orchestrator(s);
+	ro.suggest = o->suggest;
+	ro.snap = s;
 	if (o->json)
 		hp_report_json(&f, &ro, &out);
 	else

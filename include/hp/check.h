@@ -54,6 +54,7 @@ struct hp_finding {
 	char *message;         /* raw; the reporter sanitises */
 	char *node;            /* instance id or NULL */
 	cJSON *evidence;       /* array of strings, or NULL */
+	cJSON *vars;           /* object: placeholder name ("SG_ID") -> string, or NULL */
 };
 
 struct hp_findings {
@@ -82,6 +83,12 @@ struct hp_finding *hp_emitx(struct hp_emit *em, enum hp_tag tag, enum hp_prio pr
 	HP_PRINTF(6, 7);
 /* Append one evidence line to a finding (copied). */
 void hp_finding_evidence(struct hp_finding *f, const char *line);
+/*
+ * Attach a value for a placeholder of the reference document's commands
+ * ("GROUP", "SG_ID", "NODE_NAME" ...), used by `triage --suggest`; a later
+ * value for the same name replaces the earlier one. Optional.
+ */
+void hp_finding_var(struct hp_finding *f, const char *name, const char *value);
 
 /* The registry. */
 extern const struct hp_check *const hp_checks[];
