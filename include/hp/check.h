@@ -102,5 +102,11 @@ extern const char *const hp_section_ids[];
 
 /* Run every check whose scope fits the snapshot; findings in registry order. */
 void hp_checks_run(const struct hp_snapshot *snap, struct hp_findings *out);
+/*
+ * The same for the checks named in ids (NULL-terminated; an id ending in
+ * ".*" names every check with that prefix), still in registry order.
+ */
+void hp_checks_run_only(const struct hp_snapshot *snap, const char *const *ids,
+			struct hp_findings *out);
 
 #endif

@@ -20,9 +20,26 @@
  *                hma: [...], hma_truncated}
  *   calls       [{service, action, class, code, message, status}] — every API
  *               call that did not succeed, with its classification
+ *   network     (src/collect/network.c; absent without any VpcConfig)
+ *     sg_ids, subnet_ids   [ids] of the cluster VpcConfig and every OverrideVpcConfig
+ *                          (plus efa-sg --sg-id), in first-seen order
+ *     eks_sg_ids           [ids] the EKS cluster's securityGroupIds + clusterSecurityGroupId
+ *     security_groups      {id: DescribeSecurityGroups item, XML names} (cluster and EKS groups)
+ *     security_group_errors {id: {class, code, message}} — a group that could not be read
+ *     subnets, subnet_errors  the same for DescribeSubnets
+ *     vpcs                 {id: DescribeVpcs item}
+ *     vpc_attributes       {vpc: {enableDnsSupport: bool, enableDnsHostnames: bool}};
+ *                          a member is absent when its DescribeVpcAttribute failed
+ *     route_tables, vpc_endpoints  [items] of every table/endpoint of those VPCs
+ *                          (filter vpc-id, so main tables are included), *_truncated
+ *     enis                 {count, in_vpcs, truncated}: interfaces in the whole region
+ *                          (the quota is regional), at most HP_ENI_PAGES pages of 1,000
+ *     eni_quota            {value, service_code, quota_code, name}: L-DF5E4CA3
+ *     eks_name, eks        the EKS cluster name and its DescribeCluster "cluster";
+ *                          eks_missing: true when EKS answered not found
+ *     offerings            {"p5.48xlarge": [zones]} for every instance group type
  *
- * Later collectors add keys (network, kube, probes); a new kind of fact is
- * one more key.
+ * Later collectors add keys (kube, probes); a new kind of fact is one more key.
  */
 #ifndef HP_SNAPSHOT_H
 #define HP_SNAPSHOT_H

@@ -37,6 +37,19 @@ extern const struct hp_check hp_check_nodes_target;
 extern const struct hp_check hp_check_cluster_vpc_config;
 extern const struct hp_check hp_check_ssm_targets;
 
+/* efa-sg.c */
+extern const struct hp_check hp_check_network_efa_sg;
+
+/* network.c */
+extern const struct hp_check hp_check_network_vpc;
+extern const struct hp_check hp_check_network_dns;
+extern const struct hp_check hp_check_network_routing;
+extern const struct hp_check hp_check_network_endpoints;
+extern const struct hp_check hp_check_network_eks;
+extern const struct hp_check hp_check_network_subnet_ips;
+extern const struct hp_check hp_check_network_eni;
+extern const struct hp_check hp_check_network_capacity;
+
 /* logs.c */
 extern const struct hp_check hp_check_logs_group;
 extern const struct hp_check hp_check_logs_lifecycle;

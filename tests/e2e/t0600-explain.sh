@@ -193,11 +193,10 @@ check "A+B: the EKS access fix names the EKS cluster" \
 	"aws eks update-cluster-config --name $eks --region $region"
 check "A+B: the security-group fix comes too" \
 	python3 "$SUGG" "$e2e_tmp/boot.json" has "check=events.signals,section=A+B" A.1 "--group-id $sg "
-check "A+B: a VPC id that was not collected stays unfilled, with the reason" \
-	python3 "$SUGG" "$e2e_tmp/boot.json" unfilled "check=events.signals,section=A+B" B.2 VPC_ID \
-	"no VPC id in the data hpnode collected"
+check "A+B: the VPC id the network collector read is filled in" \
+	python3 "$SUGG" "$e2e_tmp/boot.json" has "check=events.signals,section=A+B" B.2 "--vpc-id vpc-"
 check "A+B: the contract holds" \
-	python3 "$SUGG" "$e2e_tmp/boot.json" contract CLUSTER,CLUSTER_ID,REGION,EKS_NAME,SG_ID
+	python3 "$SUGG" "$e2e_tmp/boot.json" contract CLUSTER,CLUSTER_ID,REGION,EKS_NAME,SG_ID,VPC_ID
 
 "$HPNODE" triage --snapshot "$e2e_tmp/slurm.snap" --suggest --output json >"$e2e_tmp/slurm.json" 2>&1
 expect_status "Slurm snapshot with --suggest completes" 0 $?

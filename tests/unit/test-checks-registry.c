@@ -96,6 +96,15 @@ static void t_expected_checks(void)
 		{ "logs.lifecycle", HP_GROUP_LOGS },
 		{ "logs.health-agent", HP_GROUP_LOGS },
 		{ "cluster.vpc-config", HP_GROUP_VPC },
+		{ "network.efa-sg", HP_GROUP_VPC },
+		{ "network.vpc", HP_GROUP_VPC },
+		{ "network.dns", HP_GROUP_VPC },
+		{ "network.routing", HP_GROUP_VPC },
+		{ "network.endpoints", HP_GROUP_VPC },
+		{ "network.eks", HP_GROUP_VPC },
+		{ "network.subnet-ips", HP_GROUP_VPC },
+		{ "network.eni", HP_GROUP_VPC },
+		{ "network.capacity", HP_GROUP_VPC },
 		{ "ssm.targets", HP_GROUP_SSM },
 	};
 	size_t i;
