@@ -18,6 +18,7 @@ struct hp_cmd {
 
 /* Keep sorted by name; a unit test could bsearch, the list is tiny. */
 static const struct hp_cmd commands[] = {
+	{ "node", cmd_node, "run the on-node checks on this machine (disks, kernel, GPUs, EFA)" },
 	{ "triage", cmd_triage, "triage a HyperPod cluster (AWS APIs, events, nodes, logs)" },
 };
 

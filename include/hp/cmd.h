@@ -7,6 +7,7 @@
 
 #include "hp/sys.h"
 
+int cmd_node(int argc, char **argv, struct hp_sys *sys);
 int cmd_triage(int argc, char **argv, struct hp_sys *sys);
 
 #endif
