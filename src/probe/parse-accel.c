@@ -24,8 +24,11 @@ static cJSON *need(cJSON *x)
 	return x;
 }
 
-/* The GPU with this index (or bus id), created at the end when missing. */
-static cJSON *gpu_by(cJSON *gpus, double index, const char *bus)
+/*
+ * The GPU with this index (or bus id). Only the GPU list creates entries
+ * (create set): a GPU missing from it is missing, whatever other queries say.
+ */
+static cJSON *gpu_by(cJSON *gpus, double index, const char *bus, int create)
 {
 	cJSON *g;
 
@@ -38,7 +41,7 @@ static cJSON *gpu_by(cJSON *gpus, double index, const char *bus)
 		if (!bus && cJSON_IsNumber(i) && i->valuedouble == index)
 			return g;
 	}
-	if (cJSON_GetArraySize(gpus) >= PB_MAX_GPUS)
+	if (!create || cJSON_GetArraySize(gpus) >= PB_MAX_GPUS)
 		return NULL;
 	g = need(cJSON_CreateObject());
 	if (bus)
@@ -101,7 +104,7 @@ static void each_row(const struct pb_block *b, cJSON *nv, cJSON *gpus, size_t wa
 				note_error(nv, b->lines[i]);
 			continue;
 		}
-		if ((g = gpu_by(gpus, index, NULL)))
+		if ((g = gpu_by(gpus, index, NULL, !strcmp(b->name, "nvidia_gpu"))))
 			fn(g, f);
 	}
 }
@@ -171,7 +174,7 @@ void pb_parse_nvidia(const struct pb_input *in, cJSON *facts)
 
 		if (pb_split(b->lines[i], ',', f, 8) < 5 || strncasecmp(f[0], "0000", 4))
 			continue;
-		if (!(g = gpu_by(gpus, 0, f[0])))
+		if (!(g = gpu_by(gpus, 0, f[0], 0)))
 			continue;
 		r = pb_obj(g, "remap");
 		set_count(r, "corr", f[1]);

@@ -604,6 +604,8 @@ static void t_nvidia_failures(void)
 	cJSON *f;
 
 	pt_block_file(&out, "nvidia_gpu", 0, "nvidia-smi-gpus-lost.txt");
+	/* The other queries still list eight GPUs: the GPU list alone decides. */
+	pt_block_file(&out, "nvidia_ecc", 0, "nvidia-smi-ecc.txt");
 	pt_block_file(&out, "nvidia_recovery", 2, "nvidia-smi-recovery-old-driver.txt");
 	pt_block(&out, "nvidia_remap", 0, "00000000:53:00.0, [N/A], [N/A], [N/A], [N/A]");
 	pt_done(&out);
