@@ -20,6 +20,13 @@
  *                hma: [...], hma_truncated}
  *   calls       [{service, action, class, code, message, status}] — every API
  *               call that did not succeed, with its classification
+ *   probes      {"<instance-id>": {state: probed|unreachable|skipped, reason, exit_code,
+ *                stdout, stderr, truncated, duration_ms, group, instance_type}}: the
+ *               on-node probe of each node (stdout parsed by include/hp/probe.h);
+ *               probes_meta {transport, concurrency, rate_per_s, requested, probed,
+ *               unreachable, skipped}. `hpnode node` writes one entry (key "local"
+ *               when the instance id is unknown), meta.mode "node" and, with
+ *               --orchestrator, meta.orchestrator ("EKS" or "Slurm").
  *
  * Later collectors add keys (network, kube, probes); a new kind of fact is
  * one more key.
