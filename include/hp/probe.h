@@ -75,7 +75,8 @@ const char *hp_probe_script(void);
 
 /*
  * The shell command that runs the probe remotely: sh -c '<decode base64> | sh'
- * with the script embedded base64-encoded (appended to out).
+ * with the script embedded base64-encoded (appended to out, which needs
+ * room for about 4/3 of the script: under 16 KiB today).
  */
 void hp_probe_command(struct hp_buf *out);
 

@@ -133,7 +133,8 @@ static void judge_efa(struct node_ctx *c)
 			    have, want, c->who, what);
 	} else {
 		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "All EFA devices present",
-			    "%.0f of %d EFA devices present on %s", have, want, c->who);
+			    "%.0f of %d EFA device%s present on %s", have, want, want == 1 ? "" : "s",
+			    c->who);
 	}
 	judge_ports(c);
 	judge_provider(c);

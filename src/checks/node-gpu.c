@@ -147,7 +147,7 @@ static void judge_count(struct node_ctx *c)
 	}
 	if (want > 0)
 		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "All GPUs visible",
-			    "%d of %d GPUs visible on %s", have, want, c->who);
+			    "%d of %d GPU%s visible on %s", have, want, want == 1 ? "" : "s", c->who);
 	else
 		hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "GPUs visible",
 			    "%d GPU%s visible on %s (no instance type data to compare with)", have,
