@@ -38,6 +38,13 @@
  *     eks_name, eks        the EKS cluster name and its DescribeCluster "cluster";
  *                          eks_missing: true when EKS answered not found
  *     offerings            {"p5.48xlarge": [zones]} for every instance group type
+ *   probes      {"<instance-id>": {state: probed|unreachable|skipped, reason, exit_code,
+ *                stdout, stderr, truncated, duration_ms, group, instance_type}}: the
+ *               on-node probe of each node (stdout parsed by include/hp/probe.h);
+ *               probes_meta {transport, concurrency, rate_per_s, requested, probed,
+ *               unreachable, skipped}. `hpnode node` writes one entry (key "local"
+ *               when the instance id is unknown), meta.mode "node" and, with
+ *               --orchestrator, meta.orchestrator ("EKS" or "Slurm").
  *
  * Later collectors add keys (kube, probes); a new kind of fact is one more key.
  */

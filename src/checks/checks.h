@@ -55,6 +55,30 @@ extern const struct hp_check hp_check_logs_group;
 extern const struct hp_check hp_check_logs_lifecycle;
 extern const struct hp_check hp_check_logs_health_agent;
 
+/* node-*.c: on-node checks over the "probes" key. */
+extern const struct hp_check hp_check_node_probe;
+extern const struct hp_check hp_check_node_disk_root;
+extern const struct hp_check hp_check_node_disk_sagemaker;
+extern const struct hp_check hp_check_node_inodes;
+extern const struct hp_check hp_check_node_shm;
+extern const struct hp_check hp_check_node_nvme;
+extern const struct hp_check hp_check_node_memory;
+extern const struct hp_check hp_check_node_oom;
+extern const struct hp_check hp_check_node_time;
+extern const struct hp_check hp_check_node_ssm_agent;
+extern const struct hp_check hp_check_node_containerd;
+extern const struct hp_check hp_check_node_slurm;
+extern const struct hp_check hp_check_node_kernel;
+extern const struct hp_check hp_check_node_gpu_count;
+extern const struct hp_check hp_check_node_gpu_xid;
+extern const struct hp_check hp_check_node_gpu_ecc;
+extern const struct hp_check hp_check_node_gpu_remap;
+extern const struct hp_check hp_check_node_gpu_recovery;
+extern const struct hp_check hp_check_node_gpu_clocks;
+extern const struct hp_check hp_check_node_gpu_dcgm;
+extern const struct hp_check hp_check_node_neuron;
+extern const struct hp_check hp_check_node_efa;
+
 /* An INFO line: no priority, no section pointer, no node. */
 #define HP_CHECK_INFO(em, ...) hp_emitx((em), HP_TAG_INFO, HP_PNONE, "", NULL, __VA_ARGS__)
 

@@ -49,6 +49,29 @@ const struct hp_check *const hp_checks[] = {
 
 	&hp_check_api_ssm,
 	&hp_check_ssm_targets,
+
+	&hp_check_node_probe,
+	&hp_check_node_disk_root,
+	&hp_check_node_disk_sagemaker,
+	&hp_check_node_inodes,
+	&hp_check_node_shm,
+	&hp_check_node_nvme,
+	&hp_check_node_memory,
+	&hp_check_node_oom,
+	&hp_check_node_time,
+	&hp_check_node_ssm_agent,
+	&hp_check_node_containerd,
+	&hp_check_node_slurm,
+	&hp_check_node_kernel,
+	&hp_check_node_gpu_count,
+	&hp_check_node_gpu_xid,
+	&hp_check_node_gpu_ecc,
+	&hp_check_node_gpu_remap,
+	&hp_check_node_gpu_recovery,
+	&hp_check_node_gpu_clocks,
+	&hp_check_node_gpu_dcgm,
+	&hp_check_node_neuron,
+	&hp_check_node_efa,
 };
 
 const size_t hp_checks_count = HP_ARRAY_LEN(hp_checks);
