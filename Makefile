@@ -32,7 +32,7 @@ UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 UNIT_SUPPORT := $(BUILD)/tests/unit/t.o $(BUILD)/tests/unit/fake-sys.o
 TOOLS     := $(TOOLBIN)/sigv4-sign
-GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_slurm_probe.h
+GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_slurm_probe.h
 
 # Objects are kept between runs (no intermediate-file cleanup after the tests).
 .SECONDARY:
@@ -58,6 +58,10 @@ deps:
 $(BUILD)/gen/hp_refdoc.h: $(wildcard references/*.md) tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ $(sort $(wildcard references/*.md))
+
+$(BUILD)/gen/hp_probe.h: src/probe/probe.sh tests/tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tests/tools/embed.sh $@ src/probe/probe.sh
 
 # The Slurm controller probe script, carried by the binary (src/slurm/probe.c).
 $(BUILD)/gen/hp_slurm_probe.h: src/slurm/slurm-probe.sh tests/tools/embed.sh

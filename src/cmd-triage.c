@@ -1,329 +1,109 @@
 /*
  * `hpnode triage`: collect -> snapshot -> checks -> report for one cluster.
- * Also replays a saved snapshot (--snapshot) without touching AWS. Fatal
- * conditions (credentials, cluster not found) end with exit status 1.
+ * Also replays a saved snapshot (--snapshot) without touching AWS. The
+ * shared options, setup, fatal messages and report live in cmd-common.c.
  */
-#include <getopt.h>
-#include <regex.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "hp/aws.h"
-#include "hp/check.h"
 #include "hp/cmd.h"
+#include "hp/cmdutil.h"
 #include "hp/collect.h"
-#include "hp/json.h"
 #include "hp/kube.h"
-#include "hp/report.h"
 
-#define K_POINTER "→ " HP_REF_DOC " § K (Node Access via SSM)"
-
-struct triage_opts {
-	const char *cluster, *region, *node, *profile, *endpoint;
-	const char *save, *replay;
-	const char *kubeconfig, *kube_context;
-	int json, no_color, debug, no_kube;
-	enum hp_prio fail_on;
+struct triage_args {
+	const char *cluster, *node;
+	const char *kubeconfig, *kube_context, *profile;
+	int no_kube;
 };
 
 static const char usage_text[] =
 	"usage: hpnode triage --cluster NAME|ARN [--region R] [options]\n"
 	"\n"
 	"  --cluster NAME|ARN     HyperPod cluster name or ARN (required)\n"
-	"  --region R             AWS region (else AWS_REGION, AWS_DEFAULT_REGION, profile)\n"
 	"  --node i-...           focus on one node (never switches to another)\n"
-	"  --profile P            AWS profile from the shared config files\n"
-	"  --endpoint-url URL     send every AWS call to URL (testing, private endpoints)\n"
-	"  --output text|json     report format (default text)\n"
-	"  --fail-on P0|P1|P2     exit 3 when a finding of that priority or worse exists\n"
-	"  --save-snapshot FILE   write what was collected to FILE (JSON)\n"
-	"  --snapshot FILE        replay a saved snapshot instead of calling AWS\n"
 	"  --kubeconfig FILE      kubeconfig for the EKS checks (default: kubectl's own)\n"
 	"  --context NAME         kubeconfig context for the EKS checks\n"
 	"  --no-kube              skip the Kubernetes checks (reported as skipped)\n"
-	"  --no-color             no ANSI colours (also NO_COLOR, TERM=dumb, non-terminal)\n"
-	"  --debug                log each AWS call and the credential source to stderr\n"
-	"  -h, --help             this help\n"
+	HP_CMD_COMMON_USAGE
 	"\n"
 	"Exit status: 0 triage complete, 1 fatal (credentials, cluster not found),\n"
 	"2 usage, 3 findings at or above --fail-on.\n";
 
-static int matches(const char *re, const char *s)
+enum { O_CLUSTER = 256, O_NODE, O_KUBECONFIG, O_KUBE_CONTEXT, O_NO_KUBE };
+
+static const struct option triage_options[] = {
+	{ "cluster", required_argument, NULL, O_CLUSTER },
+	{ "node", required_argument, NULL, O_NODE },
+	{ "kubeconfig", required_argument, NULL, O_KUBECONFIG },
+	{ "context", required_argument, NULL, O_KUBE_CONTEXT },
+	{ "no-kube", no_argument, NULL, O_NO_KUBE },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int triage_option(void *ctx, int code, const char *arg)
 {
-	regex_t r;
-	int ok;
+	struct triage_args *t = ctx;
 
-	if (regcomp(&r, re, REG_EXTENDED | REG_NOSUB))
-		hp_die("bad built-in pattern");
-	ok = !regexec(&r, s, 0, NULL, 0);
-	regfree(&r);
-	return ok;
-}
-
-static int bad_usage(const char *fmt, ...) HP_PRINTF(1, 2);
-
-static int bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("hpnode triage: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nRun 'hpnode triage --help' for usage.\n", stderr);
-	return HP_EXIT_USAGE;
-}
-
-static int parse(int argc, char **argv, struct triage_opts *o)
-{
-	enum { O_CLUSTER = 256, O_REGION, O_NODE, O_PROFILE, O_ENDPOINT, O_OUTPUT, O_FAIL_ON,
-	       O_SAVE, O_REPLAY, O_NO_COLOR, O_DEBUG, O_KUBECONFIG, O_KUBE_CONTEXT, O_NO_KUBE };
-	static const struct option longopts[] = {
-		{ "cluster", required_argument, NULL, O_CLUSTER },
-		{ "region", required_argument, NULL, O_REGION },
-		{ "node", required_argument, NULL, O_NODE },
-		{ "profile", required_argument, NULL, O_PROFILE },
-		{ "endpoint-url", required_argument, NULL, O_ENDPOINT },
-		{ "output", required_argument, NULL, O_OUTPUT },
-		{ "fail-on", required_argument, NULL, O_FAIL_ON },
-		{ "save-snapshot", required_argument, NULL, O_SAVE },
-		{ "snapshot", required_argument, NULL, O_REPLAY },
-		{ "no-color", no_argument, NULL, O_NO_COLOR },
-		{ "debug", no_argument, NULL, O_DEBUG },
-		{ "kubeconfig", required_argument, NULL, O_KUBECONFIG },
-		{ "context", required_argument, NULL, O_KUBE_CONTEXT },
-		{ "no-kube", no_argument, NULL, O_NO_KUBE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->fail_on = HP_PNONE;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_CLUSTER: o->cluster = optarg; break;
-		case O_REGION: o->region = optarg; break;
-		case O_NODE: o->node = optarg; break;
-		case O_PROFILE: o->profile = optarg; break;
-		case O_ENDPOINT: o->endpoint = optarg; break;
-		case O_SAVE: o->save = optarg; break;
-		case O_REPLAY: o->replay = optarg; break;
-		case O_NO_COLOR: o->no_color = 1; break;
-		case O_DEBUG: o->debug = 1; break;
-		case O_KUBECONFIG: o->kubeconfig = optarg; break;
-		case O_KUBE_CONTEXT: o->kube_context = optarg; break;
-		case O_NO_KUBE: o->no_kube = 1; break;
-		case O_OUTPUT:
-			if (!strcmp(optarg, "json"))
-				o->json = 1;
-			else if (strcmp(optarg, "text"))
-				return bad_usage("--output must be 'text' or 'json' (got '%s')", optarg);
-			break;
-		case O_FAIL_ON:
-			if (!strcmp(optarg, "P0"))
-				o->fail_on = HP_P0;
-			else if (!strcmp(optarg, "P1"))
-				o->fail_on = HP_P1;
-			else if (!strcmp(optarg, "P2"))
-				o->fail_on = HP_P2;
-			else
-				return bad_usage("--fail-on must be P0, P1 or P2 (got '%s')", optarg);
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return -1;
-		case ':':
-			return bad_usage("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return bad_usage("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return bad_usage("unexpected argument '%s'", argv[optind]);
-	if (!o->cluster && !o->replay)
-		return bad_usage("%s", "--cluster is required");
-	if (o->cluster &&
-	    !matches("^arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:[0-9]{12}:cluster/[a-z0-9]{12}$", o->cluster) &&
-	    !matches("^[a-zA-Z0-9][-a-zA-Z0-9]{0,62}$", o->cluster))
-		return bad_usage("--cluster must be a HyperPod cluster name or ARN (got '%s')", o->cluster);
-	if (o->node && !matches("^i-[0-9a-f]{8,17}$", o->node))
-		return bad_usage("--node must be an EC2 instance id like i-0123456789abcdef0 (got '%s')", o->node);
-	if (o->replay && (o->save || o->endpoint || o->profile || o->kubeconfig || o->kube_context))
-		return bad_usage("%s", "--snapshot replays saved data: it cannot be combined with "
-				 "--save-snapshot, --endpoint-url, --profile, --kubeconfig or --context");
+	if (code == O_CLUSTER)
+		t->cluster = arg;
+	else if (code == O_NODE)
+		t->node = arg;
+	else if (code == O_KUBECONFIG)
+		t->kubeconfig = arg;
+	else if (code == O_KUBE_CONTEXT)
+		t->kube_context = arg;
+	else if (code == O_NO_KUBE)
+		t->no_kube = 1;
+	else
+		return HP_EXIT_USAGE;
 	return 0;
 }
 
-static void print_clusters(const struct hp_snapshot *s, const char *region)
+static int collect(struct hp_aws *a, struct hp_snapshot *s, void *arg, struct hp_error *e)
 {
-	const cJSON *list = hp_snapshot_get(s, "clusters"), *c;
+	const struct triage_args *t = arg;
+	struct hp_collect_opts co;
+	struct hp_kube_opts ko;
 
-	fprintf(stderr, "Available clusters in %s:\n", region);
-	if (!cJSON_IsArray(list)) {
-		fputs("  (unable to list)\n", stderr);
-		return;
-	}
-	if (!cJSON_GetArraySize(list))
-		fputs("  (none)\n", stderr);
-	cJSON_ArrayForEach(c, list) {
-		struct hp_buf n = HP_BUF_INIT(512), st = HP_BUF_INIT(128), arn = HP_BUF_INIT(512);
-		const char *v;
-		v = hp_json_str(c, "ClusterName");
-		hp_sanitize(v ? v : "?", &n, 256);
-		v = hp_json_str(c, "ClusterStatus");
-		hp_sanitize(v ? v : "?", &st, 64);
-		v = hp_json_str(c, "ClusterArn");
-		hp_sanitize(v ? v : "?", &arn, 256);
-		fprintf(stderr, "  %-40s %-14s %s\n", n.buf, st.buf, arn.buf);
-		hp_buf_release(&n);
-		hp_buf_release(&st);
-		hp_buf_release(&arn);
-	}
-}
-
-/* Messages for the conditions that stop a triage. */
-static int fatal(const struct hp_error *e, const struct hp_snapshot *s, const char *region)
-{
-	struct hp_buf msg = HP_BUF_INIT(4096);
-
-	hp_sanitize(e->msg, &msg, 2048);
-	switch (e->code) {
-	case HP_ERR_CREDS:
-	case HP_ERR_NO_CREDS:
-		fprintf(stderr, "ERROR: AWS credentials not configured or expired.\n  %s\n\n"
-			"Fix AWS credentials and rerun. " K_POINTER "\n", msg.buf);
-		break;
-	case HP_ERR_NOT_FOUND:
-		fprintf(stderr, "ERROR: %s\n", msg.buf);
-		print_clusters(s, region);
-		fputs("Confirm the cluster name and region.\n", stderr);
-		break;
-	default:
-		fprintf(stderr, "ERROR: %s\n", msg.buf);
-		break;
-	}
-	hp_buf_release(&msg);
-	return hp_err_exit_status(e->code);
-}
-
-static int report(const struct hp_snapshot *s, const struct triage_opts *o, struct hp_sys *sys)
-{
-	struct hp_findings f = { 0 };
-	struct hp_report_opts ro;
-	struct hp_buf out = HP_BUF_INIT((size_t)1 << 30);
-	const cJSON *meta = hp_snapshot_get(s, "meta");
-	enum hp_prio worst;
-	int rc = HP_EXIT_OK;
-
-	hp_checks_run(s, &f);
-	memset(&ro, 0, sizeof(ro));
-	ro.color = !o->json && hp_report_want_color(o->no_color, sys->getenv(sys, "NO_COLOR"),
-						    sys->getenv(sys, "TERM"), isatty(1));
-	ro.cluster = hp_snap_cluster_name(s);
-	ro.region = hp_json_str(meta, "region");
-	ro.orchestrator = hp_snap_orchestrator(s);
-	if (o->json)
-		hp_report_json(&f, &ro, &out);
-	else
-		hp_report_text(&f, &ro, &out);
-	fwrite(out.buf, 1, out.len, stdout);
-	worst = hp_report_worst(&f);
-	if (o->fail_on != HP_PNONE && worst <= o->fail_on)
-		rc = HP_EXIT_FINDINGS;
-	hp_buf_release(&out);
-	hp_findings_release(&f);
-	return rc;
-}
-
-/* The credential/region trace, one "hpnode: debug:" line each. */
-static void debug_trace(const struct hp_buf *trace)
-{
-	const char *p = trace->buf;
-
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-		fprintf(stderr, "hpnode: debug: %.*s\n", (int)n, p);
-		p += n + (p[n] == '\n');
-	}
+	memset(&co, 0, sizeof(co));
+	co.cluster = t->cluster;
+	co.node = t->node;
+	if (hp_collect_cluster(a, &co, s, e))
+		return -1;
+	memset(&ko, 0, sizeof(ko));
+	ko.kubeconfig = t->kubeconfig;
+	ko.context = t->kube_context;
+	ko.aws_profile = t->profile;
+	ko.disabled = t->no_kube;
+	hp_collect_kube(a, &ko, s);
+	/* The controller probe's entry comes from the SSM driver; none yet. */
+	hp_collect_slurm(s, NULL);
+	return 0;
 }
 
 int cmd_triage(int argc, char **argv, struct hp_sys *sys)
 {
-	struct triage_opts o;
-	struct hp_snapshot snap;
-	struct hp_error e = HP_ERROR_INIT;
-	struct hp_profile prof;
-	struct hp_aws aws;
-	struct hp_collect_opts co;
-	struct hp_kube_opts ko;
-	struct hp_buf trace = HP_BUF_INIT(HP_MAX_LINE);
+	struct triage_args t = { NULL, NULL, NULL, NULL, NULL, 0 };
+	struct hp_cmd_spec spec = { usage_text, triage_options, triage_option, &t };
+	struct hp_cmd_opts o;
 	int rc;
 
-	rc = parse(argc, argv, &o);
+	memset(&o, 0, sizeof(o));
+	o.name = "triage";
+	rc = hp_cmd_parse(&spec, argc, argv, &o);
 	if (rc)
 		return rc < 0 ? HP_EXIT_OK : rc;
-	hp_snapshot_init(&snap);
-	if (o.replay) {
-		if (hp_snapshot_load(&snap, sys, o.replay, &e)) {
-			fprintf(stderr, "hpnode triage: %s\n", e.msg);
-			hp_snapshot_release(&snap);
-			return HP_EXIT_FATAL;
-		}
-		rc = report(&snap, &o, sys);
-		hp_snapshot_release(&snap);
-		return rc;
-	}
-	memset(&prof, 0, sizeof(prof));
-	memset(&aws, 0, sizeof(aws));
-	if (hp_profile_load(sys, o.profile, &prof, &e) ||
-	    hp_aws_init(&aws, sys, &prof, o.region, o.endpoint, &trace, &e)) {
-		if (o.debug)
-			debug_trace(&trace);
-		if (e.code == HP_ERR_NO_CREDS || e.code == HP_ERR_CREDS)
-			rc = fatal(&e, &snap, "");
-		else {
-			fprintf(stderr, "hpnode triage: %s\n", e.msg);
-			rc = hp_err_exit_status(e.code);
-		}
-		hp_aws_release(&aws);
-		hp_profile_release(&prof);
-		hp_snapshot_release(&snap);
-		hp_buf_release(&trace);
-		return rc;
-	}
-	aws.debug = o.debug;
-	if (o.debug)
-		debug_trace(&trace);
-	memset(&co, 0, sizeof(co));
-	co.cluster = o.cluster;
-	co.node = o.node;
-	memset(&ko, 0, sizeof(ko));
-	ko.kubeconfig = o.kubeconfig;
-	ko.context = o.kube_context;
-	ko.aws_profile = o.profile;
-	ko.disabled = o.no_kube;
-	if (hp_collect_cluster(&aws, &co, &snap, &e)) {
-		rc = fatal(&e, &snap, aws.region);
-	} else {
-		hp_collect_kube(&aws, &ko, &snap);
-		/* The controller probe's entry comes from the SSM driver; none yet. */
-		hp_collect_slurm(&snap, NULL);
-		if (o.save && hp_snapshot_save(&snap, o.save, &e)) {
-			fprintf(stderr, "hpnode triage: %s\n", e.msg);
-			rc = HP_EXIT_FATAL;
-		} else {
-			rc = report(&snap, &o, sys);
-		}
-	}
-	hp_aws_release(&aws);
-	hp_profile_release(&prof);
-	hp_snapshot_release(&snap);
-	hp_buf_release(&trace);
-	return rc;
+	if (!t.cluster && !o.replay)
+		return hp_cmd_usage_error(o.name, "%s", "--cluster is required");
+	if (t.cluster && !hp_cmd_valid_cluster(t.cluster))
+		return hp_cmd_usage_error(o.name, "--cluster must be a HyperPod cluster name or ARN (got '%s')",
+					  t.cluster);
+	if (t.node && !hp_cmd_match("^i-[0-9a-f]{8,17}$", t.node))
+		return hp_cmd_usage_error(o.name, "--node must be an EC2 instance id like "
+					  "i-0123456789abcdef0 (got '%s')", t.node);
+	if (o.replay && (t.kubeconfig || t.kube_context))
+		return hp_cmd_usage_error(o.name, "%s", "--snapshot replays saved data: it cannot be "
+					  "combined with --kubeconfig or --context");
+	t.profile = o.profile;
+	return hp_cmd_run(&o, sys, collect, &t);
 }

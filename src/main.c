@@ -18,7 +18,11 @@ struct hp_cmd {
 
 /* Keep sorted by name; a unit test could bsearch, the list is tiny. */
 static const struct hp_cmd commands[] = {
+	{ "efa-sg", cmd_efa_sg, "check the EFA rules of the cluster's security groups (or --sg-id)" },
+	{ "explain", cmd_explain, "print a section of the reference guide (offline)" },
+	{ "node", cmd_node, "run the on-node checks on this machine (disks, kernel, GPUs, EFA)" },
 	{ "triage", cmd_triage, "triage a HyperPod cluster (AWS APIs, events, nodes, logs)" },
+	{ "vpc", cmd_vpc, "check the cluster's VPC: DNS, routes, endpoints, EKS, IPs, zones" },
 };
 
 static void usage(FILE *f)

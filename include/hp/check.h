@@ -55,6 +55,7 @@ struct hp_finding {
 	char *message;         /* raw; the reporter sanitises */
 	char *node;            /* instance id or NULL */
 	cJSON *evidence;       /* array of strings, or NULL */
+	cJSON *vars;           /* object: placeholder name ("SG_ID") -> string, or NULL */
 };
 
 struct hp_findings {
@@ -83,6 +84,12 @@ struct hp_finding *hp_emitx(struct hp_emit *em, enum hp_tag tag, enum hp_prio pr
 	HP_PRINTF(6, 7);
 /* Append one evidence line to a finding (copied). */
 void hp_finding_evidence(struct hp_finding *f, const char *line);
+/*
+ * Attach a value for a placeholder of the reference document's commands
+ * ("GROUP", "SG_ID", "NODE_NAME" ...), used by `triage --suggest`; a later
+ * value for the same name replaces the earlier one. Optional.
+ */
+void hp_finding_var(struct hp_finding *f, const char *name, const char *value);
 
 /* The registry. */
 extern const struct hp_check *const hp_checks[];
@@ -96,5 +103,11 @@ extern const char *const hp_section_ids[];
 
 /* Run every check whose scope fits the snapshot; findings in registry order. */
 void hp_checks_run(const struct hp_snapshot *snap, struct hp_findings *out);
+/*
+ * The same for the checks named in ids (NULL-terminated; an id ending in
+ * ".*" names every check with that prefix), still in registry order.
+ */
+void hp_checks_run_only(const struct hp_snapshot *snap, const char *const *ids,
+			struct hp_findings *out);
 
 #endif

@@ -7,6 +7,10 @@
 
 #include "hp/sys.h"
 
+int cmd_efa_sg(int argc, char **argv, struct hp_sys *sys);
+int cmd_explain(int argc, char **argv, struct hp_sys *sys);
+int cmd_node(int argc, char **argv, struct hp_sys *sys);
 int cmd_triage(int argc, char **argv, struct hp_sys *sys);
+int cmd_vpc(int argc, char **argv, struct hp_sys *sys);
 
 #endif

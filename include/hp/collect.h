@@ -16,6 +16,22 @@
 #define HP_LOG_PAGES 5
 #define HP_LOG_EVENTS_MAX 2000
 
+/* Network facts to read (bits of hp_network_opts.parts). */
+#define HP_NET_SG 1u          /* the cluster's security groups */
+#define HP_NET_VPC 2u         /* subnets, VPCs, DNS, routes, endpoints, ENIs, quota */
+#define HP_NET_EKS 4u         /* the EKS cluster and its security groups */
+#define HP_NET_OFFERINGS 8u   /* instance type offerings by zone */
+#define HP_NET_ALL 15u
+/* ENIs are counted across the region in pages of 1,000, at most this many. */
+#define HP_ENI_PAGES 25
+
+struct hp_network_opts {
+	unsigned parts;              /* HP_NET_* bits; 0 = HP_NET_ALL */
+	const char *const *sg_ids;   /* security groups to read besides the cluster's */
+	size_t n_sg_ids;
+	const char *eks_name;        /* EKS cluster name; NULL = from Orchestrator.Eks.ClusterArn */
+};
+
 struct hp_collect_opts {
 	const char *cluster;   /* name or ARN */
 	const char *node;      /* --node instance id or NULL */
@@ -34,9 +50,38 @@ int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct
 		       struct hp_error *e);
 
 /*
+ * Identity, DescribeCluster, then only the network facts of net (efa-sg,
+ * vpc). Fails like hp_collect_cluster.
+ */
+int hp_collect_cluster_network(struct hp_aws *a, const char *cluster,
+			       const struct hp_network_opts *net, struct hp_snapshot *s,
+			       struct hp_error *e);
+
+/*
+ * The "meta" key: what was asked, where, when (cluster_arg may be NULL).
+ * Returns it (owned by the snapshot) for later additions.
+ */
+cJSON *hp_collect_meta(struct hp_aws *a, struct hp_snapshot *s, const char *cluster_arg,
+		     const char *node);
+
+/* sts GetCallerIdentity into "identity"; -1 with e set when credentials fail. */
+int hp_collect_identity(struct hp_aws *a, struct hp_snapshot *s, struct hp_error *e);
+
+/*
+ * Network facts into "network" (layout in snapshot.h): the security groups
+ * and subnets of the cluster's VpcConfig and every OverrideVpcConfig (plus
+ * o->sg_ids), their VPCs, routes, endpoints, ENIs against the regional
+ * quota, the EKS cluster, and instance type offerings by zone. Reads the
+ * "cluster" key when present. Never fatal: failures are recorded.
+ */
+void hp_collect_network(struct hp_aws *a, const struct hp_network_opts *o, struct hp_snapshot *s);
+
+/*
  * eks DescribeCluster of Orchestrator.Eks.ClusterArn into snapshot key
- * "eks" (the reply's `cluster` object), unless "eks" is already there.
- * Returns 0 when "eks" is present afterwards; a failed call is recorded.
+ * "eks" (the reply's `cluster` object), unless "eks" is already there; when
+ * the network collector asked already, its network.eks is copied (and its
+ * failure not repeated). Returns 0 when "eks" is present afterwards; a
+ * failed call is recorded.
  */
 int hp_collect_eks(struct hp_aws *a, struct hp_snapshot *s);
 /* The EKS cluster name from Orchestrator.Eks.ClusterArn into out; NULL when none or malformed. */

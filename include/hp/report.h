@@ -19,6 +19,8 @@ struct hp_report_opts {
 	const char *region;
 	const char *orchestrator;
 	const char *title;      /* banner title, default "HyperPod Node Triage — READ-ONLY" */
+	int suggest;            /* suggested commands under FAIL/WARN (include/hp/suggest.h) */
+	const struct hp_snapshot *snap; /* where --suggest finds ids; may be NULL */
 };
 
 /* Text report into out. */

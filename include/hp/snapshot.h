@@ -20,8 +20,34 @@
  *                hma: [...], hma_truncated}
  *   calls       [{service, action, class, code, message, status}] — every API
  *               call that did not succeed, with its classification
+ *   network     (src/collect/network.c; absent without any VpcConfig)
+ *     sg_ids, subnet_ids   [ids] of the cluster VpcConfig and every OverrideVpcConfig
+ *                          (plus efa-sg --sg-id), in first-seen order
+ *     eks_sg_ids           [ids] the EKS cluster's securityGroupIds + clusterSecurityGroupId
+ *     security_groups      {id: DescribeSecurityGroups item, XML names} (cluster and EKS groups)
+ *     security_group_errors {id: {class, code, message}} — a group that could not be read
+ *     subnets, subnet_errors  the same for DescribeSubnets
+ *     vpcs                 {id: DescribeVpcs item}
+ *     vpc_attributes       {vpc: {enableDnsSupport: bool, enableDnsHostnames: bool}};
+ *                          a member is absent when its DescribeVpcAttribute failed
+ *     route_tables, vpc_endpoints  [items] of every table/endpoint of those VPCs
+ *                          (filter vpc-id, so main tables are included), *_truncated
+ *     enis                 {count, in_vpcs, truncated}: interfaces in the whole region
+ *                          (the quota is regional), at most HP_ENI_PAGES pages of 1,000
+ *     eni_quota            {value, service_code, quota_code, name}: L-DF5E4CA3
+ *     eks_name, eks        the EKS cluster name and its DescribeCluster "cluster";
+ *                          eks_missing: true when EKS answered not found
+ *     offerings            {"p5.48xlarge": [zones]} for every instance group type
+ *   probes      {"<instance-id>": {state: probed|unreachable|skipped, reason, exit_code,
+ *                stdout, stderr, truncated, duration_ms, group, instance_type}}: the
+ *               on-node probe of each node (stdout parsed by include/hp/probe.h);
+ *               probes_meta {transport, concurrency, rate_per_s, requested, probed,
+ *               unreachable, skipped}. `hpnode node` writes one entry (key "local"
+ *               when the instance id is unknown), meta.mode "node" and, with
+ *               --orchestrator, meta.orchestrator ("EKS" or "Slurm").
  *   eks         eks DescribeCluster `cluster` object of the orchestrator (EKS only;
- *               src/collect/eks.c, shared by every area that needs it)
+ *               src/collect/eks.c): a copy of network.eks when the network
+ *               collector read it, else read once for the kubectl server check
  *   kube        the Kubernetes view (EKS only; src/collect/kube.c):
  *               kubectl {server, context, cluster, verified_by "endpoint"|"cluster-arn"}
  *               skipped {kind, message, status, detail} — present when kubectl was not
@@ -49,8 +75,7 @@
  *                probe: {one "probes" entry (state, reason, exit_code, stdout,
  *                stderr, truncated, duration_ms, ...) of the Slurm controller probe}}
  *
- * Later collectors add keys (network, kube, probes); a new kind of fact is
- * one more key.
+ * Later collectors add keys (kube, probes); a new kind of fact is one more key.
  */
 #ifndef HP_SNAPSHOT_H
 #define HP_SNAPSHOT_H

@@ -1,8 +1,8 @@
 /*
  * Failed API calls ("calls" in the snapshot) turned into findings: a denied
- * call is a missing IAM permission, anything else says which area could not
- * be checked. Calls that found nothing ("not_found") are left to the checks
- * of that area.
+ * call is a missing IAM permission (§ K.1), anything else says which area
+ * could not be checked. Calls that found nothing ("not_found") are left to
+ * the checks of that area.
  *
  * A check has one report group, yet a failed call belongs with the data it
  * feeds. So there is one row per group (api.identity, api.nodes, ...), all
@@ -79,7 +79,35 @@ static int same_call(const cJSON *a, const cJSON *b)
 	       !strcmp(kind_of(hp_check_str(a, "class", "")), kind_of(hp_check_str(b, "class", "")));
 }
 
-static void report_call(struct hp_emit *em, const cJSON *call, const char *what, int times)
+/*
+ * The role name in the caller's ARN (sts assumed-role or iam role), for
+ * the K.1 fix; "" when the caller is not a role or is unknown.
+ */
+static void caller_role(const struct hp_snapshot *snap, char *out, size_t size)
+{
+	const char *arn = hp_check_str(snap->root, "identity.Arn", "");
+	const char *p = strstr(arn, ":assumed-role/");
+	size_t n;
+
+	out[0] = '\0';
+	if (p) {
+		p += strlen(":assumed-role/");
+		n = strcspn(p, "/");
+	} else if ((p = strstr(arn, ":role/")) != NULL) {
+		/* A role ARN may carry a path: the name is the last part. */
+		p = strrchr(p, '/') + 1;
+		n = strlen(p);
+	} else {
+		return;
+	}
+	if (n && n < size) {
+		memcpy(out, p, n);
+		out[n] = '\0';
+	}
+}
+
+static void report_call(struct hp_emit *em, const cJSON *call, const char *what, int times,
+			const char *role)
 {
 	const char *svc = hp_check_str(call, "service", "?");
 	const char *act = hp_check_str(call, "action", "?");
@@ -90,10 +118,12 @@ static void report_call(struct hp_emit *em, const cJSON *call, const char *what,
 
 	hp_check_clip(hp_check_str(call, "message", ""), msg);
 	if (!strcmp(cls, "denied")) {
-		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, "K", NULL, "Missing IAM permission for %s:%s",
+		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, "K.1", NULL, "Missing IAM permission for %s:%s",
 			     svc, act);
 		snprintf(line, sizeof(line), "%s%s%s", code, *msg ? ": " : "", msg);
 		hp_finding_evidence(f, line);
+		if (*role)
+			hp_finding_var(f, "ROLE_NAME", role);
 	} else if (!strcmp(cls, "throttled")) {
 		f = hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
 			     "%s:%s was still throttled after retries \xE2\x80\x94 %s is incomplete",
@@ -118,7 +148,9 @@ static void run_api(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *calls = hp_json_arr(snap->root, "calls");
 	const cJSON *c, *d;
+	char role[128];
 
+	caller_role(snap, role, sizeof(role));
 	cJSON_ArrayForEach(c, calls) {
 		struct route r;
 		int times = 0;
@@ -137,7 +169,7 @@ static void run_api(const struct hp_snapshot *snap, struct hp_emit *em)
 		for (d = c; d; d = d->next)
 			if (cJSON_IsObject(d) && same_call(c, d))
 				times++;
-		report_call(em, c, r.what, times);
+		report_call(em, c, r.what, times, role);
 	}
 }
 

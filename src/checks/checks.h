@@ -37,10 +37,47 @@ extern const struct hp_check hp_check_nodes_target;
 extern const struct hp_check hp_check_cluster_vpc_config;
 extern const struct hp_check hp_check_ssm_targets;
 
+/* efa-sg.c */
+extern const struct hp_check hp_check_network_efa_sg;
+
+/* network.c */
+extern const struct hp_check hp_check_network_vpc;
+extern const struct hp_check hp_check_network_dns;
+extern const struct hp_check hp_check_network_routing;
+extern const struct hp_check hp_check_network_endpoints;
+extern const struct hp_check hp_check_network_eks;
+extern const struct hp_check hp_check_network_subnet_ips;
+extern const struct hp_check hp_check_network_eni;
+extern const struct hp_check hp_check_network_capacity;
+
 /* logs.c */
 extern const struct hp_check hp_check_logs_group;
 extern const struct hp_check hp_check_logs_lifecycle;
 extern const struct hp_check hp_check_logs_health_agent;
+
+/* node-*.c: on-node checks over the "probes" key. */
+extern const struct hp_check hp_check_node_probe;
+extern const struct hp_check hp_check_node_disk_root;
+extern const struct hp_check hp_check_node_disk_sagemaker;
+extern const struct hp_check hp_check_node_inodes;
+extern const struct hp_check hp_check_node_shm;
+extern const struct hp_check hp_check_node_nvme;
+extern const struct hp_check hp_check_node_memory;
+extern const struct hp_check hp_check_node_oom;
+extern const struct hp_check hp_check_node_time;
+extern const struct hp_check hp_check_node_ssm_agent;
+extern const struct hp_check hp_check_node_containerd;
+extern const struct hp_check hp_check_node_slurm;
+extern const struct hp_check hp_check_node_kernel;
+extern const struct hp_check hp_check_node_gpu_count;
+extern const struct hp_check hp_check_node_gpu_xid;
+extern const struct hp_check hp_check_node_gpu_ecc;
+extern const struct hp_check hp_check_node_gpu_remap;
+extern const struct hp_check hp_check_node_gpu_recovery;
+extern const struct hp_check hp_check_node_gpu_clocks;
+extern const struct hp_check hp_check_node_gpu_dcgm;
+extern const struct hp_check hp_check_node_neuron;
+extern const struct hp_check hp_check_node_efa;
 
 /* kube.c */
 extern const struct hp_check hp_check_kube_access;

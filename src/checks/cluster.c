@@ -101,6 +101,15 @@ static void run_node_recovery(const struct hp_snapshot *snap, struct hp_emit *em
 		v && *v ? hp_check_clip(v, clip) : "absent");
 }
 
+/* Names the instance group for `triage --suggest` when DescribeCluster gave its name. */
+static void group_var(struct hp_finding *f, const cJSON *g)
+{
+	const char *name = hp_json_str(g, "InstanceGroupName");
+
+	if (name && *name)
+		hp_finding_var(f, "GROUP", name);
+}
+
 /* How many groups the PASS line names before it only counts. */
 #define GROUPS_NAMED 20
 
@@ -124,11 +133,13 @@ static void run_instance_groups(const struct hp_snapshot *snap, struct hp_emit *
 		const char *st = hp_json_str(g, "Status");
 		double cur = hp_json_num(g, "CurrentCount", -1);
 		double target = hp_json_num(g, "TargetCount", -1);
+		struct hp_finding *f;
 		int bad = 0;
 
 		if (st && (!strcmp(st, "Failed") || !strcmp(st, "Degraded"))) {
-			hp_emit(em, HP_TAG_FAIL, "Instance group '%s' status is %s (%s)", name, st,
-				type);
+			f = hp_emit(em, HP_TAG_FAIL, "Instance group '%s' status is %s (%s)", name, st,
+				    type);
+			group_var(f, g);
 			bad = 1;
 		}
 		if (cur < 0 || target < 0) {
@@ -138,8 +149,9 @@ static void run_instance_groups(const struct hp_snapshot *snap, struct hp_emit *
 			continue;
 		}
 		if (cur < target) {
-			hp_emit(em, HP_TAG_FAIL, "Instance group '%s' has %.0f of %.0f nodes (%s)",
-				name, cur, target, type);
+			f = hp_emit(em, HP_TAG_FAIL, "Instance group '%s' has %.0f of %.0f nodes (%s)",
+				    name, cur, target, type);
+			group_var(f, g);
 			continue;
 		}
 		if (cur > target) {
@@ -164,11 +176,13 @@ static void run_instance_groups(const struct hp_snapshot *snap, struct hp_emit *
 }
 
 /* ThreadsPerCore of one (group, instance type) pair against EC2's default. */
-static void judge_tpc(struct hp_emit *em, const cJSON *types, const char *group,
+static void judge_tpc(struct hp_emit *em, const cJSON *types, const cJSON *g,
 		      const char *mltype, double tpc)
 {
 	const char *ec2 = hp_starts_with(mltype, "ml.") ? mltype + 3 : mltype;
+	const char *group = hp_check_str(g, "InstanceGroupName", "?");
 	const cJSON *info;
+	struct hp_finding *f;
 	double def_tpc, vcpus;
 
 	if (tpc != 1)
@@ -186,15 +200,17 @@ static void judge_tpc(struct hp_emit *em, const cJSON *types, const char *group,
 		return;
 	vcpus = hp_json_num(info, "vCpuInfo.defaultVCpus", -1);
 	if (vcpus > 0)
-		hp_emit(em, HP_TAG_WARN,
-			"Instance group '%s' runs %s with ThreadsPerCore=1: nodes show %.0f vCPUs "
-			"instead of %.0f",
-			group, mltype, vcpus / 2, vcpus);
+		f = hp_emit(em, HP_TAG_WARN,
+			    "Instance group '%s' runs %s with ThreadsPerCore=1: nodes show %.0f vCPUs "
+			    "instead of %.0f",
+			    group, mltype, vcpus / 2, vcpus);
 	else
-		hp_emit(em, HP_TAG_WARN,
-			"Instance group '%s' runs %s with ThreadsPerCore=1: nodes show half their "
-			"default vCPUs",
-			group, mltype);
+		f = hp_emit(em, HP_TAG_WARN,
+			    "Instance group '%s' runs %s with ThreadsPerCore=1: nodes show half their "
+			    "default vCPUs",
+			    group, mltype);
+	group_var(f, g);
+	hp_finding_var(f, "INSTANCE_TYPE", ec2);
 }
 
 static void run_threads_per_core(const struct hp_snapshot *snap, struct hp_emit *em)
@@ -205,7 +221,6 @@ static void run_threads_per_core(const struct hp_snapshot *snap, struct hp_emit 
 	const cJSON *g, *d;
 
 	cJSON_ArrayForEach(g, groups) {
-		const char *name = hp_check_str(g, "InstanceGroupName", "?");
 		const cJSON *details = hp_json_arr(g, "InstanceTypeDetails");
 		double tpc = hp_json_num(g, "ThreadsPerCore", -1);
 
@@ -215,13 +230,13 @@ static void run_threads_per_core(const struct hp_snapshot *snap, struct hp_emit 
 				const char *t = hp_json_str(d, "InstanceType");
 
 				if (t)
-					judge_tpc(em, types, name, t,
+					judge_tpc(em, types, g, t,
 						  hp_json_num(d, "ThreadsPerCore", tpc));
 			}
 			continue;
 		}
 		if (hp_json_str(g, "InstanceType"))
-			judge_tpc(em, types, name, hp_json_str(g, "InstanceType"), tpc);
+			judge_tpc(em, types, g, hp_json_str(g, "InstanceType"), tpc);
 	}
 }
 

@@ -211,6 +211,8 @@ static void report_bucket(struct hp_emit *em, const struct ev_bucket *b)
 	f = hp_emitx(em, kinds[b->kind].tag, kinds[b->kind].prio, kinds[b->kind].section, b->iid,
 		     "%s on %s: %d event%s, newest %s", kinds[b->kind].title, where, b->count,
 		     b->count == 1 ? "" : "s", hp_check_iso_time(newest, when));
+	if (b->group || b->iid_group)
+		hp_finding_var(f, "GROUP", b->group ? b->group : b->iid_group);
 	add_evidence(f, b);
 }
 

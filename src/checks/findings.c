@@ -162,6 +162,16 @@ void hp_finding_evidence(struct hp_finding *f, const char *line)
 	cJSON_AddItemToArray(f->evidence, cJSON_CreateString(line));
 }
 
+/* Sets one placeholder value on a finding, replacing an earlier one. */
+void hp_finding_var(struct hp_finding *f, const char *name, const char *value)
+{
+	if (!f->vars && !(f->vars = cJSON_CreateObject()))
+		hp_die("out of memory");
+	cJSON_DeleteItemFromObjectCaseSensitive(f->vars, name);
+	if (!cJSON_AddStringToObject(f->vars, name, value))
+		hp_die("out of memory");
+}
+
 void hp_findings_release(struct hp_findings *f)
 {
 	size_t i;
@@ -171,6 +181,7 @@ void hp_findings_release(struct hp_findings *f)
 		free(f->v[i].message);
 		free(f->v[i].node);
 		cJSON_Delete(f->v[i].evidence);
+		cJSON_Delete(f->v[i].vars);
 	}
 	free(f->v);
 	f->v = NULL;

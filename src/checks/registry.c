@@ -46,8 +46,18 @@ const struct hp_check *const hp_checks[] = {
 	&hp_check_slurm_munge,
 	&hp_check_slurm_nodes,
 	&hp_check_slurm_jobs,
+
 	&hp_check_api_vpc,
 	&hp_check_cluster_vpc_config,
+	&hp_check_network_efa_sg,
+	&hp_check_network_vpc,
+	&hp_check_network_dns,
+	&hp_check_network_routing,
+	&hp_check_network_endpoints,
+	&hp_check_network_eks,
+	&hp_check_network_subnet_ips,
+	&hp_check_network_eni,
+	&hp_check_network_capacity,
 
 	&hp_check_api_logs,
 	&hp_check_logs_group,
@@ -56,6 +66,29 @@ const struct hp_check *const hp_checks[] = {
 
 	&hp_check_api_ssm,
 	&hp_check_ssm_targets,
+
+	&hp_check_node_probe,
+	&hp_check_node_disk_root,
+	&hp_check_node_disk_sagemaker,
+	&hp_check_node_inodes,
+	&hp_check_node_shm,
+	&hp_check_node_nvme,
+	&hp_check_node_memory,
+	&hp_check_node_oom,
+	&hp_check_node_time,
+	&hp_check_node_ssm_agent,
+	&hp_check_node_containerd,
+	&hp_check_node_slurm,
+	&hp_check_node_kernel,
+	&hp_check_node_gpu_count,
+	&hp_check_node_gpu_xid,
+	&hp_check_node_gpu_ecc,
+	&hp_check_node_gpu_remap,
+	&hp_check_node_gpu_recovery,
+	&hp_check_node_gpu_clocks,
+	&hp_check_node_gpu_dcgm,
+	&hp_check_node_neuron,
+	&hp_check_node_efa,
 
 	&hp_check_slurm_mapping,
 };
@@ -81,6 +114,33 @@ void hp_checks_run(const struct hp_snapshot *snap, struct hp_findings *out)
 		struct hp_emit em = { hp_checks[i], out };
 
 		hp_checks[i]->run(snap, &em);
+	}
+}
+
+/* Whether id is named by pattern: equal, or pattern "x.*" and id starts with "x.". */
+static int id_matches(const char *pattern, const char *id)
+{
+	size_t n = strlen(pattern);
+
+	if (n >= 2 && !strcmp(pattern + n - 2, ".*"))
+		return !strncmp(pattern, id, n - 1);
+	return !strcmp(pattern, id);
+}
+
+void hp_checks_run_only(const struct hp_snapshot *snap, const char *const *ids,
+			struct hp_findings *out)
+{
+	size_t i, k;
+
+	for (i = 0; i < hp_checks_count; i++) {
+		for (k = 0; ids[k]; k++) {
+			if (id_matches(ids[k], hp_checks[i]->id)) {
+				struct hp_emit em = { hp_checks[i], out };
+
+				hp_checks[i]->run(snap, &em);
+				break;
+			}
+		}
 	}
 }
 

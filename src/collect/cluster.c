@@ -1,8 +1,9 @@
 /*
  * The cluster-level collector: caller identity, DescribeCluster, the node
  * list, cluster events, instance-type facts and the CloudWatch log streams
- * that matter (lifecycle scripts, health monitoring agent). Every list is
- * paginated under a cap, and a cap that cuts a list is recorded.
+ * that matter (lifecycle scripts, health monitoring agent), then the
+ * network facts (network.c). Every list is paginated under a cap, and a
+ * cap that cuts a list is recorded.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +84,7 @@ static int paginate(struct hp_aws *a, struct hp_snapshot *s, const struct pager 
 	return 0;
 }
 
-static int collect_identity(struct hp_aws *a, struct hp_snapshot *s, struct hp_error *e)
+int hp_collect_identity(struct hp_aws *a, struct hp_snapshot *s, struct hp_error *e)
 {
 	struct hp_aws_result r;
 
@@ -340,23 +341,33 @@ static void collect_logs(struct hp_aws *a, struct hp_snapshot *s, const char *no
 	hp_snapshot_set(s, "logs", logs);
 }
 
-int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct hp_snapshot *s,
-		       struct hp_error *e)
+cJSON *hp_collect_meta(struct hp_aws *a, struct hp_snapshot *s, const char *cluster_arg,
+		     const char *node)
 {
 	cJSON *meta = cJSON_CreateObject();
-	const char *arn, *mode;
 
-	cJSON_AddStringToObject(meta, "cluster_arg", o->cluster);
+	if (cluster_arg)
+		cJSON_AddStringToObject(meta, "cluster_arg", cluster_arg);
 	cJSON_AddStringToObject(meta, "region", a->region);
-	if (o->node)
-		cJSON_AddStringToObject(meta, "node_filter", o->node);
+	if (node)
+		cJSON_AddStringToObject(meta, "node_filter", node);
 	else
 		cJSON_AddNullToObject(meta, "node_filter");
 	cJSON_AddNumberToObject(meta, "collected_at_ms", (double)a->sys->now_ms(a->sys));
 	cJSON_AddStringToObject(meta, "tool", "hpnode " HP_VERSION);
 	hp_snapshot_set(s, "meta", meta);
+	return meta;
+}
 
-	if (collect_identity(a, s, e) || collect_cluster(a, s, o->cluster, e))
+int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct hp_snapshot *s,
+		       struct hp_error *e)
+{
+	cJSON *meta = hp_collect_meta(a, s, o->cluster, o->node);
+	const char *arn, *mode;
+
+	static const struct hp_network_opts all_network = { HP_NET_ALL, NULL, 0, NULL };
+
+	if (hp_collect_identity(a, s, e) || collect_cluster(a, s, o->cluster, e))
 		return -1;
 	cJSON_AddStringToObject(meta, "orchestrator", hp_snap_orchestrator(s));
 	arn = hp_snap_cluster_arn(s);
@@ -376,5 +387,19 @@ int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct
 						   : "this cluster has no NodeProvisioningMode (legacy provisioning)"));
 	collect_instance_types(a, s);
 	collect_logs(a, s, o->node);
+	hp_collect_network(a, &all_network, s);
+	return 0;
+}
+
+int hp_collect_cluster_network(struct hp_aws *a, const char *cluster,
+			       const struct hp_network_opts *net, struct hp_snapshot *s,
+			       struct hp_error *e)
+{
+	cJSON *meta = hp_collect_meta(a, s, cluster, NULL);
+
+	if (hp_collect_identity(a, s, e) || collect_cluster(a, s, cluster, e))
+		return -1;
+	cJSON_AddStringToObject(meta, "orchestrator", hp_snap_orchestrator(s));
+	hp_collect_network(a, net, s);
 	return 0;
 }

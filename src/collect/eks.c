@@ -1,8 +1,8 @@
 /*
  * eks DescribeCluster for the cluster's orchestrator, stored once under
- * snapshot key "eks" so every area that needs the EKS cluster (the kubectl
- * server check, the network checks) reads the same reply. Nothing here
- * judges the reply.
+ * snapshot key "eks" for every area that needs the EKS cluster (the kubectl
+ * server check); when the network collector already asked (network.eks),
+ * its answer is shared instead of asking again. Nothing here judges it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -46,12 +46,21 @@ const char *hp_collect_eks_name(const struct hp_snapshot *s, char *out, size_t n
 /* Read eks DescribeCluster once into "eks". */
 int hp_collect_eks(struct hp_aws *a, struct hp_snapshot *s)
 {
+	const cJSON *net = hp_snapshot_get(s, "network");
 	struct hp_aws_result r;
 	char name[128], path[160];
 	cJSON *cluster;
 
 	if (hp_snapshot_get(s, "eks"))
 		return 0;
+	/* The network collector may have asked already: share its answer, never ask twice. */
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(net, "eks"))) {
+		hp_snapshot_set(s, "eks",
+				cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(net, "eks"), 1));
+		return 0;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(net, "eks_name"))
+		return -1;
 	if (!hp_collect_eks_name(s, name, sizeof(name)))
 		return -1;
 	snprintf(path, sizeof(path), "/clusters/%s", name);

@@ -22,7 +22,8 @@
  *         "group": "Cluster Events (Root Cause Signals)",
  *         "message": "<text>",
  *         "node": "<instance id>" | null,
- *         "evidence": ["<line>", ...]
+ *         "evidence": ["<line>", ...],
+ *         "suggestions": [...], "suggestions_skipped": n    (with --suggest)
  *       }
  *     ],
  *     "summary": {"P0": n, "P1": n, "P2": n,
@@ -39,6 +40,10 @@
  *   shows at most ten per finding);
  * - summary.P0/P1/P2 count issues (the "Issues found" list of the text
  *   report); pass..skip count findings by tag;
+ * - with --suggest every finding also has "suggestions" (empty unless it
+ *   is a FAIL or WARN with a section; objects described in
+ *   src/report/suggest.c) and "suggestions_skipped"; should the built-in
+ *   guide not parse, the document has "suggestions_error" instead;
  * - strings are sanitised as in the text report (control characters and
  *   terminal escape sequences removed, invalid UTF-8 replaced by '?'), so
  *   the document is valid UTF-8; it is written compact, on one line.
@@ -48,6 +53,7 @@
 #include <string.h>
 
 #include "hp/report.h"
+#include "hp/suggest.h"
 
 #define C_RED "\033[0;31m"
 #define C_GREEN "\033[0;32m"
@@ -279,6 +285,12 @@ static void put_banner(struct hp_buf *out, const struct hp_report_opts *o)
 	put_colored(out, color, C_CYAN,
 		    "Each FAIL/WARN line names its section in " HP_REF_DOC ".");
 	hp_buf_putc(out, '\n');
+	if (o->suggest) {
+		put_colored(out, color, C_CYAN,
+			    "Suggested commands are for you to run after review; hpnode never runs "
+			    "them.");
+		hp_buf_putc(out, '\n');
+	}
 }
 
 /* One evidence element; a non-string element is shown as its JSON text. */
@@ -295,7 +307,8 @@ static void put_evidence_item(struct hp_buf *out, const cJSON *item, size_t max)
 	}
 }
 
-static void put_finding(struct hp_buf *out, int color, const struct hp_finding *f)
+static void put_finding(struct hp_buf *out, int color, const struct hp_finding *f,
+			const struct hp_suggest *sg)
 {
 	static const char *const colors[] = {
 		[HP_TAG_PASS] = C_GREEN,
@@ -333,6 +346,19 @@ static void put_finding(struct hp_buf *out, int color, const struct hp_finding *
 	}
 	if (total > shown)
 		hp_buf_printf(out, "    " ELLIPSIS " and %d more\n", total - shown);
+	if (sg)
+		hp_suggest_text(sg, f, color, out);
+}
+
+/* The suggestion context when --suggest is on and the document parses; NULL otherwise. */
+static struct hp_suggest *suggest_open(const struct hp_report_opts *o, struct hp_suggest *sg,
+				       struct hp_error *e)
+{
+	if (!o->suggest)
+		return NULL;
+	if (hp_suggest_init(sg, o->snap, o->cluster, o->region, e))
+		return NULL;
+	return sg;
 }
 
 static void put_summary(struct hp_buf *out, const struct hp_findings *f, const size_t *order,
@@ -420,6 +446,8 @@ static void put_footer(struct hp_buf *out, const struct hp_report_opts *o)
 void hp_report_text(const struct hp_findings *f, const struct hp_report_opts *o, struct hp_buf *out)
 {
 	static const struct hp_report_opts none;
+	struct hp_suggest store, *sg;
+	struct hp_error e = HP_ERROR_INIT;
 	size_t *order;
 	size_t i;
 	int g;
@@ -427,7 +455,10 @@ void hp_report_text(const struct hp_findings *f, const struct hp_report_opts *o,
 	if (!o)
 		o = &none;
 	order = report_order(f);
+	sg = suggest_open(o, &store, &e);
 	put_banner(out, o);
+	if (o->suggest && !sg)
+		hp_buf_printf(out, "No suggested commands: %s\n", e.msg);
 	for (g = 0; g < HP_GROUP__COUNT; g++) {
 		int header = 0;
 
@@ -439,11 +470,13 @@ void hp_report_text(const struct hp_findings *f, const struct hp_report_opts *o,
 			if (!header)
 				put_header(out, o->color, groups[g].num, groups[g].name);
 			header = 1;
-			put_finding(out, o->color, x);
+			put_finding(out, o->color, x, sg);
 		}
 	}
 	put_summary(out, f, order, o);
 	put_footer(out, o);
+	if (sg)
+		hp_suggest_release(sg);
 	free(order);
 }
 
@@ -497,7 +530,7 @@ static char *section_titles(const char *section)
 	return hp_buf_detach(&b, NULL);
 }
 
-static cJSON *json_finding(const struct hp_finding *f)
+static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *sg)
 {
 	cJSON *o = need(cJSON_CreateObject());
 	cJSON *ev = need(cJSON_CreateArray());
@@ -521,6 +554,8 @@ static cJSON *json_finding(const struct hp_finding *f)
 		hp_buf_release(&b);
 	}
 	cJSON_AddItemToObject(o, "evidence", ev);
+	if (sg)
+		hp_suggest_json(sg, f, o);
 	free(titles);
 	return o;
 }
@@ -532,6 +567,8 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	cJSON *doc = need(cJSON_CreateObject());
 	cJSON *list = need(cJSON_CreateArray());
 	cJSON *sum = need(cJSON_CreateObject());
+	struct hp_suggest store, *sg;
+	struct hp_error e = HP_ERROR_INIT;
 	size_t *order;
 	struct tally t;
 	char *text;
@@ -540,6 +577,7 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	if (!o)
 		o = &none;
 	order = report_order(f);
+	sg = suggest_open(o, &store, &e);
 	tally_count(f, &t);
 	json_add_const(doc, "schema", "hpnode.triage/1");
 	json_add_const(doc, "tool", "hpnode");
@@ -547,7 +585,7 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	json_add_str(doc, "region", o->region);
 	json_add_str(doc, "orchestrator", o->orchestrator);
 	for (i = 0; i < f->n; i++)
-		cJSON_AddItemToArray(list, json_finding(&f->v[order[i]]));
+		cJSON_AddItemToArray(list, json_finding(&f->v[order[i]], sg));
 	cJSON_AddItemToObject(doc, "findings", list);
 	need(cJSON_AddNumberToObject(sum, "P0", (double)t.prio[HP_P0]));
 	need(cJSON_AddNumberToObject(sum, "P1", (double)t.prio[HP_P1]));
@@ -558,6 +596,8 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	need(cJSON_AddNumberToObject(sum, "info", (double)t.tag[HP_TAG_INFO]));
 	need(cJSON_AddNumberToObject(sum, "skip", (double)t.tag[HP_TAG_SKIP]));
 	cJSON_AddItemToObject(doc, "summary", sum);
+	if (o->suggest && !sg)
+		json_add_str(doc, "suggestions_error", e.msg);
 
 	text = cJSON_PrintUnformatted(doc);
 	if (!text)
@@ -566,6 +606,8 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	hp_buf_putc(out, '\n');
 	free(text);
 	cJSON_Delete(doc);
+	if (sg)
+		hp_suggest_release(sg);
 	free(order);
 }
 

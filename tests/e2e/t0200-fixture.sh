@@ -99,7 +99,19 @@ cases = [
      "'efa' is neither a security group alias"),
     ("bad threads_per_core", variant(["instance_groups", 0, "threads_per_core"], 3), "above 2"),
     ("string where a list belongs", variant(["network", "subnets"], "a"), "expected a list"),
+    ("subnet in an unknown VPC", variant(["network", "subnets", 0, "vpc"], "nope"),
+     "no VPC alias 'nope'"),
+    ("negative free_ips", variant(["network", "subnets", 0, "free_ips"], -1), "below 0"),
+    ("ml. name in instance_type_offerings",
+     variant(["network", "instance_type_offerings"], {"ml.p5.48xlarge": ["us-west-2a"]}),
+     "leave out 'ml.'"),
+    ("offering zone of another region",
+     variant(["network", "instance_type_offerings"], {"p5.48xlarge": ["eu-west-1a"]}),
+     "list of zones of us-west-2"),
 ]
+elsewhere = variant(["network", "other_vpcs"], [{"alias": "o", "cidr": "10.9.0.0/16"}])
+elsewhere["network"]["subnets"][0]["vpc"] = "o"
+cases.append(("subnet outside its other VPC", elsewhere, "outside the VPC 10.9.0.0/16"))
 for what, doc, want in cases:
     try:
         spec.build(doc)
@@ -320,7 +332,8 @@ if scenario == "healthy":
             return f"no S3 endpoint route: {routes}"
         eps = ec2.describe_vpc_endpoints(Filters=[{"Name": "vpc-id", "Values": [ready["vpc_id"]]}])["VpcEndpoints"]
         names = sorted(e["ServiceName"].split(".us-west-2.", 1)[1] for e in eps)
-        if names != sorted(["s3", "ssm", "ssmmessages", "ec2messages", "sts", "ecr.api", "ecr.dkr"]):
+        if names != sorted(["s3", "ssm", "ssmmessages", "ec2messages", "sts", "ecr.api", "ecr.dkr",
+                            "ec2", "sagemaker.api", "sagemaker.runtime", "logs", "eks"]):
             return f"endpoints {names}"
     check("network is seeded by alias (SG self rule, DNS, NAT, endpoints)", network)
 

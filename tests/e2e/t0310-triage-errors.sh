@@ -14,8 +14,8 @@ d["events"][0]["description"] = "EFA health checks did not run successfully \x1b
 fixture_start "$e2e_tmp/denied.yaml" || { not_ok "denied fixture starts" "see messages above"; e2e_done; }
 "$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --output json >"$e2e_tmp/denied.json" 2>"$e2e_tmp/denied.err"
 expect_status "triage goes on past denied calls" 0 $?
-check "denied ListClusterNodes: Missing IAM permission finding (P1 § K)" findings "$e2e_tmp/denied.json" \
-	"1:tag=FAIL,priority=P1,section=K,message~Missing IAM permission for sagemaker:ListClusterNodes"
+check "denied ListClusterNodes: Missing IAM permission finding (P1 § K.1)" findings "$e2e_tmp/denied.json" \
+	"1:tag=FAIL,priority=P1,section=K.1,message~Missing IAM permission for sagemaker:ListClusterNodes"
 check "denied ListClusterNodes: no node PASS and no node totals" findings "$e2e_tmp/denied.json" \
 	"0:check=nodes.status"
 check "denied ListClusterEvents: Missing IAM permission, no event findings" findings "$e2e_tmp/denied.json" \

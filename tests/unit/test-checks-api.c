@@ -82,13 +82,48 @@ static void t_denied(void)
 	run_api(&c);
 	f = ck_one(&c, HP_TAG_FAIL, "Missing IAM permission for sagemaker:ListClusterEvents");
 	T_EQ(f->prio, HP_P1);
-	T_STREQ(f->section, "K");
+	T_STREQ(f->section, "K.1");
 	T_ASSERT(f->node == NULL);
+	/* The caller is an IAM user: no role name to fill into the K.1 fix. */
+	T_ASSERT(f->vars == NULL);
 	T_EQ(ck_evidence_len(f), 1);
 	T_STREQ(cJSON_GetArrayItem(f->evidence, 0)->valuestring,
 		"AccessDeniedException: User: arn:aws:iam::1:user/x is not authorized to perform: "
 		"sagemaker:ListClusterEvents");
 	ck_free(&c);
+}
+
+/* With an assumed role the denied call names the role for the suggested fix. */
+static void t_denied_role_name(void)
+{
+	static const struct {
+		const char *arn, *role;
+	} cases[] = {
+		{ "arn:aws:sts::111122223333:assumed-role/TriageRole/alice", "TriageRole" },
+		{ "arn:aws:iam::111122223333:role/ops/TriageRole", "TriageRole" },
+		{ "arn:aws:iam::111122223333:user/alice", NULL },
+	};
+	const struct hp_finding *f;
+	char json[1024];
+	size_t i;
+	struct ck c;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		snprintf(json, sizeof(json),
+			 "{'identity':{'Arn':'%s'},'calls':[{'service':'sagemaker',"
+			 "'action':'ListClusterNodes','class':'denied','code':'AccessDenied',"
+			 "'message':'no','status':403}]}",
+			 cases[i].arn);
+		ck_load(&c, json);
+		run_api(&c);
+		f = ck_one(&c, HP_TAG_FAIL, "Missing IAM permission");
+		if (cases[i].role)
+			T_STREQ(cJSON_GetStringValue(cJSON_GetObjectItem(f->vars, "ROLE_NAME")),
+				cases[i].role);
+		else
+			T_ASSERT(cJSON_GetObjectItem(f->vars, "ROLE_NAME") == NULL);
+		ck_free(&c);
+	}
 }
 
 static void t_throttled(void)
@@ -205,5 +240,6 @@ static void t_long_message_clipped(void)
 	ck_free(&c);
 }
 
-T_MAIN(T(t_routing), T(t_denied), T(t_throttled), T(t_other_classes), T(t_network_without_code),
-       T(t_not_found_is_left_to_the_area), T(t_one_finding_per_action), T(t_long_message_clipped))
+T_MAIN(T(t_routing), T(t_denied), T(t_denied_role_name), T(t_throttled), T(t_other_classes),
+       T(t_network_without_code), T(t_not_found_is_left_to_the_area),
+       T(t_one_finding_per_action), T(t_long_message_clipped))

@@ -105,7 +105,7 @@ static void t_denied_list(void)
 	ck_run_all(&c);
 	f = ck_one(&c, HP_TAG_FAIL, "Missing IAM permission for sagemaker:ListClusterNodes");
 	T_EQ(f->prio, HP_P1);
-	T_STREQ(f->section, "K");
+	T_STREQ(f->section, "K.1");
 	T_STREQ(f->check->id, "api.nodes");
 	T_EQ(f->check->group, HP_GROUP_NODES);
 	T_EQ(ck_count_msg(&c, HP_TAG_PASS, "nodes are Running"), 0);

@@ -1,0 +1,88 @@
+/*
+ * `triage --suggest`: the suggested commands of a finding's reference
+ * sections, with placeholders filled from the finding and the snapshot.
+ *
+ * A value is never guessed. A placeholder without a known value, or whose
+ * value holds characters unsafe in a shell command, stays as it is
+ * ("<SG_ID>") and is listed with the reason. hpnode never runs any of it.
+ */
+#ifndef HP_SUGGEST_H
+#define HP_SUGGEST_H
+
+#include <cjson/cJSON.h>
+
+#include "hp/buf.h"
+#include "hp/check.h"
+#include "hp/refdoc.h"
+#include "hp/snapshot.h"
+
+/* A placeholder left in a suggestion, and why. */
+struct hp_unfilled {
+	char *name;          /* "SG_ID" */
+	char *why;
+};
+
+struct hp_suggestion {
+	size_t block;        /* index into the document's blocks */
+	size_t section;      /* index of the section the block is in */
+	char *intro;         /* what the command is for, filled */
+	char *command;       /* filled; lines joined by '\n' */
+	char *blast;         /* filled, or NULL when the document gives none */
+	char *iac;           /* filled, or NULL when the command changes no IaC-owned setting */
+	struct hp_unfilled *unfilled;
+	size_t nunfilled;
+};
+
+struct hp_suggestions {
+	struct hp_suggestion *v;
+	size_t n;
+	size_t skipped;      /* blocks left out: they are for the other orchestrator */
+};
+
+/* A value known for the whole cluster, or why not. */
+struct hp_suggest_known {
+	const char *name;
+	char *value;         /* NULL when unknown */
+	char *why;
+};
+
+/* How many placeholders have cluster-wide values (CLUSTER, REGION ...). */
+#define HP_SUGGEST_KNOWN 6
+
+/* What a report needs to make suggestions: the parsed document and cluster-wide values. */
+struct hp_suggest {
+	struct hp_refdoc doc;
+	const struct hp_snapshot *snap; /* may be NULL */
+	enum hp_orch orch;              /* HP_ORCH_ANY when not known */
+	struct hp_suggest_known known[HP_SUGGEST_KNOWN];
+};
+
+/*
+ * Parse the embedded reference document and gather the cluster-wide
+ * values from snap (NULL allowed); cluster and region stand in when snap
+ * lacks them. Fails only when the embedded document cannot be parsed.
+ */
+int hp_suggest_init(struct hp_suggest *s, const struct hp_snapshot *snap, const char *cluster,
+		    const char *region, struct hp_error *e);
+void hp_suggest_release(struct hp_suggest *s);
+
+/*
+ * The value for placeholder name (without brackets) in finding f, or NULL
+ * with *why set to the reason (both heap strings, the caller frees).
+ * Checked for shell safety.
+ */
+char *hp_suggest_value(const struct hp_suggest *s, const struct hp_finding *f, const char *name,
+		       char **why);
+
+/* The suggested commands of f's sections and their sub-sections, in document order. */
+void hp_suggest_finding(const struct hp_suggest *s, const struct hp_finding *f,
+			struct hp_suggestions *out);
+void hp_suggestions_release(struct hp_suggestions *v);
+
+/* The text report's lines under a FAIL/WARN finding (nothing for other tags). */
+void hp_suggest_text(const struct hp_suggest *s, const struct hp_finding *f, int color,
+		     struct hp_buf *out);
+/* Adds "suggestions" and "suggestions_skipped" to a finding's JSON object. */
+void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJSON *obj);
+
+#endif

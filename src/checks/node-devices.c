@@ -1,0 +1,168 @@
+/*
+ * On-node Neuron and EFA devices: Neuron devices from neuron-ls against
+ * the instance type's NeuronInfo, and EFA devices (/dev/infiniband uverbs)
+ * against NetworkInfo.EfaInfo.MaximumEfaInterfaces, their port states and
+ * the libfabric EFA provider. Expectations come from the instance type
+ * (or the PCI bus), never from a list kept in hpnode.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hp/json.h"
+#include "checks.h"
+#include "node.h"
+
+static void judge_neuron(struct node_ctx *c)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(c->facts, "neuron");
+	int want = hp_node_type_neuron_devices(c);
+	double have = hp_json_num(n, "devices", -1), cores = hp_json_num(n, "cores", 0);
+	int loaded = hp_json_bool(c->facts, "modules.neuron", -1);
+
+	if (!n)
+		return;
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(n, "present"))) {
+		if (want > 0)
+			hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "neuron-ls not found on Neuron nodes",
+				    "neuron-ls not found on %s, which has %d Neuron devices (%s); "
+				    "install aws-neuronx-tools", c->who, want, c->type);
+		else if (!c->type_info)
+			hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "No Neuron devices",
+				    "No Neuron devices on %s (neuron-ls not installed)", c->who);
+		return;
+	}
+	if (have < 0) {
+		hp_node_say(c, want > 0 ? HP_TAG_FAIL : HP_TAG_INFO, want > 0 ? HP_P1 : HP_PNONE,
+			    want > 0 ? NULL : "", "neuron-ls failed", "neuron-ls failed on %s: %s",
+			    c->who, hp_check_str(n, "error", "no device table"));
+		return;
+	}
+	if (want > 0 && have < want)
+		hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "Neuron devices missing",
+			    "Neuron devices %.0f of %d on %s (%s)%s", have, want, c->who, c->type,
+			    have == 0 && loaded == 0 ? ": the neuron driver is not loaded" : "");
+	else if (want > 0)
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "All Neuron devices visible",
+			    "%.0f of %d Neuron devices (%.0f cores) visible on %s", have, want, cores,
+			    c->who);
+	else
+		hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "Neuron devices visible",
+			    "%.0f Neuron devices (%.0f cores) on %s", have, cores, c->who);
+}
+
+static void judge_ports(struct node_ctx *c)
+{
+	const cJSON *p;
+	struct hp_buf down = HP_BUF_INIT(HP_MAX_LINE);
+	int n = 0;
+
+	cJSON_ArrayForEach(p, hp_json_arr(c->facts, "efa.ports")) {
+		const char *st = hp_check_str(p, "state", "unknown");
+
+		if (!strcmp(st, "ACTIVE"))
+			continue;
+		n++;
+		if (n <= 8)
+			hp_buf_printf(&down, "%s%.40s/%.8s %.20s", down.len ? ", " : "",
+				      hp_check_str(p, "device", "?"), hp_check_str(p, "port", "?"), st);
+	}
+	if (n)
+		hp_node_say(c, HP_TAG_WARN, HP_P1, "A.2", "EFA ports not active",
+			    "%d EFA port%s not active on %s: %s%s", n, n == 1 ? "" : "s", c->who,
+			    down.buf, n > 8 ? ", \xE2\x80\xA6" : "");
+	hp_buf_release(&down);
+}
+
+static void judge_provider(struct node_ctx *c)
+{
+	const cJSON *fi = hp_json_get(c->facts, "efa.fi_info");
+
+	if (!fi)
+		return;
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(fi, "present")))
+		hp_node_say(c, HP_TAG_WARN, HP_P2, "A.2", "fi_info not found",
+			    "fi_info not found on %s; the libfabric EFA provider was not checked "
+			    "(EFA software in /opt/amazon/efa missing?)", c->who);
+	else if (hp_json_num(fi, "efa_providers", 0) > 0)
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, "A.2", "libfabric EFA provider present",
+			    "libfabric EFA provider present on %s", c->who);
+	else
+		hp_node_say(c, HP_TAG_FAIL, HP_P1, "A.2", "No libfabric EFA provider",
+			    "libfabric offers no EFA provider on %s: %s", c->who,
+			    hp_check_str(fi, "error", "fi_info -p efa listed nothing"));
+}
+
+static void judge_efa(struct node_ctx *c)
+{
+	const cJSON *efa = cJSON_GetObjectItemCaseSensitive(c->facts, "efa");
+	int want = hp_node_type_efa(c);
+	double have = hp_json_num(efa, "uverbs", -1), pci = hp_json_num(c->facts, "pci.efa", -1);
+	char what[96] = "";
+	struct node_say *s;
+
+	if (!efa || have < 0)
+		return;
+	if (want >= 0)
+		snprintf(what, sizeof(what), "%s supports %d", c->type, want);
+	else if (pci > 0) {
+		want = (int)pci;
+		snprintf(what, sizeof(what), "%d EFA interfaces on the PCI bus", want);
+	}
+	if (want == 0)
+		return;
+	if (want < 0) {
+		if (have > 0)
+			hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "EFA devices present",
+				    "%.0f EFA devices on %s (no instance type data to compare with)",
+				    have, c->who);
+		else
+			hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "No EFA devices",
+				    "No EFA devices on %s (/dev/infiniband %s)", c->who,
+				    cJSON_IsTrue(hp_json_get(efa, "dev_read")) ? "is empty" : "is absent");
+		return;
+	}
+	if (have == 0) {
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "No EFA devices",
+				"No EFA devices on %s (%s): /dev/infiniband is %s", c->who, what,
+				cJSON_IsTrue(hp_json_get(efa, "dev_read")) ? "empty" : "missing");
+		if (hp_json_bool(c->facts, "modules.efa", -1) == 0)
+			hp_node_evidence(s, "the efa kernel module is not loaded");
+	} else if (have < want) {
+		hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "EFA devices missing",
+			    "EFA devices %.0f of %d on %s (%s); collectives lose bandwidth or hang",
+			    have, want, c->who, what);
+	} else {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "All EFA devices present",
+			    "%.0f of %d EFA device%s present on %s", have, want, want == 1 ? "" : "s",
+			    c->who);
+	}
+	judge_ports(c);
+	judge_provider(c);
+}
+
+#define RUN(name, parts) \
+	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
+	{ hp_node_each(snap, em, (parts), judge_##name); }
+
+RUN(neuron, HP_PROBE_NEURON)
+RUN(efa, HP_PROBE_EFA)
+
+const struct hp_check hp_check_node_neuron = {
+	.id = "node.neuron",
+	.section = "G.2",
+	.prio = HP_P0,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "Neuron devices neuron-ls lists against the instance type's NeuronInfo",
+	.run = run_neuron,
+};
+
+const struct hp_check hp_check_node_efa = {
+	.id = "node.efa",
+	.section = "A.3",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "EFA devices against the type's MaximumEfaInterfaces, port states, libfabric provider",
+	.run = run_efa,
+};

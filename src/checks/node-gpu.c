@@ -1,0 +1,543 @@
+/*
+ * On-node NVIDIA GPU checks: GPU count against the instance type (or the
+ * PCI functions when the type is unknown), Xids classified after NVIDIA's
+ * Xid catalog (application Xids are not hardware failures), ECC counters
+ * (volatile uncorrectable fails; lifetime counts are history), row-remap
+ * failure and pending state, the driver's recovery action, hardware clock
+ * throttling, and DCGM health. Nodes without GPUs are left alone.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hp/json.h"
+#include "checks.h"
+#include "node.h"
+
+/* Corrected ECC errors per day above which memory is suspect (section G.1). */
+#define CE_PER_DAY 100.0
+
+/* NVML clock throttle reason bits. */
+#define THR_HW_SLOWDOWN 0x8ULL
+#define THR_SW_THERMAL 0x20ULL
+#define THR_HW_THERMAL 0x40ULL
+#define THR_HW_POWER_BRAKE 0x80ULL
+
+/* How hpnode treats each Xid, after NVIDIA's catalog (Ampere and later). */
+static const struct xid_class {
+	int lo, hi;                /* a code or a range */
+	const char *name;
+	enum hp_tag tag;
+	enum hp_prio prio;
+	const char *action;
+} xid_classes[] = {
+	{ 13, 13, "Graphics Engine Exception", HP_TAG_INFO, HP_PNONE,
+	  "an application fault, not a GPU failure: restart the application" },
+	{ 31, 31, "GPU memory page fault", HP_TAG_INFO, HP_PNONE,
+	  "mostly an application fault: restart the application; if it repeats on one GPU, look closer" },
+	{ 43, 43, "GPU stopped processing", HP_TAG_INFO, HP_PNONE,
+	  "an application fault; the GPU stays healthy" },
+	{ 45, 45, "Preemptive cleanup", HP_TAG_INFO, HP_PNONE,
+	  "follows an aborted application or a reset; judge by the Xids logged with it" },
+	{ 63, 63, "GPU memory remapping event", HP_TAG_INFO, HP_PNONE,
+	  "a row remap was recorded; the row-remap state says whether it needs a reset" },
+	{ 68, 68, "NVDEC0 Exception", HP_TAG_INFO, HP_PNONE, "restart the application" },
+	{ 69, 69, "Graphics Engine class error", HP_TAG_INFO, HP_PNONE, "restart the application" },
+	{ 92, 92, "High single-bit ECC error rate", HP_TAG_WARN, HP_P2,
+	  "many corrected errors: watch the corrected ECC rate" },
+	{ 94, 94, "Contained memory error", HP_TAG_WARN, HP_P1,
+	  "restart the affected application; reboot the node to reset the GPU when convenient" },
+	{ 48, 48, "Double Bit ECC Error", HP_TAG_FAIL, HP_P0,
+	  "uncorrectable memory error: reboot the node to reset the GPU; replace it if it recurs" },
+	{ 54, 54, "Auxiliary power problem", HP_TAG_FAIL, HP_P0,
+	  "a hardware fault: drain and replace the node" },
+	{ 62, 62, "Internal micro-controller halt", HP_TAG_FAIL, HP_P0,
+	  "reboot the node to reset the GPU; replace it if it recurs" },
+	{ 64, 64, "GPU memory remapping failure", HP_TAG_FAIL, HP_P0,
+	  "reboot the node to reset the GPU, then check the row-remap state" },
+	{ 74, 74, "NVLink Error", HP_TAG_FAIL, HP_P0,
+	  "reboot the node; replace it if the link stays down (a failed peer GPU also causes it)" },
+	{ 79, 79, "GPU has fallen off the bus", HP_TAG_FAIL, HP_P0,
+	  "reboot the node; replace it if it recurs" },
+	{ 95, 95, "Uncontained memory error", HP_TAG_FAIL, HP_P0,
+	  "reboot the node to reset the GPU before restarting work" },
+	{ 109, 109, "Context Switch Timeout Error", HP_TAG_FAIL, HP_P0,
+	  "reboot the node to reset the GPU; replace it if it recurs" },
+	{ 119, 119, "GSP RPC Timeout", HP_TAG_FAIL, HP_P0,
+	  "reboot the node; replace it if it recurs after a reboot" },
+	{ 120, 120, "GSP Error", HP_TAG_FAIL, HP_P0,
+	  "reboot the node; replace it if it recurs after a reboot" },
+	{ 136, 136, "Link training failed", HP_TAG_FAIL, HP_P0,
+	  "reboot the node; replace it if it recurs" },
+	{ 140, 140, "ECC unrecovered error", HP_TAG_FAIL, HP_P0,
+	  "reboot the node to reset the GPU; replace it if it recurs" },
+	{ 144, 150, "NVLink error", HP_TAG_FAIL, HP_P0,
+	  "reboot the node; replace it if the link stays down" },
+};
+
+/* A node that has, or should have, NVIDIA GPUs. */
+static int gpu_node(const struct node_ctx *c)
+{
+	return hp_node_type_gpus(c) > 0 || cJSON_IsTrue(hp_json_get(c->facts, "nvidia.present")) ||
+	       hp_json_num(c->facts, "pci.nvidia_gpus", 0) > 0;
+}
+
+static const cJSON *gpus(const struct node_ctx *c)
+{
+	return hp_json_arr(c->facts, "nvidia.gpus");
+}
+
+/* "GPU 3 (00000000:86:00.0)" */
+static const char *gpu_name(const cJSON *g, char *out, size_t n)
+{
+	snprintf(out, n, "GPU %.0f (%.40s)", hp_json_num(g, "index", -1),
+		 hp_check_str(g, "bus_id", "bus id unknown"));
+	return out;
+}
+
+static void judge_count(struct node_ctx *c)
+{
+	const cJSON *nv = cJSON_GetObjectItemCaseSensitive(c->facts, "nvidia"), *e;
+	int want = hp_node_type_gpus(c), have = cJSON_GetArraySize(gpus(c));
+	double pci = hp_json_num(c->facts, "pci.nvidia_gpus", -1);
+	char what[96] = "";
+	struct node_say *s;
+
+	if (!nv)
+		return;
+	if (want >= 0)
+		snprintf(what, sizeof(what), "%s has %d", c->type, want);
+	else if (pci > 0) {
+		/* No type data: the GPUs on the PCI bus are what nvidia-smi should see. */
+		want = (int)pci;
+		snprintf(what, sizeof(what), "%d on the PCI bus", want);
+	}
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(nv, "present"))) {
+		if (want > 0)
+			hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "nvidia-smi not found on GPU nodes",
+				    "nvidia-smi not found on %s (%s GPUs); the NVIDIA driver is not "
+				    "installed", c->who, what);
+		else if (!c->type_info)
+			hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "No NVIDIA GPU",
+				    "No NVIDIA GPU on %s (nvidia-smi not installed)", c->who);
+		return;
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(nv, "timed_out"))) {
+		hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "nvidia-smi hangs",
+			    "nvidia-smi did not answer within 10 s on %s; a GPU or the driver is hung",
+			    c->who);
+		return;
+	}
+	if (want > 0 && have < want) {
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "GPUs missing",
+				"GPU count %d of %d on %s (%s): %d GPU%s missing, fallen off the bus "
+				"or the driver failed", have, want, c->who, what, want - have,
+				want - have == 1 ? "" : "s");
+		cJSON_ArrayForEach(e, hp_json_arr(nv, "errors"))
+			if (cJSON_IsString(e))
+				hp_node_evidence(s, "nvidia-smi: %s", e->valuestring);
+		return;
+	}
+	if (!have) {
+		if (want != 0)
+			hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "nvidia-smi failed",
+				    "nvidia-smi failed on %s: %s", c->who,
+				    hp_check_str(nv, "error", "no GPU listed"));
+		return;
+	}
+	if (want > 0)
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "All GPUs visible",
+			    "%d of %d GPU%s visible on %s", have, want, want == 1 ? "" : "s", c->who);
+	else
+		hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "GPUs visible",
+			    "%d GPU%s visible on %s (no instance type data to compare with)", have,
+			    have == 1 ? "" : "s", c->who);
+}
+
+static const struct xid_class *xid_class(int xid)
+{
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(xid_classes); i++)
+		if (xid >= xid_classes[i].lo && xid <= xid_classes[i].hi)
+			return &xid_classes[i];
+	return NULL;
+}
+
+/* One code's lines on this node: count, GPUs (PCI), latest time, a sample. */
+struct xid_seen {
+	int xid;
+	int n;
+	double latest;
+	char pcis[160];
+	const char *text;
+	const char *action; /* Xid 154 */
+};
+
+static void add_pci(struct xid_seen *x, const char *pci)
+{
+	size_t len = strlen(x->pcis);
+
+	if (!pci || strstr(x->pcis, pci) || len + strlen(pci) + 3 >= sizeof(x->pcis))
+		return;
+	snprintf(x->pcis + len, sizeof(x->pcis) - len, "%s%s", len ? ", " : "", pci);
+}
+
+static void say_xid(struct node_ctx *c, const struct xid_seen *x)
+{
+	const struct xid_class *k = xid_class(x->xid);
+	char when[32], stem[96], clip[HP_CHECK_CLIP_SIZE];
+	struct node_say *s;
+
+	hp_node_time(x->latest, when);
+	if (x->xid == 154) {
+		/* The driver names the recovery the accompanying error needs. */
+		if (!x->action || !strcmp(x->action, "None"))
+			return;
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P0, "G.1.d", "GPU recovery action required (Xid 154)",
+				"GPU recovery action '%s' required on %s (Xid 154 on %s, latest %s)",
+				x->action, c->who, *x->pcis ? x->pcis : "unknown GPU", when);
+	} else if (!k) {
+		snprintf(stem, sizeof(stem), "GPU Xid %d (not in hpnode's Xid table)", x->xid);
+		s = hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, stem,
+				"GPU Xid %d on %s: %d since boot on %s, latest %s; look the code up in "
+				"NVIDIA's Xid catalog", x->xid, c->who, x->n,
+				*x->pcis ? x->pcis : "unknown GPU", when);
+	} else if (k->tag == HP_TAG_INFO) {
+		snprintf(stem, sizeof(stem), "Application Xid %d (%s)", x->xid, k->name);
+		s = hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", stem,
+				"Application Xid %d (%s) on %s: %d since boot on %s, latest %s; %s",
+				x->xid, k->name, c->who, x->n, *x->pcis ? x->pcis : "unknown GPU",
+				when, k->action);
+	} else {
+		snprintf(stem, sizeof(stem), "GPU Xid %d (%s)", x->xid, k->name);
+		s = hp_node_say(c, k->tag, k->prio, NULL, stem,
+				"GPU Xid %d (%s) on %s: %d since boot on %s, latest %s; %s", x->xid,
+				k->name, c->who, x->n, *x->pcis ? x->pcis : "unknown GPU", when,
+				k->action);
+	}
+	hp_node_evidence(s, "%s", hp_check_clip(x->text, clip));
+}
+
+static void judge_xid(struct node_ctx *c)
+{
+	const cJSON *ev = hp_json_arr(c->facts, "kmsg.events"), *e;
+	struct xid_seen seen[32];
+	size_t n = 0, i;
+
+	if (!ev || !gpu_node(c))
+		return;
+	cJSON_ArrayForEach(e, ev) {
+		int xid;
+
+		if (strcmp(hp_check_str(e, "kind", ""), "xid") || !hp_json_get(e, "xid"))
+			continue;
+		xid = (int)hp_json_num(e, "xid", -1);
+		for (i = 0; i < n && seen[i].xid != xid; i++)
+			;
+		if (i == n) {
+			if (n == HP_ARRAY_LEN(seen))
+				continue;
+			memset(&seen[n], 0, sizeof(seen[n]));
+			seen[n].xid = xid;
+			seen[n].latest = -1;
+			n++;
+		}
+		seen[i].n++;
+		seen[i].text = hp_check_str(e, "text", "");
+		if (hp_json_num(e, "t", -1) > seen[i].latest)
+			seen[i].latest = hp_json_num(e, "t", -1);
+		add_pci(&seen[i], hp_json_str(e, "pci"));
+		if (hp_json_str(e, "action"))
+			seen[i].action = hp_json_str(e, "action");
+	}
+	if (!n) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No GPU Xid errors since boot",
+			    "No GPU Xid errors on %s since boot", c->who);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		say_xid(c, &seen[i]);
+}
+
+static void judge_ecc(struct node_ctx *c)
+{
+	const cJSON *g;
+	double up = hp_json_num(c->facts, "node.uptime_s", -1);
+	struct hp_buf bad = HP_BUF_INIT(HP_MAX_LINE);
+	int known = 0;
+	char name[96];
+
+	cJSON_ArrayForEach(g, gpus(c)) {
+		double unc = hp_json_num(g, "ecc_unc_vol", -1), corr = hp_json_num(g, "ecc_corr_vol", -1);
+		double agg = hp_json_num(g, "ecc_unc_agg", -1);
+		const char *mode = hp_json_str(g, "ecc_mode");
+
+		gpu_name(g, name, sizeof(name));
+		if (mode && !strcmp(mode, "Disabled"))
+			hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, "ECC disabled",
+				    "ECC disabled on %s of %s; memory errors go undetected", name, c->who);
+		if (unc < 0)
+			continue;
+		known++;
+		if (unc > 0)
+			hp_buf_printf(&bad, "%s%s: %.0f", bad.len ? ", " : "", name, unc);
+		else if (agg > 0)
+			hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "Lifetime uncorrectable ECC errors",
+				    "%s of %s has %.0f uncorrectable ECC error%s in its lifetime, none "
+				    "since the driver loaded", name, c->who, agg, agg == 1 ? "" : "s");
+		if (corr > 0 && up > 3600 && corr / (up / 86400) > CE_PER_DAY)
+			hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "High corrected ECC error rate",
+				    "%s of %s: %.0f corrected ECC errors in %.1f days since boot (over "
+				    "100 a day)", name, c->who, corr, up / 86400);
+	}
+	if (bad.len)
+		hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "Uncorrectable ECC errors",
+			    "Uncorrectable ECC errors on %s since the driver loaded: %s", c->who, bad.buf);
+	else if (known)
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No uncorrectable ECC errors",
+			    "No uncorrectable ECC errors on %d GPU%s of %s", known, known == 1 ? "" : "s",
+			    c->who);
+	hp_buf_release(&bad);
+}
+
+static void judge_remap(struct node_ctx *c)
+{
+	const cJSON *g;
+	struct hp_buf fail = HP_BUF_INIT(HP_MAX_LINE), pend = HP_BUF_INIT(HP_MAX_LINE);
+	int known = 0;
+	char name[96];
+
+	cJSON_ArrayForEach(g, gpus(c)) {
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(g, "remap");
+		double unc = hp_json_num(r, "unc", 0);
+
+		if (!r)
+			continue;
+		known++;
+		gpu_name(g, name, sizeof(name));
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "failure")))
+			hp_buf_printf(&fail, "%s%s (%.0f uncorrectable remaps)", fail.len ? ", " : "",
+				      name, unc);
+		else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "pending")))
+			hp_buf_printf(&pend, "%s%s", pend.len ? ", " : "", name);
+		else if (unc > 0)
+			hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "Rows remapped after uncorrectable errors",
+				    "%s of %s has %.0f row%s remapped after uncorrectable errors "
+				    "(remapped successfully; a high count is a warning about the part)",
+				    name, c->who, unc, unc == 1 ? "" : "s");
+	}
+	if (fail.len)
+		hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "GPU row-remap failure",
+			    "GPU row-remap failure on %s (bad memory, replace GPU): %s", c->who,
+			    fail.buf);
+	if (pend.len)
+		hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "GPU row-remap pending",
+			    "GPU row-remap pending on %s (reset/reboot to finalize; if stuck, marginal "
+			    "memory): %s", c->who, pend.buf);
+	if (known && !fail.len && !pend.len)
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "Row remapping healthy",
+			    "Row remapping healthy on %d GPU%s of %s", known, known == 1 ? "" : "s",
+			    c->who);
+	hp_buf_release(&fail);
+	hp_buf_release(&pend);
+}
+
+static void judge_recovery(struct node_ctx *c)
+{
+	const cJSON *g;
+	int known = 0, bad = 0;
+	char name[96];
+
+	cJSON_ArrayForEach(g, gpus(c)) {
+		const char *a = hp_json_str(g, "recovery_action");
+
+		if (!a)
+			continue;
+		known++;
+		if (!strcmp(a, "None"))
+			continue;
+		bad++;
+		hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "GPU recovery action required",
+			    "GPU recovery action '%.60s' required on %s of %s", a,
+			    gpu_name(g, name, sizeof(name)), c->who);
+	}
+	if (known && !bad)
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No GPU recovery action pending",
+			    "No GPU recovery action pending on %s", c->who);
+}
+
+static void judge_clocks(struct node_ctx *c)
+{
+	static const struct {
+		unsigned long long bit;
+		const char *label;
+		enum hp_prio prio;
+	} reasons[] = {
+		{ THR_HW_SLOWDOWN, "HW slowdown", HP_P1 },
+		{ THR_HW_THERMAL, "HW thermal slowdown", HP_P1 },
+		{ THR_HW_POWER_BRAKE, "HW power brake", HP_P1 },
+		{ THR_SW_THERMAL, "SW thermal slowdown", HP_P2 },
+	};
+	const cJSON *g;
+	int known = 0, bad = 0;
+	char name[96];
+	size_t i;
+
+	cJSON_ArrayForEach(g, gpus(c)) {
+		double v = hp_json_num(g, "throttle", -1);
+		unsigned long long bits;
+		struct hp_buf why = HP_BUF_INIT(HP_MAX_LINE);
+		enum hp_prio worst = HP_PNONE;
+
+		if (v < 0)
+			continue;
+		known++;
+		bits = (unsigned long long)v;
+		for (i = 0; i < HP_ARRAY_LEN(reasons); i++) {
+			if (!(bits & reasons[i].bit))
+				continue;
+			hp_buf_printf(&why, "%s%s", why.len ? ", " : "", reasons[i].label);
+			if (reasons[i].prio < worst)
+				worst = reasons[i].prio;
+		}
+		if (why.len) {
+			bad++;
+			hp_node_say(c, HP_TAG_WARN, worst, NULL,
+				    worst == HP_P1 ? "GPUs throttled by hardware"
+						   : "GPUs throttled by a software thermal limit",
+				    "%s of %s throttled: %s (%.0f C, SM %.0f of %.0f MHz)",
+				    gpu_name(g, name, sizeof(name)), c->who, why.buf,
+				    hp_json_num(g, "temp_c", -1), hp_json_num(g, "sm_mhz", -1),
+				    hp_json_num(g, "sm_max_mhz", -1));
+		}
+		hp_buf_release(&why);
+	}
+	if (known && !bad)
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No GPU throttling by hardware",
+			    "No hardware or thermal clock throttling on %d GPU%s of %s", known,
+			    known == 1 ? "" : "s", c->who);
+}
+
+static void judge_dcgm(struct node_ctx *c)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(c->facts, "dcgm"), *i;
+	const char *health = hp_json_str(d, "health");
+	struct node_say *s;
+
+	if (!d || !gpu_node(c))
+		return;
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(d, "present"))) {
+		hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "dcgmi not installed",
+			    "dcgmi not installed on %s; DCGM health not checked", c->who);
+		return;
+	}
+	if (!health) {
+		hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "DCGM health not available",
+			    "DCGM health not available on %s: %s", c->who,
+			    hp_check_str(d, "error", "no answer"));
+		return;
+	}
+	if (!strcmp(health, "Healthy")) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "DCGM health Healthy",
+			    "DCGM health Healthy on %s", c->who);
+		return;
+	}
+	if (!strcmp(health, "Failure") || !strcmp(health, "Fail"))
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "DCGM health Failure",
+				"DCGM health Fail/Warn on %s: %s", c->who, health);
+	else
+		s = hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "DCGM health Warning",
+				"DCGM health Fail/Warn on %s: %.40s", c->who, health);
+	cJSON_ArrayForEach(i, hp_json_arr(d, "incidents")) {
+		char clip[HP_CHECK_CLIP_SIZE];
+
+		hp_node_evidence(s, "%.40s %.40s: %.20s%s%s", hp_check_str(i, "entity", "?"),
+				 hp_check_str(i, "system", "?"), hp_check_str(i, "health", "?"),
+				 hp_json_str(i, "message") ? ": " : "",
+				 hp_check_clip(hp_json_str(i, "message"), clip));
+	}
+}
+
+#define RUN(name, parts) \
+	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
+	{ hp_node_each(snap, em, (parts), judge_##name); }
+
+RUN(count, HP_PROBE_GPU)
+RUN(xid, HP_PROBE_KMSG | HP_PROBE_GPU)
+RUN(ecc, HP_PROBE_GPU)
+RUN(remap, HP_PROBE_GPU)
+RUN(recovery, HP_PROBE_GPU)
+RUN(clocks, HP_PROBE_GPU)
+RUN(dcgm, HP_PROBE_DCGM | HP_PROBE_GPU)
+
+const struct hp_check hp_check_node_gpu_count = {
+	.id = "node.gpu-count",
+	.section = "G.1",
+	.prio = HP_P0,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "GPUs nvidia-smi lists against the instance type's GPU count (or the PCI bus)",
+	.run = run_count,
+};
+
+const struct hp_check hp_check_node_gpu_xid = {
+	.id = "node.gpu-xid",
+	.section = "G.1.c",
+	.prio = HP_P0,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "NVRM Xid lines since boot, by NVIDIA's classes: hardware Xids fail, "
+		   "application Xids inform",
+	.run = run_xid,
+};
+
+const struct hp_check hp_check_node_gpu_ecc = {
+	.id = "node.gpu-ecc",
+	.section = "G.1",
+	.prio = HP_P0,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "volatile uncorrectable ECC errors (fail), corrected rate over 100/day, ECC mode",
+	.run = run_ecc,
+};
+
+const struct hp_check hp_check_node_gpu_remap = {
+	.id = "node.gpu-remap",
+	.section = "G.1.a",
+	.prio = HP_P0,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "row-remap failure (P0) and pending remaps (P1) per GPU",
+	.run = run_remap,
+};
+
+const struct hp_check hp_check_node_gpu_recovery = {
+	.id = "node.gpu-recovery",
+	.section = "G.1.d",
+	.prio = HP_P0,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "the driver's GPU recovery action (anything but None needs a reset or reboot)",
+	.run = run_recovery,
+};
+
+const struct hp_check hp_check_node_gpu_clocks = {
+	.id = "node.gpu-clocks",
+	.section = "G.1",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "hardware slowdown, thermal and power-brake clock throttling per GPU",
+	.run = run_clocks,
+};
+
+const struct hp_check hp_check_node_gpu_dcgm = {
+	.id = "node.gpu-dcgm",
+	.section = "G.1.b",
+	.prio = HP_P0,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "dcgmi health: Failure fails, Warning warns",
+	.run = run_dcgm,
+};

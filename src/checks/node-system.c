@@ -1,0 +1,480 @@
+/*
+ * On-node system state: what the probe returned, OOM kills, time sync
+ * (numeric offset and leap status; no tool means unknown, not unhealthy),
+ * amazon-ssm-agent, containerd (EKS nodes only), slurmd/slurmctld/munge
+ * (Slurm nodes only) and kernel panics, lockups, hung tasks, NMIs and
+ * machine checks, matched on the kernel's own texts.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hp/json.h"
+#include "checks.h"
+#include "node.h"
+
+/* OOM kills younger than this fail; older ones in the same boot warn. */
+#define OOM_RECENT_S (24 * 3600.0)
+/* Clock offsets, seconds. */
+#define CLOCK_FAIL_S 1.0
+#define CLOCK_WARN_S 0.1
+/* Kernel lines shown per finding. */
+#define KERNEL_EVIDENCE 5
+
+static void judge_probe(struct node_ctx *c)
+{
+	const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(c->facts, "blocks");
+	const char *err = hp_json_str(c->entry, "stderr");
+	int n = cJSON_GetArraySize(blocks);
+	double ms = hp_json_num(c->entry, "duration_ms", -1);
+	struct node_say *s;
+
+	if (!n) {
+		s = hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "Probe output holds no probe data",
+				"Probe output from %s holds no probe data; nothing on the node could "
+				"be checked (exit status %.0f)", c->who,
+				hp_json_num(c->entry, "exit_code", -1));
+		if (err && *err) {
+			char clip[HP_CHECK_CLIP_SIZE];
+
+			hp_node_evidence(s, "stderr: %s", hp_check_clip(err, clip));
+		}
+		return;
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->facts, "truncated")) ||
+	    hp_json_bool(c->entry, "truncated", 0)) {
+		hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, "Probe output ended early",
+			    "Probe output from %s ended early (no end marker after %d blocks); the "
+			    "checks used what arrived", c->who, n);
+		return;
+	}
+	if (ms >= 0)
+		hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "On-node probe output received",
+			    "On-node probe output received from %s (%d blocks, %.1f s)", c->who, n,
+			    ms / 1000);
+	else
+		hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "On-node probe output received",
+			    "On-node probe output received from %s (%d blocks)", c->who, n);
+}
+
+/* Kernel messages readable: the events list exists. */
+static const cJSON *kernel_events(const struct node_ctx *c)
+{
+	return hp_json_arr(c->facts, "kmsg.events");
+}
+
+static double kcount(const struct node_ctx *c, const char *kind)
+{
+	return hp_json_num(hp_json_get(c->facts, "kmsg.counts"), kind, 0);
+}
+
+/* Evidence: the last n events of a kind (or accepted by pick), oldest first. */
+static void last_lines(struct node_say *s, const cJSON *ev, const char *kind,
+		       int (*pick)(const char *kind), size_t n)
+{
+	const cJSON *hit[16], *e;
+	size_t k = 0, i;
+
+	if (n > HP_ARRAY_LEN(hit))
+		n = HP_ARRAY_LEN(hit);
+	cJSON_ArrayForEach(e, ev) {
+		const char *kd = hp_check_str(e, "kind", "");
+
+		if (kind ? strcmp(kd, kind) : !pick(kd))
+			continue;
+		if (k == n) {
+			memmove(hit, hit + 1, (n - 1) * sizeof(*hit));
+			k--;
+		}
+		hit[k++] = e;
+	}
+	for (i = 0; i < k; i++) {
+		char clip[HP_CHECK_CLIP_SIZE];
+
+		hp_node_evidence(s, "%s", hp_check_clip(hp_json_str(hit[i], "text"), clip));
+	}
+}
+
+/* "Killed process 93811 (python3) ..." -> "python3". */
+static void victim(const char *text, char *out, size_t n)
+{
+	const char *p = strstr(text, "Killed process "), *open, *close;
+
+	out[0] = '\0';
+	if (!p || !(open = strchr(p, '(')) || !(close = strchr(open, ')')))
+		return;
+	snprintf(out, n, "%.*s", (int)(close - open - 1 < 64 ? close - open - 1 : 64), open + 1);
+}
+
+static void judge_oom(struct node_ctx *c)
+{
+	const cJSON *ev = kernel_events(c), *e, *last = NULL;
+	double kills = kcount(c, "oom_kill"), invoked = kcount(c, "oom_invoked");
+	double now = hp_json_num(c->facts, "node.epoch", -1), t;
+	int cgroup = 0, system = 0;
+	char when[32], who[80];
+	struct node_say *s;
+
+	if (!ev)
+		return;
+	if (!kills && !invoked) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No OOM kills since boot",
+			    "No OOM kills on %s since boot", c->who);
+		return;
+	}
+	cJSON_ArrayForEach(e, ev) {
+		const char *kind = hp_json_str(e, "kind");
+
+		if (!kind || (strcmp(kind, "oom_kill") && strcmp(kind, "oom_invoked")))
+			continue;
+		if (!strcmp(kind, "oom_kill")) {
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "cgroup")))
+				cgroup++;
+			else
+				system++;
+			last = e;
+		} else if (!last) {
+			last = e;
+		}
+	}
+	t = hp_json_num(last, "t", -1);
+	victim(hp_check_str(last, "text", ""), who, sizeof(who));
+	hp_node_time(t, when);
+	/* Unknown ages count as recent: better a second look than a missed kill. */
+	if (t < 0 || now < 0 || now - t < OOM_RECENT_S)
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "OOM kills in the last 24 hours",
+				"OOM events on %s: %.0f process%s killed since boot (%d by a "
+				"container memory limit, %d system-wide), latest %s%s%s",
+				c->who, kills, kills == 1 ? "" : "es", cgroup, system, when,
+				*who ? ": " : "", who);
+	else
+		s = hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, "OOM kills earlier in this boot",
+				"OOM events on %s earlier in this boot: %.0f process%s killed, latest "
+				"%s%s%s", c->who, kills, kills == 1 ? "" : "es", when, *who ? ": " : "",
+				who);
+	last_lines(s, ev, "oom_kill", NULL, 3);
+}
+
+static void judge_time(struct node_ctx *c)
+{
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(c->facts, "chrony");
+	const cJSON *td = cJSON_GetObjectItemCaseSensitive(c->facts, "timedatectl");
+	const char *leap = hp_json_str(ch, "leap"), *cerr = hp_json_str(ch, "error");
+	double off = hp_json_num(ch, "offset_s", NAN), stratum = hp_json_num(ch, "stratum", -1);
+	char why[400];
+
+	if (leap && !strcmp(leap, "Not synchronised")) {
+		hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "Time sync not healthy",
+			    "Time sync not healthy on %s: chrony reports 'Not synchronised' "
+			    "(stratum %.0f)", c->who, stratum);
+		return;
+	}
+	if (!isnan(off)) {
+		const char *dir = off >= 0 ? "ahead of" : "behind";
+
+		if (fabs(off) > CLOCK_FAIL_S)
+			hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "Clock off by more than 1 s",
+				    "Clock %.3f s %s NTP time on %s (chrony, leap status %s); signed "
+				    "AWS requests, TLS and munge break on skewed clocks", fabs(off), dir,
+				    c->who, leap ? leap : "unknown");
+		else if (fabs(off) > CLOCK_WARN_S)
+			hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, "Clock off by more than 0.1 s",
+				    "Clock %.3f s %s NTP time on %s (chrony, leap status %s)", fabs(off),
+				    dir, c->who, leap ? leap : "unknown");
+		else
+			hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "Time in sync",
+				    "Time in sync on %s (chrony: offset %+.6f s, stratum %.0f, leap "
+				    "status %s)", c->who, off, stratum, leap ? leap : "unknown");
+		return;
+	}
+	/* chronyc installed but without an answer: is chronyd down? */
+	if (cerr && (hp_node_unit_loaded(c, "chronyd") || hp_node_unit_loaded(c, "chrony")) &&
+	    strcmp(hp_node_unit_state(c, "chronyd"), "active") &&
+	    strcmp(hp_node_unit_state(c, "chrony"), "active")) {
+		hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "chronyd not running",
+			    "Time sync not healthy on %s: chronyd is not running (chronyc: %s)", c->who,
+			    cerr);
+		return;
+	}
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(td, "synchronized"))) {
+		hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "Time sync not healthy",
+			    "Time sync not healthy on %s: timedatectl reports the clock is not "
+			    "synchronised (no offset available)", c->who);
+		return;
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(td, "synchronized"))) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "Time in sync",
+			    "Time in sync on %s (timedatectl; no offset available)", c->who);
+		return;
+	}
+	if (!ch && !td)
+		return;
+	snprintf(why, sizeof(why), "chronyc %s; timedatectl %s",
+		 !ch ? "not probed" : cJSON_IsFalse(hp_json_get(ch, "present")) ? "not installed" :
+		 cerr ? cerr : "gave no offset",
+		 !td ? "not probed" : cJSON_IsFalse(hp_json_get(td, "present")) ? "not installed" :
+		 hp_check_str(td, "error", "gave no answer"));
+	hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "Time sync state unknown",
+		    "Time sync state unknown on %s (%s)", c->who, why);
+}
+
+/* Services could be read at all; otherwise say so once (from the ssm-agent check). */
+static int services_ok(struct node_ctx *c, int say)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(c->facts, "services");
+
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "available")))
+		return 1;
+	if (say && s)
+		hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "Services not checked",
+			    "Services not checked on %s: %s", c->who,
+			    hp_check_str(s, "error", "systemctl gave no answer"));
+	return 0;
+}
+
+static void judge_ssm_agent(struct node_ctx *c)
+{
+	static const char *const units[] = { "amazon-ssm-agent",
+					     "snap.amazon-ssm-agent.amazon-ssm-agent" };
+	const char *state = NULL;
+	size_t i;
+
+	if (!services_ok(c, 1))
+		return;
+	for (i = 0; i < HP_ARRAY_LEN(units); i++) {
+		if (!strcmp(hp_node_unit_state(c, units[i]), "active")) {
+			hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "amazon-ssm-agent active",
+				    "amazon-ssm-agent active on %s", c->who);
+			return;
+		}
+		if (hp_node_unit_loaded(c, units[i]) && !state)
+			state = hp_node_unit_state(c, units[i]);
+	}
+	if (state)
+		hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "amazon-ssm-agent inactive",
+			    "amazon-ssm-agent inactive on %s (ActiveState %s)", c->who,
+			    *state ? state : "unknown");
+	else
+		hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "amazon-ssm-agent not installed",
+			    "amazon-ssm-agent is not installed as a systemd unit on %s", c->who);
+}
+
+static void judge_containerd(struct node_ctx *c)
+{
+	const char *state;
+
+	/* Slurm nodes may run without containerd. */
+	if (strcmp(c->orchestrator, "EKS") || !services_ok(c, 0))
+		return;
+	state = hp_node_unit_state(c, "containerd");
+	if (!strcmp(state, "active"))
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "containerd active",
+			    "containerd active on %s", c->who);
+	else if (hp_node_unit_loaded(c, "containerd"))
+		hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "containerd inactive",
+			    "containerd inactive on %s (ActiveState %s); no pod on this node can run",
+			    c->who, *state ? state : "unknown");
+	else
+		hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "containerd not installed",
+			    "containerd is not installed on EKS %s", c->who);
+}
+
+static void judge_slurm(struct node_ctx *c)
+{
+	int slurmd, ctld;
+
+	if (strcmp(c->orchestrator, "Slurm") || !services_ok(c, 0))
+		return;
+	if (!strcmp(hp_node_unit_state(c, "munge"), "active"))
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "munge active", "munge active on %s",
+			    c->who);
+	else if (hp_node_unit_loaded(c, "munge"))
+		hp_node_say(c, HP_TAG_FAIL, HP_P0, "H.6", "munge inactive",
+			    "munge inactive on %s (ActiveState %s); Slurm cannot authenticate",
+			    c->who, hp_node_unit_state(c, "munge"));
+	else
+		hp_node_say(c, HP_TAG_WARN, HP_P1, "H.6", "munge not installed",
+			    "munge is not installed on Slurm %s", c->who);
+	slurmd = hp_node_unit_loaded(c, "slurmd");
+	ctld = hp_node_unit_loaded(c, "slurmctld");
+	if (ctld) {
+		if (!strcmp(hp_node_unit_state(c, "slurmctld"), "active"))
+			hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "slurmctld active",
+				    "slurmctld active on controller %s", c->who);
+		else
+			hp_node_say(c, HP_TAG_FAIL, HP_P0, "H.5", "slurmctld inactive",
+				    "slurmctld inactive on controller %s (ActiveState %s); every Slurm "
+				    "operation is blocked", c->who, hp_node_unit_state(c, "slurmctld"));
+	}
+	if (slurmd) {
+		if (!strcmp(hp_node_unit_state(c, "slurmd"), "active"))
+			hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "slurmd active",
+				    "slurmd active on %s", c->who);
+		else
+			hp_node_say(c, HP_TAG_FAIL, HP_P1, "H.1", "slurmd inactive",
+				    "slurmd inactive on %s (ActiveState %s); Slurm will mark the node "
+				    "down", c->who, hp_node_unit_state(c, "slurmd"));
+	}
+	if (!slurmd && !ctld)
+		hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "No slurmd or slurmctld unit",
+			    "No slurmd or slurmctld unit on %s (a login node?)", c->who);
+}
+
+static const struct {
+	const char *kind, *label;
+	enum hp_prio prio;
+} kernel_kinds[] = {
+	{ "panic", "kernel panic", HP_P0 },
+	{ "soft_lockup", "soft lockup", HP_P0 },
+	{ "hard_lockup", "hard lockup", HP_P0 },
+	{ "kernel_bug", "kernel BUG", HP_P0 },
+	{ "nmi", "NMI", HP_P0 },
+	{ "hung_task", "hung task", HP_P1 },
+	{ "mce", "machine check", HP_P1 },
+};
+
+static int is_kernel_kind(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(kernel_kinds); i++)
+		if (!strcmp(kind, kernel_kinds[i].kind))
+			return 1;
+	return 0;
+}
+
+static void judge_kernel(struct node_ctx *c)
+{
+	const cJSON *ev = kernel_events(c), *e;
+	struct hp_buf what = HP_BUF_INIT(HP_MAX_LINE);
+	enum hp_prio worst = HP_PNONE;
+	double latest = -1, total = 0;
+	struct node_say *s;
+	char when[32];
+	size_t i;
+
+	if (!ev) {
+		const char *err = hp_json_str(c->facts, "kmsg.error");
+
+		if (err)
+			hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "Kernel messages unreadable",
+				    "Kernel messages unreadable on %s (%s); OOM, kernel and Xid checks "
+				    "skipped", c->who, err);
+		return;
+	}
+	for (i = 0; i < HP_ARRAY_LEN(kernel_kinds); i++) {
+		double n = kcount(c, kernel_kinds[i].kind);
+
+		if (!n)
+			continue;
+		hp_buf_printf(&what, "%s%s \xC3\x97%.0f", what.len ? ", " : "", kernel_kinds[i].label,
+			      n);
+		if (kernel_kinds[i].prio < worst)
+			worst = kernel_kinds[i].prio;
+		total += n;
+	}
+	if (!total) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No kernel panic, lockup or hardware-error "
+			    "messages since boot", "No kernel panic, lockup, hung-task or hardware-error "
+			    "messages on %s since boot", c->who);
+		hp_buf_release(&what);
+		return;
+	}
+	cJSON_ArrayForEach(e, ev)
+		if (is_kernel_kind(hp_check_str(e, "kind", "")) && hp_json_num(e, "t", -1) > latest)
+			latest = hp_json_num(e, "t", -1);
+	hp_node_time(latest, when);
+	if (worst == HP_P0)
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "Kernel panic / lockup messages since boot",
+				"Kernel panic / watchdog on %s: %s since boot, latest %s", c->who,
+				what.buf, when);
+	else
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL,
+				"Hung-task or machine-check messages since boot",
+				"Kernel hung-task or machine-check messages on %s: %s since boot, "
+				"latest %s", c->who, what.buf, when);
+	last_lines(s, ev, NULL, is_kernel_kind, KERNEL_EVIDENCE);
+	hp_buf_release(&what);
+}
+
+#define RUN(name, parts) \
+	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
+	{ hp_node_each(snap, em, (parts), judge_##name); }
+
+RUN(probe, 0)
+RUN(oom, HP_PROBE_KMSG)
+RUN(time, HP_PROBE_TIME | HP_PROBE_SERVICES)
+RUN(ssm_agent, HP_PROBE_SERVICES)
+RUN(containerd, HP_PROBE_SERVICES)
+RUN(slurm, HP_PROBE_SERVICES)
+RUN(kernel, HP_PROBE_KMSG)
+
+const struct hp_check hp_check_node_probe = {
+	.id = "node.probe",
+	.section = "K.5",
+	.prio = HP_P2,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "probe output of each probed node arrived whole (end marker) and holds data",
+	.run = run_probe,
+};
+
+const struct hp_check hp_check_node_oom = {
+	.id = "node.oom",
+	.section = "I.3",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "OOM kills since boot (kernel 'Killed process' lines); within 24 hours fails",
+	.run = run_oom,
+};
+
+const struct hp_check hp_check_node_time = {
+	.id = "node.time",
+	.section = "I.5",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "clock offset (over 1 s fails) and leap status from chrony, else timedatectl",
+	.run = run_time,
+};
+
+const struct hp_check hp_check_node_ssm_agent = {
+	.id = "node.ssm-agent",
+	.section = "K.6",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "amazon-ssm-agent unit active (systemd, or its snap unit)",
+	.run = run_ssm_agent,
+};
+
+const struct hp_check hp_check_node_containerd = {
+	.id = "node.containerd",
+	.section = "M.2",
+	.prio = HP_P0,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "containerd active on EKS nodes (not judged on Slurm nodes)",
+	.run = run_containerd,
+};
+
+const struct hp_check hp_check_node_slurm = {
+	.id = "node.slurm",
+	.section = "H",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "munge, slurmd and slurmctld active on Slurm nodes",
+	.run = run_slurm,
+};
+
+const struct hp_check hp_check_node_kernel = {
+	.id = "node.kernel",
+	.section = "N.1",
+	.prio = HP_P0,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "kernel panic, soft/hard lockup, BUG, NMI, hung task and machine-check messages",
+	.run = run_kernel,
+};

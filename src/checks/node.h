@@ -1,0 +1,73 @@
+/*
+ * Private to the on-node checks (src/checks/node-*.c): the loop over the
+ * probed nodes of a snapshot, per-node results and their summary across
+ * nodes, and lookups in the node's instance type. Each check parses only
+ * the probe blocks it needs (enum hp_probe_part).
+ */
+#ifndef HP_CHECKS_NODE_H
+#define HP_CHECKS_NODE_H
+
+#include <cjson/cJSON.h>
+
+#include "hp/check.h"
+#include "hp/probe.h"
+
+/* At least this many nodes with the same result make one summary finding. */
+#define HP_NODE_SUMMARY_MIN 4
+
+struct node_results;
+
+/* One probed node, as a check's judge function sees it. */
+struct node_ctx {
+	const char *id;             /* snapshot key: instance id, or "local" */
+	char who[80];               /* "node i-0abc…" or "this node" */
+	const char *type;           /* "ml.p5.48xlarge", NULL when unknown */
+	const cJSON *type_info;     /* instance_types entry (EC2 XML names) or NULL */
+	const char *orchestrator;   /* "EKS", "Slurm" or "Unknown" */
+	const cJSON *entry;         /* the "probes" entry */
+	const cJSON *facts;         /* hp_probe_parse_some() of its stdout */
+	struct node_results *out;
+};
+
+/* One node's result; the message names the node. */
+struct node_say;
+
+/*
+ * For each node whose probe state is "probed": parse the blocks behind
+ * parts, call judge, then emit every result, summarising identical
+ * results (same tag, priority, section and stem) of many nodes.
+ */
+void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em, unsigned parts,
+		  void (*judge)(struct node_ctx *c));
+
+/*
+ * Record a result for c's node. stem names the result without the node
+ * ("Root volume over 90% full"); the summary of many nodes reads
+ * "<stem> on N nodes". section NULL means the check's own.
+ */
+struct node_say *hp_node_say(struct node_ctx *c, enum hp_tag tag, enum hp_prio prio,
+			     const char *section, const char *stem, const char *fmt, ...)
+	HP_PRINTF(6, 7);
+/* Add an evidence line to a result. */
+void hp_node_evidence(struct node_say *s, const char *fmt, ...) HP_PRINTF(2, 3);
+
+/* Expected counts from the instance type; -1 when not known. */
+int hp_node_type_gpus(const struct node_ctx *c);
+int hp_node_type_efa(const struct node_ctx *c);
+int hp_node_type_neuron_devices(const struct node_ctx *c);
+/* 1 the type has NVMe instance store, 0 it has none, -1 unknown. */
+int hp_node_type_instance_store(const struct node_ctx *c);
+
+/* The service record of a unit (name without ".service"), or NULL. */
+const cJSON *hp_node_unit(const struct node_ctx *c, const char *unit);
+/* The unit is installed (LoadState loaded). */
+int hp_node_unit_loaded(const struct node_ctx *c, const char *unit);
+/* Its ActiveState, or "" when unknown. */
+const char *hp_node_unit_state(const struct node_ctx *c, const char *unit);
+
+/* Bytes (given in KiB) as "93.1 GiB"; returns out. */
+const char *hp_node_size(double kib, char out[32]);
+/* Epoch seconds as ISO-8601 UTC, or "time unknown"; returns out. */
+const char *hp_node_time(double epoch, char out[32]);
+
+#endif

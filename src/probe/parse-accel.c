@@ -1,0 +1,394 @@
+/*
+ * Accelerators: nvidia-smi CSV queries (GPU list, ECC counters, clocks and
+ * throttle reasons, remapped rows, recovery action) merged per GPU, the
+ * NVIDIA and Amazon PCI functions, dcgmi health (JSON, with the table form
+ * as fallback) and the neuron-ls device table. Counts stay numbers;
+ * "[N/A]" and "[Not Supported]" leave a value absent.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hp/buf.h"
+#include "hp/util.h"
+#include "probe-int.h"
+
+/* Non-row lines of nvidia-smi kept as evidence. */
+#define MAX_ERRORS 8
+
+static cJSON *need(cJSON *x)
+{
+	if (!x)
+		hp_die("out of memory");
+	return x;
+}
+
+/*
+ * The GPU with this index (or bus id). Only the GPU list creates entries
+ * (create set): a GPU missing from it is missing, whatever other queries say.
+ */
+static cJSON *gpu_by(cJSON *gpus, double index, const char *bus, int create)
+{
+	cJSON *g;
+
+	cJSON_ArrayForEach(g, gpus) {
+		const cJSON *i = cJSON_GetObjectItemCaseSensitive(g, "index");
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(g, "bus_id");
+
+		if (bus && cJSON_IsString(b) && !strcasecmp(b->valuestring, bus))
+			return g;
+		if (!bus && cJSON_IsNumber(i) && i->valuedouble == index)
+			return g;
+	}
+	if (!create || cJSON_GetArraySize(gpus) >= PB_MAX_GPUS)
+		return NULL;
+	g = need(cJSON_CreateObject());
+	if (bus)
+		pb_set_str(g, "bus_id", bus);
+	else
+		pb_set_num(g, "index", index);
+	cJSON_AddItemToArray(gpus, g);
+	return g;
+}
+
+static void set_count(cJSON *g, const char *key, const char *v)
+{
+	double n;
+
+	if (pb_count(v, &n))
+		pb_set_num(g, key, n);
+}
+
+/* Yes/No and 1/0 as nvidia-smi prints them; -1 for anything else. */
+static int flag(const char *v)
+{
+	if (!strcasecmp(v, "yes") || !strcmp(v, "1") || !strcasecmp(v, "true"))
+		return 1;
+	if (!strcasecmp(v, "no") || !strcmp(v, "0") || !strcasecmp(v, "false"))
+		return 0;
+	return -1;
+}
+
+static void note_error(cJSON *nv, const char *line)
+{
+	cJSON *errs = cJSON_GetObjectItemCaseSensitive(nv, "errors");
+	char e[PB_FIELD];
+
+	if (!*line)
+		return;
+	if (!errs)
+		errs = need(cJSON_AddArrayToObject(nv, "errors"));
+	if (cJSON_GetArraySize(errs) >= MAX_ERRORS)
+		return;
+	pb_copy_trim(line, strlen(line), e);
+	cJSON_AddItemToArray(errs, need(cJSON_CreateString(e)));
+	if (!cJSON_GetObjectItemCaseSensitive(nv, "error"))
+		pb_set_str(nv, "error", e);
+}
+
+/* Rows that start with a GPU index; every other line is an error text. */
+static void each_row(const struct pb_block *b, cJSON *nv, cJSON *gpus, size_t want,
+		     void (*fn)(cJSON *g, char (*f)[PB_FIELD]))
+{
+	char f[8][PB_FIELD];
+	size_t i;
+
+	for (i = 0; b && i < b->nkept; i++) {
+		double index;
+		cJSON *g;
+
+		if (pb_split(b->lines[i], ',', f, 8) < want || !pb_count(f[0], &index)) {
+			/* The same failure repeats in every query; the first one says it. */
+			if (!strcmp(b->name, "nvidia_gpu"))
+				note_error(nv, b->lines[i]);
+			continue;
+		}
+		if ((g = gpu_by(gpus, index, NULL, !strcmp(b->name, "nvidia_gpu"))))
+			fn(g, f);
+	}
+}
+
+static void row_gpu(cJSON *g, char (*f)[PB_FIELD])
+{
+	pb_set_str(g, "bus_id", f[1]);
+	pb_set_str(g, "name", f[2]);
+	pb_set_str(g, "uuid", f[3]);
+	pb_set_str(g, "driver", f[4]);
+}
+
+static void row_ecc(cJSON *g, char (*f)[PB_FIELD])
+{
+	if (*f[1] && f[1][0] != '[')
+		pb_set_str(g, "ecc_mode", f[1]);
+	set_count(g, "ecc_corr_vol", f[2]);
+	set_count(g, "ecc_unc_vol", f[3]);
+	set_count(g, "ecc_corr_agg", f[4]);
+	set_count(g, "ecc_unc_agg", f[5]);
+}
+
+static void row_clocks(cJSON *g, char (*f)[PB_FIELD])
+{
+	char *end;
+	unsigned long long bits;
+
+	set_count(g, "temp_c", f[1]);
+	set_count(g, "sm_mhz", f[2]);
+	set_count(g, "sm_max_mhz", f[3]);
+	if (!strncmp(f[4], "0x", 2)) {
+		bits = strtoull(f[4] + 2, &end, 16);
+		if (end != f[4] + 2 && !*end)
+			pb_set_num(g, "throttle", (double)bits);
+	}
+}
+
+static void row_recovery(cJSON *g, char (*f)[PB_FIELD])
+{
+	if (*f[1] && f[1][0] != '[')
+		pb_set_str(g, "recovery_action", f[1]);
+}
+
+void pb_parse_nvidia(const struct pb_input *in, cJSON *facts)
+{
+	const struct pb_block *b = pb_find(in, "nvidia_gpu");
+	cJSON *nv, *gpus;
+	char f[8][PB_FIELD];
+	size_t i;
+
+	if (!b)
+		return;
+	nv = pb_obj(facts, "nvidia");
+	pb_set_rc(nv, b);
+	if (b->ended && b->rc == 127)
+		return;
+	gpus = need(cJSON_AddArrayToObject(nv, "gpus"));
+	each_row(b, nv, gpus, 5, row_gpu);
+	each_row(pb_find(in, "nvidia_ecc"), nv, gpus, 6, row_ecc);
+	each_row(pb_find(in, "nvidia_clocks"), nv, gpus, 5, row_clocks);
+	each_row(pb_find(in, "nvidia_recovery"), nv, gpus, 2, row_recovery);
+	/* Remapped rows are keyed by bus id, not by index. */
+	b = pb_find(in, "nvidia_remap");
+	for (i = 0; b && i < b->nkept; i++) {
+		cJSON *g, *r;
+		int pend, fail;
+
+		if (pb_split(b->lines[i], ',', f, 8) < 5 || strncasecmp(f[0], "0000", 4))
+			continue;
+		if (!(g = gpu_by(gpus, 0, f[0], 0)))
+			continue;
+		r = pb_obj(g, "remap");
+		set_count(r, "corr", f[1]);
+		set_count(r, "unc", f[2]);
+		if ((pend = flag(f[3])) >= 0)
+			pb_set_bool(r, "pending", pend);
+		if ((fail = flag(f[4])) >= 0)
+			pb_set_bool(r, "failure", fail);
+		if (!cJSON_GetArraySize(r))
+			cJSON_DeleteItemFromObjectCaseSensitive(g, "remap");
+	}
+}
+
+void pb_parse_pci(const struct pb_input *in, cJSON *facts)
+{
+	const struct pb_block *b = pb_find(in, "pci");
+	double gpus = 0, efa = 0, nvidia = 0, amazon = 0;
+	cJSON *pci;
+	size_t i;
+
+	if (!b || !b->ended || b->rc != 0)
+		return;
+	for (i = 0; i < b->nkept; i++) {
+		char w[4][PB_FIELD];
+
+		if (pb_words(b->lines[i], w, 4) < 4)
+			continue;
+		if (!strcasecmp(w[1], "0x10de")) {
+			nvidia++;
+			/* Class 0x0300xx VGA, 0x0302xx 3D controller. */
+			if (!strncasecmp(w[3], "0x0302", 6) || !strncasecmp(w[3], "0x0300", 6))
+				gpus++;
+		} else if (!strcasecmp(w[1], "0x1d0f")) {
+			amazon++;
+			if (!strncasecmp(w[2], "0xefa", 5))
+				efa++;
+		}
+	}
+	pci = pb_obj(facts, "pci");
+	pb_set_num(pci, "nvidia_gpus", gpus);
+	pb_set_num(pci, "nvidia_devices", nvidia);
+	pb_set_num(pci, "efa", efa);
+	pb_set_num(pci, "amazon_devices", amazon);
+}
+
+static void dcgm_incident(cJSON *list, const char *entity, const char *system, const cJSON *s)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(s, "value");
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(s, "overflow"), *x;
+	struct hp_buf msg = HP_BUF_INIT(2048);
+	cJSON *inc;
+
+	cJSON_ArrayForEach(x, o) {
+		if (!cJSON_IsString(x))
+			continue;
+		if (msg.len && hp_buf_addc(&msg, ' '))
+			break;
+		if (hp_buf_adds(&msg, x->valuestring))
+			break;
+	}
+	inc = need(cJSON_CreateObject());
+	pb_set_str(inc, "entity", entity);
+	pb_set_str(inc, "system", system);
+	if (cJSON_IsString(v))
+		pb_set_str(inc, "health", v->valuestring);
+	if (msg.len)
+		pb_set_str(inc, "message", msg.buf);
+	hp_buf_release(&msg);
+	cJSON_AddItemToArray(list, inc);
+}
+
+/*
+ * dcgmi's JSON: body["Overall Health"].value, and per entity group
+ * body[<group>].children[<id>].children.Errors.children[<system>] with
+ * value and overflow (the message lines).
+ */
+static int dcgm_json(const char *text, cJSON *d)
+{
+	cJSON *doc = cJSON_Parse(text), *grp, *ent, *sys, *list;
+	const cJSON *body, *v;
+	int ok = 0;
+
+	if (!doc)
+		return 0;
+	body = cJSON_GetObjectItemCaseSensitive(doc, "body");
+	v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(body, "Overall Health"),
+					     "value");
+	if (cJSON_IsString(v)) {
+		pb_set_str(d, "health", v->valuestring);
+		ok = 1;
+	}
+	list = need(cJSON_AddArrayToObject(d, "incidents"));
+	cJSON_ArrayForEach(grp, body) {
+		if (!grp->string || !strcmp(grp->string, "Overall Health"))
+			continue;
+		cJSON_ArrayForEach(ent, cJSON_GetObjectItemCaseSensitive(grp, "children")) {
+			char entity[PB_FIELD];
+			const cJSON *errs = cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(
+					cJSON_GetObjectItemCaseSensitive(ent, "children"), "Errors"),
+				"children");
+
+			snprintf(entity, sizeof(entity), "%.60s %.60s", grp->string,
+				 ent->string ? ent->string : "?");
+			cJSON_ArrayForEach(sys, errs) {
+				if (cJSON_GetArraySize(list) < 64)
+					dcgm_incident(list, entity, sys->string ? sys->string : "?", sys);
+			}
+		}
+	}
+	cJSON_Delete(doc);
+	return ok;
+}
+
+/* Older text forms: "| Overall Health | Warning |", HEALTH_RESULT_*, "overall_health". */
+static int dcgm_text(const struct pb_block *b, cJSON *d)
+{
+	size_t i;
+
+	for (i = 0; i < b->nkept; i++) {
+		const char *l = b->lines[i];
+
+		if (strstr(l, "HEALTH_RESULT_FAIL") ||
+		    (strstr(l, "overall_health") && strstr(l, "Fail"))) {
+			pb_set_str(d, "health", "Failure");
+			return 1;
+		}
+		if (strstr(l, "HEALTH_RESULT_WARN") ||
+		    (strstr(l, "overall_health") && strstr(l, "Warn"))) {
+			pb_set_str(d, "health", "Warning");
+			return 1;
+		}
+		if (strstr(l, "Overall Health")) {
+			char f[4][PB_FIELD];
+
+			if (pb_split(l, '|', f, 4) >= 3 && *f[2]) {
+				pb_set_str(d, "health", f[2]);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+void pb_parse_dcgm(const struct pb_input *in, cJSON *facts)
+{
+	const struct pb_block *b = pb_find(in, "dcgm");
+	struct hp_buf text = HP_BUF_INIT(HP_PROBE_MAX_STDOUT);
+	cJSON *d;
+	size_t i;
+	int ok;
+
+	if (!b)
+		return;
+	d = pb_obj(facts, "dcgm");
+	pb_set_rc(d, b);
+	if (b->ended && b->rc == 127)
+		return;
+	for (i = 0; i < b->nkept; i++)
+		if (hp_buf_adds(&text, b->lines[i]) || hp_buf_addc(&text, '\n'))
+			break;
+	ok = (strchr(text.buf, '{') && dcgm_json(strchr(text.buf, '{'), d)) || dcgm_text(b, d);
+	hp_buf_release(&text);
+	if (!ok) {
+		const char *line = pb_first_line(b);
+		char e[PB_FIELD];
+
+		if (b->ended && b->rc == 124)
+			hp_strlcpy(e, "timed out", sizeof(e));
+		else if (line)
+			pb_copy_trim(line, strlen(line), e);
+		else
+			hp_strlcpy(e, "no output", sizeof(e));
+		pb_set_str(d, "error", e);
+	}
+}
+
+void pb_parse_neuron(const struct pb_input *in, cJSON *facts)
+{
+	const struct pb_block *b = pb_find(in, "neuron");
+	double devices = 0, cores = 0;
+	cJSON *n;
+	size_t i;
+
+	if (!b)
+		return;
+	n = pb_obj(facts, "neuron");
+	pb_set_rc(n, b);
+	if (b->ended && b->rc == 127)
+		return;
+	for (i = 0; i < b->nkept; i++) {
+		char f[4][PB_FIELD];
+		double dev, c;
+
+		/* "| 0      | 8      | ..." : a device row starts with its number. */
+		if (b->lines[i][0] != '|' || pb_split(b->lines[i] + 1, '|', f, 4) < 2)
+			continue;
+		if (!pb_count(f[0], &dev))
+			continue;
+		devices++;
+		if (pb_count(f[1], &c))
+			cores += c;
+	}
+	if ((b->ended && b->rc == 0) || devices) {
+		pb_set_num(n, "devices", devices);
+		pb_set_num(n, "cores", cores);
+	}
+	if (!devices) {
+		const char *line = pb_first_line(b);
+		char e[PB_FIELD];
+
+		if (line) {
+			pb_copy_trim(line, strlen(line), e);
+			pb_set_str(n, "error", e);
+		}
+	}
+}

@@ -1,0 +1,90 @@
+/*
+ * Private to src/probe: the framed blocks of one probe output, the parser
+ * of each block, and the small text helpers the parsers share. Lines are
+ * cleaned copies (no CR, no escape sequences), NUL-terminated, read-only.
+ */
+#ifndef HP_PROBE_INT_H
+#define HP_PROBE_INT_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "hp/probe.h"
+
+/* Lines kept per block; the script sends at most 3000. */
+#define PB_MAX_LINES 5000
+/* A field copied out of a line is cut at this size. */
+#define PB_FIELD 160
+/* Kernel events kept per node (the newest). */
+#define PB_MAX_EVENTS 400
+/* GPUs per node the parsers track. */
+#define PB_MAX_GPUS 64
+
+struct pb_block {
+	char name[32];
+	int rc;            /* exit status from the END marker, -1 when none came */
+	int ended;
+	int wanted;        /* lines are kept only for the blocks a parse asked for */
+	size_t nlines;     /* every line counts, kept or not */
+	const char **lines;
+	size_t nkept, alloc;
+};
+
+struct pb_input {
+	struct pb_block *v;
+	size_t n, alloc;
+	int done;          /* the DONE marker arrived */
+	char *store;       /* the kept lines, back to back */
+};
+
+/* Split text into blocks, keeping the lines of the blocks the parts need. */
+void pb_frame(struct pb_input *in, const char *text, size_t len, unsigned parts);
+void pb_release(struct pb_input *in);
+/* The first block with this name, or NULL. */
+const struct pb_block *pb_find(const struct pb_input *in, const char *name);
+/* Copy src to dst dropping CR, NUL, terminal escape sequences and C0 controls but TAB. */
+size_t pb_clean(const char *src, size_t n, char *dst);
+
+/* Text helpers. */
+/* Copy at most n bytes of s, trimmed of blanks on both ends, into out (size PB_FIELD). */
+void pb_copy_trim(const char *s, size_t n, char out[PB_FIELD]);
+/* Split s at sep into at most max trimmed fields; returns the number found. */
+size_t pb_split(const char *s, char sep, char (*out)[PB_FIELD], size_t max);
+/* Whitespace-separated words of s, at most max; returns the number found. */
+size_t pb_words(const char *s, char (*out)[PB_FIELD], size_t max);
+/* A whole decimal number ("12", "-0.5", "+3e2"); 0 when s is not one. */
+int pb_num(const char *s, double *out);
+/* A whole non-negative integer that fits in a double exactly; 0 otherwise. */
+int pb_count(const char *s, double *out);
+/* s starts with prefix, ignoring ASCII case. */
+int pb_prefix_ci(const char *s, const char *prefix);
+/* Epoch seconds of an ISO-8601 time at the start of s ("2024-05-01T10:11:12,5+00:00",
+   "...+0000", "...Z"); sets *end past it. 0 when s does not start with one. */
+int pb_iso_time(const char *s, double *epoch, const char **end);
+
+/* Facts helpers: the object under key, created when missing. */
+cJSON *pb_obj(cJSON *parent, const char *key);
+void pb_set_num(cJSON *obj, const char *key, double v);
+void pb_set_str(cJSON *obj, const char *key, const char *v);
+void pb_set_bool(cJSON *obj, const char *key, int v);
+/* Record the block's exit status as "rc" and "present" (false for 127) in obj. */
+void pb_set_rc(cJSON *obj, const struct pb_block *b);
+/* First non-blank kept line of b (for error texts), or NULL. */
+const char *pb_first_line(const struct pb_block *b);
+
+/* One parser per source; each reads its blocks from in and adds to facts. */
+void pb_parse_node(const struct pb_input *in, cJSON *facts);
+void pb_parse_df(const struct pb_input *in, cJSON *facts);
+void pb_parse_mountinfo(const struct pb_input *in, cJSON *facts);
+void pb_parse_memory(const struct pb_input *in, cJSON *facts);
+void pb_parse_kmsg(const struct pb_input *in, cJSON *facts);
+void pb_parse_time(const struct pb_input *in, cJSON *facts);
+void pb_parse_services(const struct pb_input *in, cJSON *facts);
+void pb_parse_nvidia(const struct pb_input *in, cJSON *facts);
+void pb_parse_pci(const struct pb_input *in, cJSON *facts);
+void pb_parse_dcgm(const struct pb_input *in, cJSON *facts);
+void pb_parse_neuron(const struct pb_input *in, cJSON *facts);
+void pb_parse_efa(const struct pb_input *in, cJSON *facts);
+void pb_parse_modules(const struct pb_input *in, cJSON *facts);
+
+#endif

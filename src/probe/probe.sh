@@ -1,0 +1,212 @@
+#!/bin/sh
+# hpnode on-node probe. It only reads: every block is the raw output of one
+# read-only command or file, and hpnode's parsers do all interpretation.
+#
+# Output framing, one block per source:
+#   @@HP@@ BEGIN <block>
+#   <raw lines>
+#   @@HP@@ END <block> <exit status>
+# and "@@HP@@ DONE" as the very last line. Exit status 127 means the
+# command is not installed; 124 that it ran out of time.
+#
+# Every file is read below ${HPNODE_PROBE_ROOT} (empty on a real node), so a
+# test can point the probe at a prepared directory tree.
+#
+# The whole script is one function, called with stdin from /dev/null: when
+# it arrives as "... | sh", no command can swallow the rest of the script.
+
+hp_probe() {
+	R=${HPNODE_PROBE_ROOT:-}
+	LC_ALL=C
+	export LC_ALL
+	# Tools that a non-login root shell may not have on its PATH.
+	PATH=$PATH:$R/usr/sbin:$R/sbin:$R/usr/bin:$R/bin:$R/usr/local/bin:$R/opt/amazon/efa/bin:$R/opt/aws/neuron/bin
+	export PATH
+	if command -v timeout >/dev/null 2>&1; then HP_TMO=1; else HP_TMO=; fi
+	# Kernel lines worth keeping; the parsers decide what each one means.
+	HP_KPAT='Xid|NVRM|oom-kill|invoked oom-killer|[Oo]ut of memory|Killed process|Kernel panic|lockup|LOCKUP|blocked for more than|BUG: |NMI|Hardware Error|watchdog|(^|[^a-z])efa[^a-z]|EFA|[Nn]euron|NRT_'
+	exec 4>&1
+
+	block node keep node_facts
+	cmd df keep df -P -k / /opt/sagemaker /opt/dlami/nvme /dev/shm /tmp /var/lib/containerd
+	cmd df_inodes keep df -P -i / /opt/sagemaker /opt/dlami/nvme /dev/shm
+	block mountinfo keep_long lim cat "$R/proc/self/mountinfo"
+	block meminfo keep lim cat "$R/proc/meminfo"
+	block hugepages keep lim cat "$R/proc/sys/vm/nr_hugepages"
+	block environment keep lim grep -E '^[[:space:]]*(export[[:space:]]+)?FI_[A-Z_]+=' "$R/etc/environment"
+	cmd systemd keep systemctl show --no-pager -p Id,LoadState,ActiveState,SubState \
+		amazon-ssm-agent.service snap.amazon-ssm-agent.amazon-ssm-agent.service \
+		containerd.service kubelet.service slurmd.service slurmctld.service munge.service \
+		chronyd.service chrony.service
+	cmd chrony keep chronyc -n tracking
+	cmd timedatectl keep timedatectl status
+	cmd dmesg kernel_lines dmesg --time-format iso
+	if [ "$HP_RC" != 0 ]; then
+		cmd journal kernel_lines journalctl -k -b -n 20000 -o short-iso --no-pager -q
+	fi
+	block pci keep_long pci_devices
+	if have nvidia-smi; then
+		block nvidia_gpu keep lim nvidia-smi \
+			--query-gpu=index,pci.bus_id,name,uuid,driver_version --format=csv,noheader,nounits
+		# A GPU that hangs nvidia-smi would hang every further query too.
+		if [ "$HP_RC" != 124 ]; then
+			block nvidia_ecc keep lim nvidia-smi \
+				--query-gpu=index,ecc.mode.current,ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,ecc.errors.corrected.aggregate.total,ecc.errors.uncorrected.aggregate.total \
+				--format=csv,noheader,nounits
+			block nvidia_clocks keep gpu_clocks
+			block nvidia_remap keep lim nvidia-smi \
+				--query-remapped-rows=gpu_bus_id,remapped_rows.correctable,remapped_rows.uncorrectable,remapped_rows.pending,remapped_rows.failure \
+				--format=csv,noheader,nounits
+			block nvidia_recovery keep lim nvidia-smi \
+				--query-gpu=index,gpu_recovery_action --format=csv,noheader,nounits
+			cmd dcgm keep dcgmi health --check -j
+		fi
+	else
+		absent nvidia_gpu
+	fi
+	cmd neuron keep neuron-ls
+	block ib_devices keep list_dir "$R/dev/infiniband"
+	block ib_ports keep ib_ports
+	cmd fi_info keep fi_info -p efa
+	block modules keep lim grep -E '^(efa|ib_uverbs|nvidia|neuron) ' "$R/proc/modules"
+	echo "@@HP@@ DONE"
+}
+
+# have CMD: CMD is installed.
+have() {
+	command -v "$1" >/dev/null 2>&1
+}
+
+# lim CMD ARGS...: CMD with stderr joined to stdout, stopped after 10 s
+# when timeout(1) exists.
+lim() {
+	if [ -n "$HP_TMO" ]; then
+		timeout -k 2 10 "$@" 2>&1
+	else
+		"$@" 2>&1
+	fi
+}
+
+# block NAME FILTER CMD ARGS...: one framed block holding CMD's output
+# through FILTER; HP_RC is left holding CMD's exit status.
+block() {
+	hp_n=$1
+	hp_f=$2
+	shift 2
+	echo "@@HP@@ BEGIN $hp_n"
+	HP_RC=$( { { "$@" 3>&- 4>&-; echo "$?" >&3; } | "$hp_f" >&4; } 3>&1 )
+	HP_RC=${HP_RC:-255}
+	echo "@@HP@@ END $hp_n $HP_RC"
+}
+
+# absent NAME: the block of a command that is not installed.
+absent() {
+	echo "@@HP@@ BEGIN $1"
+	echo "@@HP@@ END $1 127"
+	HP_RC=127
+}
+
+# cmd NAME FILTER CMD ARGS...: block for an installed command, else absent.
+cmd() {
+	if have "$3"; then
+		hp_c1=$1
+		hp_c2=$2
+		shift 2
+		block "$hp_c1" "$hp_c2" lim "$@"
+	else
+		absent "$1"
+	fi
+}
+
+keep() {
+	head -n 400
+}
+
+keep_long() {
+	head -n 3000
+}
+
+kernel_lines() {
+	grep -E "$HP_KPAT" | tail -n 1500
+}
+
+# rd KEY FILE: "KEY=<first line of FILE>" when FILE is readable.
+rd() {
+	if [ -r "$2" ]; then
+		hp_v=
+		IFS= read -r hp_v <"$2" || true
+		echo "$1=$hp_v"
+	fi
+}
+
+node_facts() {
+	echo "probe=1"
+	echo "epoch=$(date +%s)"
+	rd hostname "$R/proc/sys/kernel/hostname"
+	rd kernel "$R/proc/sys/kernel/osrelease"
+	rd uptime "$R/proc/uptime"
+	rd boot_id "$R/proc/sys/kernel/random/boot_id"
+	return 0
+}
+
+# NVIDIA GPUs, Amazon devices (EFA, NVMe, ENA): "<address> <vendor> <device> <class>".
+pci_devices() {
+	[ -d "$R/sys/bus/pci/devices" ] || return 2
+	for hp_d in "$R"/sys/bus/pci/devices/*; do
+		[ -r "$hp_d/vendor" ] || continue
+		hp_v=
+		IFS= read -r hp_v <"$hp_d/vendor" || true
+		case $hp_v in
+		0x10de | 0x1d0f) ;;
+		*) continue ;;
+		esac
+		hp_i='?'
+		hp_c='?'
+		IFS= read -r hp_i <"$hp_d/device" || true
+		IFS= read -r hp_c <"$hp_d/class" || true
+		echo "${hp_d##*/} $hp_v $hp_i $hp_c"
+	done
+	return 0
+}
+
+# Newer drivers call the throttle field clocks_event_reasons.
+gpu_clocks() {
+	lim nvidia-smi --query-gpu=index,temperature.gpu,clocks.sm,clocks.max.sm,clocks_event_reasons.active \
+		--format=csv,noheader,nounits ||
+		lim nvidia-smi --query-gpu=index,temperature.gpu,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active \
+			--format=csv,noheader,nounits
+}
+
+# list_dir DIR: the names in DIR, one a line; status 2 when DIR is missing.
+list_dir() {
+	[ -d "$1" ] || return 2
+	for hp_e in "$1"/*; do
+		if [ -e "$hp_e" ]; then
+			echo "${hp_e##*/}"
+		fi
+	done
+	return 0
+}
+
+# "<device> <port> <state>" for each RDMA port; a device without ports alone.
+ib_ports() {
+	[ -d "$R/sys/class/infiniband" ] || return 2
+	for hp_d in "$R"/sys/class/infiniband/*; do
+		[ -e "$hp_d" ] || continue
+		hp_any=
+		for hp_p in "$hp_d"/ports/*; do
+			[ -r "$hp_p/state" ] || continue
+			hp_s=
+			IFS= read -r hp_s <"$hp_p/state" || true
+			echo "${hp_d##*/} ${hp_p##*/} $hp_s"
+			hp_any=1
+		done
+		if [ -z "$hp_any" ]; then
+			echo "${hp_d##*/}"
+		fi
+	done
+	return 0
+}
+
+hp_probe </dev/null
+exit 0

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Tests of tests/fixtures/hpfixture/sandbox.py, printed in the e2e format.
+
+usage: sandbox_test.py NAME PROBE_SCRIPT
+Prints "ok - NAME: what" or "not ok - NAME: what: why" per test and exits 1
+when any failed. PROBE_SCRIPT is src/probe/probe.sh, run in the sandbox.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "fixtures"))
+
+from hpfixture import sandbox  # noqa: E402
+from hpfixture.spec import FixtureError, build  # noqa: E402
+
+NAME = sys.argv[1] if len(sys.argv) > 1 else "sandbox"
+PROBE = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", "..", "src", "probe", "probe.sh")
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def run_in(env, command):
+    return subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True,
+                          timeout=60, executable=os.path.join(env["PATH"], "sh"))
+
+
+def rejects(spec, fragment):
+    try:
+        sandbox.validate(spec)
+    except ValueError as exc:
+        assert fragment in str(exc), f"message {str(exc)!r} lacks {fragment!r}"
+        return
+    raise AssertionError(f"accepted {spec!r}")
+
+
+@test
+def validate_accepts_the_documented_shape():
+    sandbox.validate({
+        "commands": {"nvidia-smi": {"stdout": "x", "stderr": "", "exit": 0, "sleep": 0.5,
+                                    "cases": [{"args": "--query-gpu", "stdout": "0, a"}]},
+                     "dmesg": None},
+        "files": {"/proc/meminfo": "MemTotal: 1 kB\n", "/dev/infiniband/uverbs{0..3}": "",
+                  "/sys/class/infiniband/": "", "/etc/gone": None}})
+    sandbox.validate(None)
+    sandbox.validate({})
+
+
+@test
+def validate_names_what_is_wrong():
+    rejects({"command": {}}, "probe: unknown key 'command'")
+    rejects({"commands": {"x": {"exit": 300}}}, "probe.commands.x.exit")
+    rejects({"commands": {"x": {"exit": True}}}, "probe.commands.x.exit")
+    rejects({"commands": {"x": {"stdout": 3}}}, "probe.commands.x.stdout: expected a string")
+    rejects({"commands": {"x": {"sleep": 99}}}, "probe.commands.x.sleep")
+    rejects({"commands": {"x": {"cases": [{"stdout": "a"}]}}}, "probe.commands.x.cases[0].args")
+    rejects({"commands": {"x": {"cases": [{"args": "a", "bogus": 1}]}}}, "unknown key 'bogus'")
+    rejects({"commands": {"a/b": {}}}, "'a/b' is not a command name")
+    rejects({"commands": ["x"]}, "probe.commands: expected a mapping")
+    rejects({"files": {"proc/meminfo": "x"}}, "not an absolute path")
+    rejects({"files": {"/proc/../etc/passwd": "x"}}, "plain absolute path")
+    rejects({"files": {"/a": 1}}, "expected a string")
+    rejects({"files": {"/d/": "text"}}, "a directory (trailing /) takes an empty string")
+    rejects({"files": {"/dev/uverbs{5..2}": ""}}, "must go up")
+
+
+@test
+def spec_files_refuse_bad_probe_data():
+    base = {"cluster": {"name": "c"}, "instance_groups": [{"name": "g", "type": "ml.m5.large"}]}
+    build(dict(base, nodes=[{"group": "g", "probe": {"files": {"/x": ""}}}],
+               probe_defaults={"commands": {"dmesg": {"stdout": ""}}}))
+    for bad, fragment in (({"nodes": [{"group": "g", "probe": {"comands": {}}}]}, "nodes[0].probe"),
+                          ({"probe_defaults": {"files": {"x": ""}}}, "probe_defaults.files.x")):
+        try:
+            build(dict(base, **bad))
+        except FixtureError as exc:
+            assert fragment in str(exc), str(exc)
+            continue
+        raise AssertionError(f"accepted {bad!r}")
+
+
+@test
+def merge_lets_the_node_win_and_remove():
+    defaults = {"commands": {"dmesg": {"stdout": "a"}, "chronyc": {"stdout": "c"}},
+                "files": {"/proc/meminfo": "m", "/etc/environment": "e"}}
+    node = {"commands": {"dmesg": {"stdout": "b"}, "chronyc": None},
+            "files": {"/etc/environment": None, "/proc/uptime": "1 1"}}
+    merged = sandbox.merge(defaults, node)
+    assert merged["commands"] == {"dmesg": {"stdout": "b"}}, merged
+    assert merged["files"] == {"/proc/meminfo": "m", "/proc/uptime": "1 1"}, merged
+    assert defaults["commands"]["chronyc"] == {"stdout": "c"}, "defaults were changed"
+    assert sandbox.merge(None, None) == {"commands": {}, "files": {}}
+
+
+@test
+def stand_ins_answer_as_told():
+    spec = {"commands": {
+        "fake-tool": {"stdout": "default out\n", "stderr": "default err\n", "exit": 3,
+                      "cases": [{"args": "--mode b", "stdout": "it's b\n", "exit": 0},
+                                {"args": "--mode", "stdout": "some mode\n", "exit": 7}]}}}
+    with tempfile.TemporaryDirectory() as tmp:
+        env = sandbox.prepare(spec, tmp)
+        r = run_in(env, "fake-tool")
+        assert (r.stdout, r.stderr, r.returncode) == ("default out\n", "default err\n", 3), r
+        r = run_in(env, "fake-tool --mode b --x")
+        assert (r.stdout, r.returncode) == ("it's b\n", 0), r
+        r = run_in(env, "fake-tool --mode c")
+        assert (r.stdout, r.returncode) == ("some mode\n", 7), r
+
+
+@test
+def absent_commands_are_absent():
+    with tempfile.TemporaryDirectory() as tmp:
+        env = sandbox.prepare({"commands": {"dmesg": {"stdout": "x"}}}, tmp)
+        assert env["PATH"] == os.path.join(tmp, "bin"), env
+        assert set(env) == {"PATH", "HPNODE_PROBE_ROOT", "HOME", "LANG"}, env
+        for tool in ("nvidia-smi", "systemctl", "chronyc", "journalctl", "python3", "df"):
+            r = run_in(env, f"command -v {tool}")
+            assert r.returncode != 0, f"{tool} is visible: {r.stdout}"
+        for tool in ("cat", "head", "grep", "timeout", "date", "dmesg"):
+            r = run_in(env, f"command -v {tool}")
+            assert r.returncode == 0, f"{tool} is missing"
+
+
+@test
+def files_land_under_the_probe_root():
+    spec = {"files": {"/proc/meminfo": "MemTotal: 8 kB\n", "/dev/infiniband/uverbs{0..2}": "",
+                      "/sys/class/infiniband/rdmap{0..1}s0/ports/1/state": "4: ACTIVE\n",
+                      "/sys/bus/pci/devices/": ""}}
+    with tempfile.TemporaryDirectory() as tmp:
+        env = sandbox.prepare(spec, tmp)
+        root = env["HPNODE_PROBE_ROOT"]
+        with open(os.path.join(root, "proc/meminfo")) as fh:
+            assert fh.read() == "MemTotal: 8 kB\n"
+        assert sorted(os.listdir(os.path.join(root, "dev/infiniband"))) == \
+            ["uverbs0", "uverbs1", "uverbs2"]
+        assert os.path.isdir(os.path.join(root, "sys/bus/pci/devices"))
+        assert os.path.isfile(os.path.join(root, "sys/class/infiniband/rdmap1s0/ports/1/state"))
+
+
+@test
+def the_probe_reads_only_the_sandbox():
+    spec = {"commands": {
+        "df": {"cases": [{"args": "-i", "stdout": "Filesystem Inodes IUsed IFree IUse% Mounted on\n"
+                                                  "/dev/x 100 93 7 93% /\n"}],
+               "stdout": "Filesystem 1024-blocks Used Available Capacity Mounted on\n"
+                         "/dev/x 100 93 7 93% /\n"},
+        "dmesg": {"stdout": "2026-11-29T20:12:47,883012+00:00 NVRM: Xid (PCI:0000:a8:00): 79, "
+                            "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"},
+        "nvidia-smi": {"stdout": "", "stderr": "no GPU here\n", "exit": 6}},
+        "files": {"/proc/meminfo": "MemTotal: 8 kB\n", "/proc/sys/kernel/hostname": "node-a\n",
+                  "/dev/infiniband/uverbs{0..3}": ""}}
+    with open(PROBE, encoding="utf-8") as fh:
+        script = fh.read()
+    with tempfile.TemporaryDirectory() as tmp:
+        env = sandbox.prepare(spec, tmp)
+        r = subprocess.run([os.path.join(env["PATH"], "sh"), "-c", script], env=env,
+                           capture_output=True, text=True, timeout=60)
+    out = r.stdout
+    assert r.returncode == 0, r
+    assert out.rstrip().endswith("@@HP@@ DONE"), out[-300:]
+    assert "hostname=node-a" in out, "hostname not from the sandbox"
+    assert "/dev/x 100 93 7 93% /" in out
+    assert "Mounted on\n/dev/x 100 93 7 93% /\n@@HP@@ END df_inodes 0" in out.replace(
+        "Filesystem Inodes IUsed IFree IUse% ", ""), out
+    assert "GPU has fallen off the bus" in out
+    assert "@@HP@@ END nvidia_gpu 6" in out and "no GPU here" in out
+    # Not listed, so not installed: no leak from the machine running the test.
+    for block in ("systemd", "chrony", "timedatectl", "neuron", "fi_info", "dcgm"):
+        assert f"@@HP@@ END {block} 127" in out, f"{block} was not absent"
+    assert "uverbs3" in out
+    assert "MemTotal: 8 kB" in out
+
+
+def main():
+    failed = 0
+    for fn in TESTS:
+        what = fn.__name__.replace("_", " ")
+        try:
+            fn()
+            print(f"ok - {NAME}: {what}")
+        except Exception as exc:  # report every kind of failure as a test result
+            failed = 1
+            why = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            print(f"not ok - {NAME}: {what}: {why}".replace("\n", " | "))
+    sys.exit(failed)
+
+
+main()

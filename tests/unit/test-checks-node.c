@@ -1,0 +1,1101 @@
+/*
+ * The on-node checks over snapshots with a "probes" entry: each check's
+ * thresholds, sections and priorities on captured and sample probe
+ * outputs, absent tools reported as absent, the instance type as the
+ * source of expected counts, and the summary of identical results on
+ * many nodes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "checks-t.h"
+#include "probe-t.h"
+#include "t.h"
+
+#define NODE_A "i-0aaaaaaaaaaaaaaa1"
+#define NODE_B "i-0bbbbbbbbbbbbbbb2"
+
+/* ec2 DescribeInstanceTypes items as the collector stores them (XML names, text values). */
+static const char *const types_json =
+	"{\"p5.48xlarge\":{\"instanceType\":\"p5.48xlarge\","
+	"\"gpuInfo\":{\"gpus\":[{\"name\":\"H100\",\"manufacturer\":\"NVIDIA\",\"count\":\"8\"}]},"
+	"\"networkInfo\":{\"efaSupported\":\"true\",\"efaInfo\":{\"maximumEfaInterfaces\":\"32\"}},"
+	"\"instanceStorageInfo\":{\"totalSizeInGB\":\"30400\",\"nvmeSupport\":\"required\"}},"
+	"\"trn1.32xlarge\":{\"instanceType\":\"trn1.32xlarge\","
+	"\"neuronInfo\":{\"neuronDevices\":[{\"count\":\"16\",\"name\":\"Trainium\"}]},"
+	"\"networkInfo\":{\"efaSupported\":\"true\",\"efaInfo\":{\"maximumEfaInterfaces\":\"8\"}},"
+	"\"instanceStorageInfo\":{\"totalSizeInGB\":\"7600\"}},"
+	"\"m5.2xlarge\":{\"instanceType\":\"m5.2xlarge\","
+	"\"networkInfo\":{\"efaSupported\":\"false\"}}}";
+
+struct snap {
+	struct ck c;
+	cJSON *probes;
+};
+
+/* cluster_json: NULL for none, or a DescribeCluster reply. */
+static void snap_init(struct snap *s, const char *cluster_json, int with_types)
+{
+	memset(s, 0, sizeof(*s));
+	s->c.snap.root = cJSON_CreateObject();
+	if (cluster_json)
+		cJSON_AddItemToObject(s->c.snap.root, "cluster", cJSON_Parse(cluster_json));
+	if (with_types)
+		cJSON_AddItemToObject(s->c.snap.root, "instance_types", cJSON_Parse(types_json));
+	s->probes = cJSON_AddObjectToObject(s->c.snap.root, "probes");
+}
+
+static cJSON *snap_node(struct snap *s, const char *id, const char *type, const char *state,
+			const struct hp_buf *out)
+{
+	cJSON *e = cJSON_AddObjectToObject(s->probes, id);
+
+	cJSON_AddStringToObject(e, "state", state);
+	if (out)
+		cJSON_AddStringToObject(e, "stdout", out->buf);
+	cJSON_AddStringToObject(e, "stderr", "");
+	cJSON_AddNumberToObject(e, "exit_code", 0);
+	cJSON_AddBoolToObject(e, "truncated", 0);
+	cJSON_AddNumberToObject(e, "duration_ms", 2100);
+	if (type)
+		cJSON_AddStringToObject(e, "instance_type", type);
+	return e;
+}
+
+#define EKS_CLUSTER "{\"ClusterName\":\"c\",\"Orchestrator\":{\"Eks\":{\"ClusterArn\":\"arn:x\"}}}"
+#define SLURM_CLUSTER "{\"ClusterName\":\"c\",\"Orchestrator\":{\"Slurm\":{}}}"
+
+/* Node clock: 2026-11-29T20:40:00Z, up ten hours. */
+#define NODE_BLOCK "probe=1\nepoch=1795984800\nhostname=ip-10-1-7-21\nuptime=36000.00 1000.00"
+
+/* GPU queries of eight healthy H100s. */
+static void healthy_gpus(struct hp_buf *out, int n)
+{
+	static const char *const bus[] = { "53", "64", "75", "86", "97", "A8", "B9", "CA" };
+	int i;
+
+	hp_buf_puts(out, "@@HP@@ BEGIN nvidia_gpu\n");
+	for (i = 0; i < n; i++)
+		hp_buf_printf(out, "%d, 00000000:%s:00.0, NVIDIA H100 80GB HBM3, GPU-%d, 550.127.05\n", i,
+			      bus[i], i);
+	hp_buf_puts(out, "@@HP@@ END nvidia_gpu 0\n@@HP@@ BEGIN nvidia_ecc\n");
+	for (i = 0; i < n; i++)
+		hp_buf_printf(out, "%d, Enabled, 3, 0, 10, 0\n", i);
+	hp_buf_puts(out, "@@HP@@ END nvidia_ecc 0\n@@HP@@ BEGIN nvidia_clocks\n");
+	for (i = 0; i < n; i++)
+		hp_buf_printf(out, "%d, 35, 1980, 1980, 0x0000000000000000\n", i);
+	hp_buf_puts(out, "@@HP@@ END nvidia_clocks 0\n@@HP@@ BEGIN nvidia_remap\n");
+	for (i = 0; i < n; i++)
+		hp_buf_printf(out, "00000000:%s:00.0, 0, 0, No, No\n", bus[i]);
+	hp_buf_puts(out, "@@HP@@ END nvidia_remap 0\n@@HP@@ BEGIN nvidia_recovery\n");
+	for (i = 0; i < n; i++)
+		hp_buf_printf(out, "%d, None\n", i);
+	hp_buf_puts(out, "@@HP@@ END nvidia_recovery 0\n");
+}
+
+/* n uverbs devices and their ports (all ACTIVE unless ports is given). */
+static void efa_devices(struct hp_buf *out, int n, const char *ports)
+{
+	int i;
+
+	hp_buf_puts(out, "@@HP@@ BEGIN ib_devices\nrdma_cm\n");
+	for (i = 0; i < n; i++)
+		hp_buf_printf(out, "uverbs%d\n", i);
+	hp_buf_puts(out, "@@HP@@ END ib_devices 0\n");
+	if (ports) {
+		pt_block(out, "ib_ports", 0, ports);
+		return;
+	}
+	hp_buf_puts(out, "@@HP@@ BEGIN ib_ports\n");
+	for (i = 0; i < n; i++)
+		hp_buf_printf(out, "rdmap%ds0 1 4: ACTIVE\n", i);
+	hp_buf_puts(out, "@@HP@@ END ib_ports 0\n");
+}
+
+#define ACTIVE(u) "Id=" u ".service\nLoadState=loaded\nActiveState=active\nSubState=running\n\n"
+#define MISSING(u) "Id=" u ".service\nLoadState=not-found\nActiveState=inactive\nSubState=dead\n\n"
+
+/* A whole healthy p5 EKS node (every block the probe sends). */
+static void healthy_p5(struct hp_buf *out)
+{
+	pt_block(out, "node", 0, NODE_BLOCK);
+	pt_block(out, "df", 0,
+		 "Filesystem     1024-blocks      Used   Available Capacity Mounted on\n"
+		 "/dev/nvme0n1p1   104845292  41938116    62907176      41% /\n"
+		 "/dev/nvme1n1     524032000 112345678   411686322      22% /opt/sagemaker\n"
+		 "/dev/md0       29878222848 412345678 29465877170       2% /opt/dlami/nvme\n"
+		 "tmpfs           1006560784   8123456   998437328       1% /dev/shm");
+	pt_block(out, "df_inodes", 0,
+		 "Filesystem Inodes IUsed IFree IUse% Mounted on\n"
+		 "/dev/nvme0n1p1 52428288 611234 51817054 2% /\n"
+		 "/dev/nvme1n1 262144000 1234567 260909433 1% /opt/sagemaker");
+	pt_block_file(out, "mountinfo", 0, "mountinfo-hyperpod.txt");
+	pt_block_file(out, "meminfo", 0, "meminfo.txt");
+	pt_block(out, "hugepages", 0, "0");
+	pt_block(out, "environment", 0, "FI_EFA_USE_HUGE_PAGE=0");
+	pt_block(out, "systemd", 0, ACTIVE("amazon-ssm-agent") MISSING("snap.amazon-ssm-agent.amazon-ssm-agent")
+		 ACTIVE("containerd") ACTIVE("kubelet") MISSING("slurmd") MISSING("slurmctld")
+		 MISSING("munge") ACTIVE("chronyd") MISSING("chrony"));
+	pt_block_file(out, "chrony", 0, "chronyc-tracking.txt");
+	pt_block(out, "timedatectl", 0, "System clock synchronized: yes\nNTP service: active");
+	pt_block(out, "dmesg", 0, "2026-11-29T12:00:01,000000+00:00 NMI watchdog: Enabled. Permanently consumes one hw-PMU counter.");
+	pt_block_file(out, "pci", 0, "pci-p5.txt");
+	healthy_gpus(out, 8);
+	pt_block_file(out, "dcgm", 0, "dcgmi-health-healthy.json");
+	pt_block(out, "neuron", 127, NULL);
+	efa_devices(out, 32, NULL);
+	pt_block_file(out, "fi_info", 0, "fi_info-efa.txt");
+	pt_block(out, "modules", 0, "efa 163840 0 - Live 0x0\nib_uverbs 196608 2 efa, Live 0x0\nnvidia 1 0 - Live 0x0");
+	pt_done(out);
+}
+
+/* One node of the given type with these blocks (node block first, DONE last). */
+static void one_node(struct snap *s, const char *cluster, const char *type, const struct hp_buf *blocks)
+{
+	struct hp_buf out = HP_BUF_INIT(1 << 22);
+
+	snap_init(s, cluster, 1);
+	pt_block(&out, "node", 0, NODE_BLOCK);
+	hp_buf_puts(&out, blocks->buf);
+	pt_done(&out);
+	snap_node(s, NODE_A, type, "probed", &out);
+	hp_buf_release(&out);
+}
+
+static void snap_free(struct snap *s)
+{
+	ck_free(&s->c);
+}
+
+/* Every on-node check, in registry order (cluster checks have their own tests). */
+static void run_node_checks(struct snap *s)
+{
+	size_t i;
+
+	hp_findings_release(&s->c.f);
+	for (i = 0; i < hp_checks_count; i++) {
+		struct hp_emit em = { hp_checks[i], &s->c.f };
+
+		if (hp_checks[i]->group == HP_GROUP_ONNODE)
+			hp_checks[i]->run(&s->c.snap, &em);
+	}
+}
+
+static const struct hp_finding *expect(struct snap *s, enum hp_tag tag, enum hp_prio prio,
+				       const char *section, const char *sub)
+{
+	const struct hp_finding *f = ck_one(&s->c, tag, sub);
+
+	if (tag == HP_TAG_FAIL || tag == HP_TAG_WARN)
+		T_EQ(f->prio, prio);
+	if (section)
+		T_STREQ(f->section, section);
+	return f;
+}
+
+static void t_healthy_gpu_node_has_no_problem(void)
+{
+	struct hp_buf out = HP_BUF_INIT(1 << 22);
+	struct snap s;
+
+	snap_init(&s, EKS_CLUSTER, 1);
+	healthy_p5(&out);
+	snap_node(&s, NODE_A, "ml.p5.48xlarge", "probed", &out);
+	run_node_checks(&s);
+	CK_NO_PROBLEMS(&s.c);
+	T_ASSERT(s.c.f.n >= 20);
+	ck_one(&s.c, HP_TAG_PASS, "Root volume 41% used on node " NODE_A);
+	ck_one(&s.c, HP_TAG_PASS, "8 of 8 GPUs visible on node " NODE_A);
+	ck_one(&s.c, HP_TAG_PASS, "32 of 32 EFA devices present");
+	ck_one(&s.c, HP_TAG_PASS, "NVMe instance store mounted at /opt/dlami/nvme on node " NODE_A " (/dev/md0");
+	ck_one(&s.c, HP_TAG_PASS, "Time in sync on node " NODE_A " (chrony: offset +0.000012 s");
+	ck_one(&s.c, HP_TAG_PASS, "containerd active");
+	ck_one(&s.c, HP_TAG_PASS, "DCGM health Healthy");
+	ck_one(&s.c, HP_TAG_PASS, "Row remapping healthy on 8 GPUs");
+	ck_one(&s.c, HP_TAG_PASS, "No GPU Xid errors");
+	ck_one(&s.c, HP_TAG_PASS, "No kernel panic");
+	ck_one(&s.c, HP_TAG_PASS, "No OOM kills");
+	ck_one(&s.c, HP_TAG_PASS, "libfabric EFA provider present");
+	ck_one(&s.c, HP_TAG_INFO, "On-node probe output received from node " NODE_A);
+	/* Every finding names its node. */
+	T_STREQ(ck_one(&s.c, HP_TAG_PASS, "Root volume")->node, NODE_A);
+	hp_buf_release(&out);
+	snap_free(&s);
+}
+
+static void disk(struct snap *s, const char *cluster, const char *type, const char *df)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+
+	pt_block(&b, "df", 0, df);
+	pt_block_file(&b, "mountinfo", 0, "mountinfo-hyperpod.txt");
+	one_node(s, cluster, type, &b);
+	hp_buf_release(&b);
+}
+
+#define DF_HEAD "Filesystem 1024-blocks Used Available Capacity Mounted on\n"
+
+static void t_root_thresholds(void)
+{
+	static const struct {
+		const char *pct;
+		enum hp_tag tag;
+		enum hp_prio prio;
+		const char *msg;
+	} cases[] = {
+		{ "93", HP_TAG_FAIL, HP_P0, "Root volume 93% full on node " NODE_A },
+		{ "91", HP_TAG_FAIL, HP_P0, "Root volume 91% full" },
+		{ "90", HP_TAG_WARN, HP_P1, "Root volume 90% used on node " NODE_A ", approaching full" },
+		{ "81", HP_TAG_WARN, HP_P1, "Root volume 81% used" },
+		{ "80", HP_TAG_PASS, HP_PNONE, "Root volume 80% used" },
+		{ "3", HP_TAG_PASS, HP_PNONE, "Root volume 3% used" },
+	};
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		char df[256];
+		struct snap s;
+		const struct hp_finding *f;
+
+		snprintf(df, sizeof(df), DF_HEAD "/dev/nvme0n1p1 100 50 50 %s%% /", cases[i].pct);
+		disk(&s, NULL, "ml.p5.48xlarge", df);
+		ck_run(&s.c, "node.disk-root");
+		T_EQ(s.c.f.n, 1);
+		f = expect(&s, cases[i].tag, cases[i].prio, "I.2", cases[i].msg);
+		T_STREQ(f->node, NODE_A);
+		snap_free(&s);
+	}
+}
+
+static void t_root_unknown_is_not_a_failure(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	struct snap s;
+
+	pt_block(&b, "df", 127, NULL);
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.disk-root");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "Root volume usage unknown on node " NODE_A ": df is not installed");
+	T_EQ(s.c.f.n, 1);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+static void t_sagemaker_volume(void)
+{
+	struct snap s;
+
+	disk(&s, NULL, "ml.p5.48xlarge", DF_HEAD "/dev/nvme1n1 100 95 5 95% /opt/sagemaker");
+	ck_run(&s.c, "node.disk-sagemaker");
+	expect(&s, HP_TAG_FAIL, HP_P1, "I.6", "/opt/sagemaker 95% full on node " NODE_A);
+	snap_free(&s);
+
+	disk(&s, NULL, "ml.p5.48xlarge", DF_HEAD "/dev/nvme1n1 100 85 15 85% /opt/sagemaker");
+	ck_run(&s.c, "node.disk-sagemaker");
+	expect(&s, HP_TAG_WARN, HP_P2, "I.6", "/opt/sagemaker 85% used");
+	snap_free(&s);
+
+	/* mountinfo without /opt/sagemaker: not a volume of its own. */
+	{
+		struct hp_buf b = HP_BUF_INIT(1 << 20);
+
+		pt_block_file(&b, "df", 0, "df-P.txt");
+		pt_block_file(&b, "mountinfo", 0, "mountinfo.txt");
+		one_node(&s, NULL, NULL, &b);
+		ck_run(&s.c, "node.disk-sagemaker");
+		expect(&s, HP_TAG_INFO, HP_PNONE, "", "/opt/sagemaker is not a separate volume on node " NODE_A);
+		T_EQ(s.c.f.n, 1);
+		snap_free(&s);
+		hp_buf_release(&b);
+	}
+}
+
+static void t_inodes(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	struct snap s;
+
+	pt_block_file(&b, "df_inodes", 0, "df-Pi-hyperpod.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.inodes");
+	expect(&s, HP_TAG_FAIL, HP_P1, "I.4", "Inode exhaustion 93% on / on node " NODE_A " (48611234 of 52428288");
+	/* /opt/sagemaker at 1%: no line of its own. */
+	T_EQ(s.c.f.n, 1);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+static void t_shm(void)
+{
+	static const struct {
+		const char *row;
+		enum hp_tag tag;
+		enum hp_prio prio;
+		const char *msg;
+	} cases[] = {
+		{ "tmpfs 10485760 10276044 209716 98% /dev/shm", HP_TAG_FAIL, HP_P1, "/dev/shm 98% full (size 10.0 GiB)" },
+		{ "tmpfs 10485760 8912896 1572864 85% /dev/shm", HP_TAG_WARN, HP_P1, "/dev/shm 85% used (size 10.0 GiB)" },
+		{ "tmpfs 65536 0 65536 0% /dev/shm", HP_TAG_WARN, HP_P1, "/dev/shm is only 64.0 MiB on node" },
+		{ "tmpfs 10485760 0 10485760 0% /dev/shm", HP_TAG_PASS, HP_PNONE, "/dev/shm 0% used (size 10.0 GiB)" },
+	};
+	struct snap s;
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		char df[256];
+
+		snprintf(df, sizeof(df), DF_HEAD "%s", cases[i].row);
+		disk(&s, NULL, NULL, df);
+		ck_run(&s.c, "node.shm");
+		expect(&s, cases[i].tag, cases[i].prio, "I.1", cases[i].msg);
+		T_EQ(s.c.f.n, 1);
+		snap_free(&s);
+	}
+	{
+		struct hp_buf b = HP_BUF_INIT(1 << 20);
+
+		pt_block(&b, "df", 0, DF_HEAD "/dev/x 100 1 99 1% /");
+		pt_block(&b, "mountinfo", 0, "1 0 8:1 / / rw - ext4 /dev/x rw");
+		one_node(&s, NULL, NULL, &b);
+		ck_run(&s.c, "node.shm");
+		expect(&s, HP_TAG_WARN, HP_P1, "I.1", "/dev/shm is not mounted on node " NODE_A);
+		snap_free(&s);
+		hp_buf_release(&b);
+	}
+}
+
+static void nvme_case(struct snap *s, const char *type, const char *mountinfo_file)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+
+	pt_block_file(&b, "df", 0, "df-P-hyperpod.txt");
+	pt_block_file(&b, "mountinfo", 0, mountinfo_file);
+	one_node(s, NULL, type, &b);
+	hp_buf_release(&b);
+}
+
+static void t_nvme_from_instance_type(void)
+{
+	struct snap s;
+
+	/* The Debian mountinfo has no /opt/dlami/nvme, though df (a stale listing) would. */
+	nvme_case(&s, "ml.p5.48xlarge", "mountinfo.txt");
+	ck_run(&s.c, "node.nvme");
+	expect(&s, HP_TAG_WARN, HP_P1, "I.7",
+	       "NVMe instance store not mounted on node " NODE_A " (ml.p5.48xlarge): /opt/dlami/nvme is not a mount point");
+	snap_free(&s);
+
+	nvme_case(&s, "ml.p5.48xlarge", "mountinfo-hyperpod.txt");
+	ck_run(&s.c, "node.nvme");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "I.7", "NVMe instance store mounted at /opt/dlami/nvme on node " NODE_A " (/dev/md0, 27.8 TiB, 2% used)");
+	snap_free(&s);
+
+	/* No instance store on the type: nothing to expect. */
+	nvme_case(&s, "ml.m5.2xlarge", "mountinfo.txt");
+	ck_run(&s.c, "node.nvme");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+
+	/* Type unknown: what is there, no verdict. */
+	nvme_case(&s, "ml.x9.fictional", "mountinfo.txt");
+	ck_run(&s.c, "node.nvme");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "/opt/dlami/nvme is not mounted on node " NODE_A " (no instance type data");
+	snap_free(&s);
+}
+
+static void t_memory(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	struct snap s;
+
+	pt_block(&b, "meminfo", 0, "MemTotal: 2097152000 kB\nMemAvailable: 20971520 kB\nHugePages_Total: 0");
+	pt_block(&b, "environment", 1, NULL);
+	efa_devices(&b, 32, NULL);
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.memory");
+	expect(&s, HP_TAG_WARN, HP_P2, "I.3", "Memory nearly exhausted on node " NODE_A ": 20.0 GiB of 2.0 TiB available (1.0%)");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "FI_EFA_USE_HUGE_PAGE not set to 0 in /etc/environment on node " NODE_A);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block_file(&b, "meminfo", 0, "meminfo.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.memory");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "Memory on node " NODE_A ": 23.5 GiB total, 22.7 GiB available (97%)");
+	T_EQ(s.c.f.n, 1);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+static void kmsg_node(struct snap *s, const char *cluster, const char *type, const char *file,
+		      const char *epoch_line)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	struct hp_buf out = HP_BUF_INIT(1 << 22);
+
+	snap_init(s, cluster, 1);
+	pt_block(&out, "node", 0, epoch_line);
+	pt_block_file(&out, "dmesg", 0, file);
+	hp_buf_puts(&out, b.buf);
+	pt_done(&out);
+	snap_node(s, NODE_A, type, "probed", &out);
+	hp_buf_release(&out);
+	hp_buf_release(&b);
+}
+
+static void t_oom(void)
+{
+	const struct hp_finding *f;
+	struct snap s;
+
+	kmsg_node(&s, NULL, NULL, "dmesg-kernel-faults.txt", NODE_BLOCK);
+	ck_run(&s.c, "node.oom");
+	f = expect(&s, HP_TAG_FAIL, HP_P1, "I.3",
+		   "OOM events on node " NODE_A ": 2 processes killed since boot (1 by a container memory limit, 1 system-wide), latest 2026-11-29T19:47:30Z: pt_main_thread");
+	T_EQ(ck_evidence_len(f), 2);
+	T_ASSERT(ck_evidence_has(f, "Memory cgroup out of memory: Killed process 93811 (python3)"));
+	snap_free(&s);
+
+	/* Two days later, same boot: history, not an emergency. */
+	kmsg_node(&s, NULL, NULL, "dmesg-kernel-faults.txt", "epoch=1796157600\nuptime=208800.0 1.0");
+	ck_run(&s.c, "node.oom");
+	expect(&s, HP_TAG_WARN, HP_P2, "I.3", "OOM events on node " NODE_A " earlier in this boot: 2 processes killed");
+	snap_free(&s);
+
+	kmsg_node(&s, NULL, NULL, "dmesg-iso-boot.txt", NODE_BLOCK);
+	ck_run(&s.c, "node.oom");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "I.3", "No OOM kills on node " NODE_A " since boot");
+	snap_free(&s);
+}
+
+static void t_kernel(void)
+{
+	const struct hp_finding *f;
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	struct snap s;
+
+	kmsg_node(&s, NULL, NULL, "dmesg-kernel-faults.txt", NODE_BLOCK);
+	ck_run(&s.c, "node.kernel");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "N.1",
+		   "Kernel panic / watchdog on node " NODE_A ": soft lockup \xC3\x97" "1, hung task \xC3\x97" "1, machine check \xC3\x97" "1 since boot, latest 2026-11-29T20:03:10Z");
+	T_ASSERT(ck_evidence_has(f, "watchdog: BUG: soft lockup - CPU#17 stuck for 23s!"));
+	T_ASSERT(ck_evidence_has(f, "INFO: task jbd2/nvme0n1p1-8:612 blocked for more than 122 seconds."));
+	/* The benign boot line is never evidence. */
+	T_ASSERT(!ck_evidence_has(f, "NMI watchdog: Enabled"));
+	snap_free(&s);
+
+	/* The benign "NMI watchdog" boot lines alone pass. */
+	kmsg_node(&s, NULL, NULL, "dmesg-iso-boot.txt", NODE_BLOCK);
+	ck_run(&s.c, "node.kernel");
+	expect(&s, HP_TAG_PASS, HP_PNONE, NULL, "No kernel panic, lockup, hung-task or hardware-error messages on node " NODE_A);
+	T_EQ(s.c.f.n, 1);
+	snap_free(&s);
+
+	/* Only a hung task: P1. */
+	pt_block(&b, "dmesg", 0, "2026-11-29T19:52:09,000112+00:00 INFO: task kworker/u64:2:612 blocked for more than 122 seconds.");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.kernel");
+	expect(&s, HP_TAG_FAIL, HP_P1, "N.1", "Kernel hung-task or machine-check messages on node " NODE_A ": hung task \xC3\x97" "1");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* Unreadable kernel log: say so, judge nothing. */
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "dmesg", 1, "dmesg: read kernel buffer failed: Operation not permitted");
+	pt_block(&b, "journal", 127, NULL);
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.kernel");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "Kernel messages unreadable on node " NODE_A " (dmesg: read kernel buffer failed: Operation not permitted)");
+	ck_run(&s.c, "node.oom");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+static void time_node(struct snap *s, const char *chrony_file, int chrony_rc, const char *timedatectl,
+		      int td_rc, const char *systemd)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+
+	if (chrony_file)
+		pt_block_file(&b, "chrony", chrony_rc, chrony_file);
+	else
+		pt_block(&b, "chrony", chrony_rc, NULL);
+	pt_block(&b, "timedatectl", td_rc, timedatectl);
+	if (systemd)
+		pt_block(&b, "systemd", 0, systemd);
+	one_node(s, NULL, NULL, &b);
+	hp_buf_release(&b);
+}
+
+static void t_time(void)
+{
+	struct snap s;
+
+	time_node(&s, "chronyc-tracking.txt", 0, NULL, 127, NULL);
+	ck_run(&s.c, "node.time");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "I.5", "Time in sync on node " NODE_A " (chrony: offset +0.000012 s, stratum 4, leap status Normal)");
+	snap_free(&s);
+
+	time_node(&s, "chronyc-tracking-drift.txt", 0, NULL, 127, NULL);
+	ck_run(&s.c, "node.time");
+	expect(&s, HP_TAG_FAIL, HP_P1, "I.5", "Clock 2.482 s behind NTP time on node " NODE_A);
+	snap_free(&s);
+
+	time_node(&s, "chronyc-tracking-unsync.txt", 0, NULL, 127, NULL);
+	ck_run(&s.c, "node.time");
+	expect(&s, HP_TAG_FAIL, HP_P1, "I.5", "Time sync not healthy on node " NODE_A ": chrony reports 'Not synchronised' (stratum 0)");
+	snap_free(&s);
+
+	/* chronyc cannot reach chronyd, and chronyd is stopped. */
+	time_node(&s, "chronyc-nodaemon.txt", 1, NULL, 127,
+		  "Id=chronyd.service\nLoadState=loaded\nActiveState=inactive\nSubState=dead\n");
+	ck_run(&s.c, "node.time");
+	expect(&s, HP_TAG_FAIL, HP_P1, "I.5", "chronyd is not running (chronyc: 506 Cannot talk to daemon)");
+	snap_free(&s);
+
+	/* No chrony; timedatectl says not synchronised: unhealthy, no number. */
+	time_node(&s, NULL, 127, "System clock synchronized: no\nNTP service: inactive", 0, NULL);
+	ck_run(&s.c, "node.time");
+	expect(&s, HP_TAG_WARN, HP_P1, "I.5", "timedatectl reports the clock is not synchronised");
+	snap_free(&s);
+
+	/* Neither tool answers: unknown, never unhealthy. */
+	time_node(&s, NULL, 127, "Failed to connect to bus: Host is down", 1, NULL);
+	ck_run(&s.c, "node.time");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "Time sync state unknown on node " NODE_A " (chronyc not installed; timedatectl Failed to connect to bus: Host is down)");
+	T_EQ(ck_count(&s.c, HP_TAG_FAIL) + ck_count(&s.c, HP_TAG_WARN), 0);
+	snap_free(&s);
+}
+
+static void services_node(struct snap *s, const char *cluster, const char *file, int rc)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+
+	pt_block_file(&b, "systemd", rc, file);
+	one_node(s, cluster, "ml.p5.48xlarge", &b);
+	hp_buf_release(&b);
+}
+
+static void t_services_by_orchestrator(void)
+{
+	struct snap s;
+
+	services_node(&s, EKS_CLUSTER, "systemctl-show-eks.txt", 0);
+	ck_run(&s.c, "node.containerd");
+	expect(&s, HP_TAG_FAIL, HP_P0, "M.2", "containerd inactive on node " NODE_A " (ActiveState failed)");
+	ck_run(&s.c, "node.ssm-agent");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "K.6", "amazon-ssm-agent active on node " NODE_A);
+	/* Not a Slurm cluster: munge and slurmd are not judged. */
+	ck_run(&s.c, "node.slurm");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+
+	/* The same node in a Slurm cluster: containerd does not matter, munge does. */
+	services_node(&s, SLURM_CLUSTER, "systemctl-show-eks.txt", 0);
+	ck_run(&s.c, "node.containerd");
+	T_EQ(s.c.f.n, 0);
+	ck_run(&s.c, "node.slurm");
+	expect(&s, HP_TAG_WARN, HP_P1, "H.6", "munge is not installed on Slurm node " NODE_A);
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "No slurmd or slurmctld unit");
+	snap_free(&s);
+
+	/* No cluster at all (hpnode node): kubelet says EKS. */
+	services_node(&s, NULL, "systemctl-show-eks.txt", 0);
+	ck_run(&s.c, "node.containerd");
+	expect(&s, HP_TAG_FAIL, HP_P0, "M.2", "containerd inactive");
+	snap_free(&s);
+
+	/* No systemd: one INFO, no verdicts. */
+	services_node(&s, EKS_CLUSTER, "systemctl-no-systemd.txt", 1);
+	ck_run(&s.c, "node.ssm-agent");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "Services not checked on node " NODE_A ": System has not been booted with systemd");
+	ck_run(&s.c, "node.containerd");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+}
+
+static void t_slurm_units(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	struct snap s;
+
+	pt_block(&b, "systemd", 0,
+		 "Id=slurmd.service\nLoadState=loaded\nActiveState=failed\nSubState=failed\n\n"
+		 "Id=munge.service\nLoadState=loaded\nActiveState=inactive\nSubState=dead\n\n"
+		 "Id=slurmctld.service\nLoadState=not-found\nActiveState=inactive\nSubState=dead\n");
+	one_node(&s, SLURM_CLUSTER, NULL, &b);
+	ck_run(&s.c, "node.slurm");
+	expect(&s, HP_TAG_FAIL, HP_P0, "H.6", "munge inactive on node " NODE_A " (ActiveState inactive)");
+	expect(&s, HP_TAG_FAIL, HP_P1, "H.1", "slurmd inactive on node " NODE_A " (ActiveState failed)");
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+static void gpu_node(struct snap *s, const char *type, const char *gpus_file, int ngpus_healthy,
+		     const char *extra)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+
+	if (gpus_file)
+		pt_block_file(&b, "nvidia_gpu", 0, gpus_file);
+	else
+		healthy_gpus(&b, ngpus_healthy);
+	if (extra)
+		hp_buf_puts(&b, extra);
+	one_node(s, NULL, type, &b);
+	hp_buf_release(&b);
+}
+
+static void t_gpu_count(void)
+{
+	const struct hp_finding *f;
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	struct snap s;
+
+	gpu_node(&s, "ml.p5.48xlarge", "nvidia-smi-gpus-lost.txt", 0, NULL);
+	ck_run(&s.c, "node.gpu-count");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "GPU count 7 of 8 on node " NODE_A " (ml.p5.48xlarge has 8): 1 GPU missing");
+	T_ASSERT(ck_evidence_has(f, "Unable to determine the device handle for GPU0000:A8:00.0"));
+	snap_free(&s);
+
+	gpu_node(&s, "ml.p5.48xlarge", NULL, 8, NULL);
+	ck_run(&s.c, "node.gpu-count");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.1", "8 of 8 GPUs visible on node " NODE_A);
+	snap_free(&s);
+
+	/* A GPU type without nvidia-smi. */
+	pt_block(&b, "nvidia_gpu", 127, NULL);
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-count");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "nvidia-smi not found on node " NODE_A " (ml.p5.48xlarge has 8 GPUs)");
+	snap_free(&s);
+
+	/* A CPU type without nvidia-smi: nothing to say. */
+	one_node(&s, NULL, "ml.m5.2xlarge", &b);
+	ck_run(&s.c, "node.gpu-count");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+
+	/* Type unknown, no GPU: absent, not failed. */
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.gpu-count");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "No NVIDIA GPU on node " NODE_A " (nvidia-smi not installed)");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* Type unknown: the PCI bus says how many GPUs there should be. */
+	hp_buf_init(&b, 1 << 20);
+	pt_block_file(&b, "pci", 0, "pci-p5.txt");
+	pt_block_file(&b, "nvidia_gpu", 0, "nvidia-smi-gpus-lost.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.gpu-count");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "GPU count 7 of 8 on node " NODE_A " (8 on the PCI bus)");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "nvidia_gpu", 124, NULL);
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-count");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "nvidia-smi did not answer within 10 s on node " NODE_A);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+static void t_xid_classes(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	const struct hp_finding *f;
+	struct snap s;
+
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "dmesg", 0, "dmesg-gpu-faults.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-xid");
+	/* Application Xids inform; they are not hardware failures. */
+	f = expect(&s, HP_TAG_INFO, HP_PNONE, "", "Application Xid 13 (Graphics Engine Exception) on node " NODE_A ": 2 since boot on 0000:53:00");
+	T_EQ(f->prio, HP_PNONE);
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "Application Xid 45 (Preemptive cleanup)");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "G.1.c",
+		   "GPU Xid 79 (GPU has fallen off the bus) on node " NODE_A ": 1 since boot on 0000:a8:00, latest 2026-11-29T20:12:47Z; reboot the node; replace it if it recurs");
+	T_ASSERT(ck_evidence_has(f, "NVRM: Xid (PCI:0000:a8:00): 79"));
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1.d", "GPU recovery action 'Node Reboot Required' required on node " NODE_A " (Xid 154 on 0000:97:00");
+	T_EQ(ck_count(&s.c, HP_TAG_FAIL), 2);
+	T_EQ(ck_count(&s.c, HP_TAG_WARN), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* A code hpnode does not know warns; 94 is contained (P1); 48 fails. */
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block(&b, "dmesg", 0,
+		 "2026-11-29T19:00:00,0+00:00 NVRM: Xid (PCI:0000:53:00): 999, pid=1, some new error\n"
+		 "2026-11-29T19:00:01,0+00:00 NVRM: Xid (PCI:0000:64:00): 94, pid=2, Contained: SM (0x1)\n"
+		 "2026-11-29T19:00:02,0+00:00 NVRM: Xid (PCI:0000:64:00): 48, pid=2, DBE (0x1)");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-xid");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1.c", "GPU Xid 999 on node " NODE_A ": 1 since boot on 0000:53:00");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1.c", "GPU Xid 94 (Contained memory error)");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1.c", "GPU Xid 48 (Double Bit ECC Error)");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* No Xid on a GPU node passes; a CPU node is not judged. */
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "dmesg", 0, "dmesg-iso-boot.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-xid");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.1.c", "No GPU Xid errors on node " NODE_A " since boot");
+	snap_free(&s);
+	hp_buf_release(&b);
+	hp_buf_init(&b, 1 << 22);
+	pt_block(&b, "nvidia_gpu", 127, NULL);
+	pt_block_file(&b, "dmesg", 0, "dmesg-gpu-faults.txt");
+	one_node(&s, NULL, "ml.m5.2xlarge", &b);
+	ck_run(&s.c, "node.gpu-xid");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+static void t_ecc(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	struct snap s;
+
+	pt_block_file(&b, "nvidia_gpu", 0, "nvidia-smi-gpus-p5.txt");
+	pt_block_file(&b, "nvidia_ecc", 0, "nvidia-smi-ecc.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-ecc");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "Uncorrectable ECC errors on node " NODE_A " since the driver loaded: GPU 3 (00000000:86:00.0): 2");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "GPU 6 (00000000:B9:00.0) of node " NODE_A " has 1 uncorrectable ECC error in its lifetime");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* 500 corrected in ten hours is over 100 a day; ECC off on one GPU. */
+	hp_buf_init(&b, 1 << 22);
+	pt_block(&b, "nvidia_gpu", 0, "0, 00000000:53:00.0, NVIDIA H100 80GB HBM3, GPU-0, 550.127.05\n"
+				      "1, 00000000:64:00.0, NVIDIA H100 80GB HBM3, GPU-1, 550.127.05");
+	pt_block(&b, "nvidia_ecc", 0, "0, Enabled, 500, 0, 500, 0\n1, Disabled, [N/A], [N/A], [N/A], [N/A]");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.gpu-ecc");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1", "GPU 0 (00000000:53:00.0) of node " NODE_A ": 500 corrected ECC errors in 0.4 days");
+	expect(&s, HP_TAG_WARN, HP_P2, "G.1", "ECC disabled on GPU 1 (00000000:64:00.0)");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.1", "No uncorrectable ECC errors on 1 GPU of node " NODE_A);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+static void t_remap(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	struct snap s;
+
+	pt_block_file(&b, "nvidia_gpu", 0, "nvidia-smi-gpus-p5.txt");
+	pt_block_file(&b, "nvidia_remap", 0, "nvidia-smi-remap.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-remap");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1.a",
+	       "GPU row-remap failure on node " NODE_A " (bad memory, replace GPU): GPU 7 (00000000:CA:00.0) (8 uncorrectable remaps)");
+	expect(&s, HP_TAG_FAIL, HP_P1, "G.1.a",
+	       "GPU row-remap pending on node " NODE_A " (reset/reboot to finalize; if stuck, marginal memory): GPU 4 (00000000:97:00.0)");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "GPU 1 (00000000:64:00.0) of node " NODE_A " has 1 row remapped");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	gpu_node(&s, "ml.p5.48xlarge", NULL, 8, NULL);
+	ck_run(&s.c, "node.gpu-remap");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.1.a", "Row remapping healthy on 8 GPUs of node " NODE_A);
+	snap_free(&s);
+}
+
+static void t_recovery_and_clocks(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	struct snap s;
+
+	pt_block_file(&b, "nvidia_gpu", 0, "nvidia-smi-gpus-p5.txt");
+	pt_block_file(&b, "nvidia_recovery", 0, "nvidia-smi-recovery.txt");
+	pt_block_file(&b, "nvidia_clocks", 0, "nvidia-smi-clocks.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-recovery");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1.d", "GPU recovery action 'Node Reboot Required' required on GPU 4 (00000000:97:00.0) of node " NODE_A);
+	T_EQ(s.c.f.n, 1);
+	ck_run(&s.c, "node.gpu-clocks");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1", "GPU 5 (00000000:A8:00.0) of node " NODE_A " throttled: HW thermal slowdown (87 C, SM 1155 of 1980 MHz)");
+	/* GPU 2 is only idle (0x1): not throttling. */
+	T_EQ(s.c.f.n, 1);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* A driver without the recovery field: not judged. */
+	hp_buf_init(&b, 1 << 22);
+	pt_block_file(&b, "nvidia_gpu", 0, "nvidia-smi-gpus-p5.txt");
+	pt_block_file(&b, "nvidia_recovery", 2, "nvidia-smi-recovery-old-driver.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-recovery");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+static void dcgm_case(struct snap *s, const char *file, int rc)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	char *extra;
+
+	healthy_gpus(&b, 8);
+	if (file)
+		pt_block_file(&b, "dcgm", rc, file);
+	else
+		pt_block(&b, "dcgm", rc, NULL);
+	extra = b.buf;
+	(void)extra;
+	one_node(s, NULL, "ml.p5.48xlarge", &b);
+	hp_buf_release(&b);
+}
+
+static void t_dcgm(void)
+{
+	const struct hp_finding *f;
+	struct snap s;
+
+	dcgm_case(&s, "dcgmi-health-failure.json", 0);
+	ck_run(&s.c, "node.gpu-dcgm");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "G.1.b", "DCGM health Fail/Warn on node " NODE_A ": Failure");
+	T_ASSERT(ck_evidence_has(f, "GPU 3 Memory system: Failure: Detected 2 volatile double-bit ECC error(s) in GPU 3."));
+	snap_free(&s);
+
+	dcgm_case(&s, "dcgmi-health-table.txt", 0);
+	ck_run(&s.c, "node.gpu-dcgm");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1.b", "DCGM health Fail/Warn on node " NODE_A ": Warning");
+	snap_free(&s);
+
+	dcgm_case(&s, "dcgmi-noengine.txt", 255);
+	ck_run(&s.c, "node.gpu-dcgm");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "DCGM health not available on node " NODE_A ": Error: unable to establish a connection");
+	snap_free(&s);
+
+	dcgm_case(&s, NULL, 127);
+	ck_run(&s.c, "node.gpu-dcgm");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "dcgmi not installed on node " NODE_A);
+	snap_free(&s);
+
+	dcgm_case(&s, "dcgmi-health-healthy.json", 0);
+	ck_run(&s.c, "node.gpu-dcgm");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.1.b", "DCGM health Healthy on node " NODE_A);
+	snap_free(&s);
+}
+
+static void t_neuron(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	char *table = pt_file("neuron-ls-trn1.txt"), *cut;
+	struct snap s;
+
+	pt_block(&b, "neuron", 0, table);
+	one_node(&s, NULL, "ml.trn1.32xlarge", &b);
+	ck_run(&s.c, "node.neuron");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.2", "16 of 16 Neuron devices (32 cores) visible on node " NODE_A);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* Drop the device 15 row: one device short. */
+	cut = strstr(table, "| 15 ");
+	T_ASSERT(cut);
+	strcpy(cut, "+--------+\n");
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "neuron", 0, table);
+	one_node(&s, NULL, "ml.trn1.32xlarge", &b);
+	ck_run(&s.c, "node.neuron");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.2", "Neuron devices 15 of 16 on node " NODE_A " (ml.trn1.32xlarge)");
+	snap_free(&s);
+	hp_buf_release(&b);
+	free(table);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "neuron", 127, NULL);
+	one_node(&s, NULL, "ml.trn1.32xlarge", &b);
+	ck_run(&s.c, "node.neuron");
+	expect(&s, HP_TAG_FAIL, HP_P1, "G.2", "neuron-ls not found on node " NODE_A ", which has 16 Neuron devices");
+	snap_free(&s);
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.neuron");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+static void efa_case(struct snap *s, const char *type, int devices, const char *ports,
+		     const char *fi_file, int fi_rc)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+
+	if (devices >= 0) {
+		efa_devices(&b, devices, ports);
+	} else {
+		pt_block(&b, "ib_devices", 2, NULL);
+		pt_block(&b, "ib_ports", 2, NULL);
+	}
+	if (fi_file)
+		pt_block_file(&b, "fi_info", fi_rc, fi_file);
+	else
+		pt_block(&b, "fi_info", fi_rc, NULL);
+	pt_block(&b, "modules", 1, NULL);
+	one_node(s, NULL, type, &b);
+	hp_buf_release(&b);
+}
+
+static void t_efa(void)
+{
+	const struct hp_finding *f;
+	struct snap s;
+
+	efa_case(&s, "ml.p5.48xlarge", 32, NULL, "fi_info-efa.txt", 0);
+	ck_run(&s.c, "node.efa");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "A.3", "32 of 32 EFA devices present on node " NODE_A);
+	expect(&s, HP_TAG_PASS, HP_PNONE, "A.2", "libfabric EFA provider present on node " NODE_A);
+	T_EQ(s.c.f.n, 2);
+	snap_free(&s);
+
+	efa_case(&s, "ml.p5.48xlarge", -1, NULL, "fi_info-noefa.txt", 1);
+	ck_run(&s.c, "node.efa");
+	f = expect(&s, HP_TAG_FAIL, HP_P1, "A.3", "No EFA devices on node " NODE_A " (ml.p5.48xlarge supports 32): /dev/infiniband is missing");
+	T_ASSERT(ck_evidence_has(f, "the efa kernel module is not loaded"));
+	expect(&s, HP_TAG_FAIL, HP_P1, "A.2", "libfabric offers no EFA provider on node " NODE_A ": fi_getinfo: -61 (No data available)");
+	snap_free(&s);
+
+	efa_case(&s, "ml.p5.48xlarge", 30, "rdmap0s0 1 4: ACTIVE\nrdmap1s0 1 1: DOWN", NULL, 127);
+	ck_run(&s.c, "node.efa");
+	expect(&s, HP_TAG_WARN, HP_P1, "A.3", "EFA devices 30 of 32 on node " NODE_A " (ml.p5.48xlarge supports 32)");
+	expect(&s, HP_TAG_WARN, HP_P1, "A.2", "1 EFA port not active on node " NODE_A ": rdmap1s0/1 DOWN");
+	expect(&s, HP_TAG_WARN, HP_P2, "A.2", "fi_info not found on node " NODE_A);
+	snap_free(&s);
+
+	/* A type without EFA: nothing expected, nothing said. */
+	efa_case(&s, "ml.m5.2xlarge", -1, NULL, NULL, 127);
+	ck_run(&s.c, "node.efa");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+
+	/* Type unknown, no device: absent. */
+	efa_case(&s, NULL, -1, NULL, NULL, 127);
+	ck_run(&s.c, "node.efa");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "No EFA devices on node " NODE_A " (/dev/infiniband is absent)");
+	T_EQ(s.c.f.n, 1);
+	snap_free(&s);
+}
+
+static void t_many_nodes_summarised(void)
+{
+	const struct hp_finding *f;
+	struct snap s;
+	int i;
+
+	snap_init(&s, NULL, 1);
+	for (i = 0; i < 6; i++) {
+		struct hp_buf out = HP_BUF_INIT(1 << 20);
+		char id[32];
+
+		snprintf(id, sizeof(id), "i-0%016d", i);
+		pt_block(&out, "df", 0, i < 5 ? DF_HEAD "/dev/x 100 93 7 93% /" : DF_HEAD "/dev/x 100 10 90 10% /");
+		pt_done(&out);
+		snap_node(&s, id, "ml.p5.48xlarge", "probed", &out);
+		hp_buf_release(&out);
+	}
+	/* Nodes that were not probed belong to the SSM check. */
+	snap_node(&s, "i-0ffffffffffffffff", NULL, "unreachable", NULL);
+	snap_node(&s, "i-0eeeeeeeeeeeeeeee", NULL, "skipped", NULL);
+	ck_run(&s.c, "node.disk-root");
+	T_EQ(s.c.f.n, 2);
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "I.2", "Root volume over 90% full on 5 nodes");
+	T_ASSERT(f->node == NULL);
+	T_EQ(ck_evidence_len(f), 5);
+	T_ASSERT(ck_evidence_has(f, "Root volume 93% full on node i-00000000000000004"));
+	/* The odd node keeps its own line. */
+	f = expect(&s, HP_TAG_PASS, HP_PNONE, "I.2", "Root volume 10% used on node i-00000000000000005");
+	T_STREQ(f->node, "i-00000000000000005");
+	/* Problems come first. */
+	T_EQ(s.c.f.v[0].tag, HP_TAG_FAIL);
+	snap_free(&s);
+
+	/* Three alike stay one by one; summarised passes list ids. */
+	snap_init(&s, NULL, 1);
+	for (i = 0; i < 7; i++) {
+		struct hp_buf out = HP_BUF_INIT(1 << 20);
+		char id[32];
+
+		snprintf(id, sizeof(id), "i-0%016d", i);
+		pt_block(&out, "df", 0, i < 3 ? DF_HEAD "/dev/x 100 93 7 93% /" : DF_HEAD "/dev/x 100 10 90 10% /");
+		pt_done(&out);
+		snap_node(&s, id, NULL, "probed", &out);
+		hp_buf_release(&out);
+	}
+	ck_run(&s.c, "node.disk-root");
+	T_EQ(ck_count(&s.c, HP_TAG_FAIL), 3);
+	f = expect(&s, HP_TAG_PASS, HP_PNONE, "I.2", "Root volume below 80% used on 4 nodes");
+	T_ASSERT(ck_evidence_has(f, "nodes 1-4 of 4: i-00000000000000003 i-00000000000000004"));
+	snap_free(&s);
+}
+
+static void t_probe_output_problems(void)
+{
+	struct hp_buf out = HP_BUF_INIT(1 << 20);
+	const struct hp_finding *f;
+	struct snap s;
+	cJSON *e;
+
+	snap_init(&s, NULL, 1);
+	pt_block_file(&out, "df", -1, "df-P-hyperpod.txt");
+	snap_node(&s, NODE_A, NULL, "probed", &out);
+	e = snap_node(&s, NODE_B, NULL, "probed", NULL);
+	cJSON_ReplaceItemInObject(e, "stderr", cJSON_CreateString("sh: 1: base64: not found"));
+	cJSON_ReplaceItemInObject(e, "exit_code", cJSON_CreateNumber(127));
+	ck_run(&s.c, "node.probe");
+	expect(&s, HP_TAG_WARN, HP_P2, "K.5", "Probe output from node " NODE_A " ended early (no end marker after 1 blocks)");
+	f = expect(&s, HP_TAG_WARN, HP_P1, "K.5", "Probe output from node " NODE_B " holds no probe data; nothing on the node could be checked (exit status 127)");
+	T_ASSERT(ck_evidence_has(f, "stderr: sh: 1: base64: not found"));
+	/* The partial output is still used. */
+	ck_run(&s.c, "node.disk-root");
+	expect(&s, HP_TAG_FAIL, HP_P0, "I.2", "Root volume 93% full on node " NODE_A);
+	snap_free(&s);
+	hp_buf_release(&out);
+}
+
+/* The development machine's own probe output, as `hpnode node` would see it. */
+static void t_local_machine_reports_absence(void)
+{
+	char *text = pt_file("probe-debian-vm.txt");
+	struct hp_buf out = HP_BUF_INIT(1 << 22);
+	struct snap s;
+
+	hp_buf_puts(&out, text);
+	free(text);
+	snap_init(&s, NULL, 0);
+	snap_node(&s, "local", NULL, "probed", &out);
+	ck_run_all(&s.c);
+	CK_NO_PROBLEMS(&s.c);
+	ck_one(&s.c, HP_TAG_INFO, "No NVIDIA GPU on this node (nvidia-smi not installed)");
+	ck_one(&s.c, HP_TAG_INFO, "No EFA devices on this node (/dev/infiniband is absent)");
+	ck_one(&s.c, HP_TAG_INFO, "No Neuron devices on this node");
+	ck_one(&s.c, HP_TAG_INFO, "Time sync state unknown on this node (chronyc not installed;");
+	ck_one(&s.c, HP_TAG_INFO, "Services not checked on this node");
+	ck_one(&s.c, HP_TAG_INFO, "/opt/dlami/nvme is not mounted on this node");
+	ck_one(&s.c, HP_TAG_PASS, "Root volume 17% used on this node");
+	ck_one(&s.c, HP_TAG_PASS, "No kernel panic");
+	T_STREQ(ck_one(&s.c, HP_TAG_PASS, "Root volume")->node, "local");
+	hp_buf_release(&out);
+	snap_free(&s);
+}
+
+T_MAIN(T(t_healthy_gpu_node_has_no_problem), T(t_root_thresholds), T(t_root_unknown_is_not_a_failure),
+       T(t_sagemaker_volume), T(t_inodes), T(t_shm), T(t_nvme_from_instance_type), T(t_memory),
+       T(t_oom), T(t_kernel), T(t_time), T(t_services_by_orchestrator), T(t_slurm_units),
+       T(t_gpu_count), T(t_xid_classes), T(t_ecc), T(t_remap), T(t_recovery_and_clocks),
+       T(t_dcgm), T(t_neuron), T(t_efa), T(t_many_nodes_summarised), T(t_probe_output_problems),
+       T(t_local_machine_reports_absence))

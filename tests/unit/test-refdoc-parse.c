@@ -1,0 +1,373 @@
+/*
+ * The reference-document parser (src/refdoc.c) on small made-up documents
+ * (extents, fences, blocks and their notes, errors, lookup, "did you
+ * mean") and on the embedded guide: every section a check can point at
+ * exists, and a section's text is the file's own text.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/check.h"
+#include "hp/refdoc.h"
+#include "t.h"
+
+static const char small_doc[] =
+	"# Title\n"
+	"\n"
+	"## Policy\n"
+	"Prose.\n"
+	"\n"
+	"## A: First Area\n"
+	"Intro of A.\n"
+	"\n"
+	"```sh\n"
+	"# a shell comment, not a heading\n"
+	"aws sagemaker describe-cluster --cluster-name <CLUSTER>\n"
+	"```\n"
+	"\n"
+	"### A.1: Narrow Case\n"
+	"**Suggested command (run this yourself)**: fix it\n"
+	"now.\n"
+	"\n"
+	"```sh\n"
+	"aws ec2 authorize-security-group-egress --group-id <SG_ID>\n"
+	"```\n"
+	"\n"
+	"Blast radius: opens all ports\n"
+	"between members.\n"
+	"\n"
+	"IaC note: change the IaC source instead.\n"
+	"\n"
+	"Later prose that is no note.\n"
+	"\n"
+	"#### A.1.a: Deeper\n"
+	"Deep text.\n"
+	"\n"
+	"### A.2: Second Case\n"
+	"**Suggested command (run this yourself)**\n"
+	"```sh\n"
+	"sudo scontrol update nodename=<NODE_NAME> state=resume\n"
+	"```\n"
+	"Blast radius: the node takes jobs again.\n"
+	"\n"
+	"## B: Second Area\n"
+	"B text.\n"
+	"\n"
+	"\n";
+
+static void parse_ok(struct hp_refdoc *d, const char *text)
+{
+	struct hp_error e = HP_ERROR_INIT;
+
+	if (hp_refdoc_parse(d, text, &e))
+		T_FAILF("parse failed: %s", e.msg);
+}
+
+static size_t must_find(const struct hp_refdoc *d, const char *id)
+{
+	size_t k = hp_refdoc_find(d, id);
+
+	if (k == HP_REFDOC_NONE)
+		T_FAILF("section '%s' not found", id);
+	return k;
+}
+
+static void t_sections(void)
+{
+	struct hp_refdoc d;
+	size_t a, a1, a1a, a2, b;
+
+	parse_ok(&d, small_doc);
+	T_EQ(d.nsec, 5);
+	a = must_find(&d, "A");
+	a1 = must_find(&d, "A.1");
+	a1a = must_find(&d, "A.1.a");
+	a2 = must_find(&d, "A.2");
+	b = must_find(&d, "B");
+	T_STREQ(d.sec[a].title, "First Area");
+	T_STREQ(d.sec[a1a].title, "Deeper");
+	T_EQ(d.sec[a].level, 2);
+	T_EQ(d.sec[a1].level, 3);
+	T_EQ(d.sec[a1a].level, 4);
+	T_EQ(d.sec[a].line, 6);
+	/* The '#' line inside the fence is not a heading. */
+	T_EQ(d.sec[a].body_end, d.sec[a1].start);
+	T_EQ(d.sec[a].end, d.sec[b].start);
+	T_EQ(d.sec[a1].end, d.sec[a2].start);
+	T_EQ(d.sec[b].end, strlen(small_doc));
+	T_EQ(d.sec[a].parent, HP_REFDOC_NONE);
+	T_EQ(d.sec[a1].parent, a);
+	T_EQ(d.sec[a1a].parent, a1);
+	T_EQ(d.sec[a2].parent, a);
+	T_ASSERT(hp_refdoc_within(&d, a1a, a));
+	T_ASSERT(hp_refdoc_within(&d, a1, a1));
+	T_ASSERT(!hp_refdoc_within(&d, a2, a1));
+	T_ASSERT(!hp_refdoc_within(&d, b, a));
+	T_ASSERT(!hp_refdoc_within(&d, a, a1));
+	/* Lookup: exact, then ignoring case; non-id headings are not sections. */
+	T_EQ(hp_refdoc_find(&d, "a.1.A"), a1a);
+	T_EQ(hp_refdoc_find(&d, "Policy"), HP_REFDOC_NONE);
+	T_EQ(hp_refdoc_find(&d, "A.3"), HP_REFDOC_NONE);
+	hp_refdoc_release(&d);
+}
+
+static void t_section_text(void)
+{
+	struct hp_refdoc d;
+	struct hp_str s;
+	const char *a1 = strstr(small_doc, "### A.1:");
+	const char *a2 = strstr(small_doc, "### A.2:");
+
+	parse_ok(&d, small_doc);
+	s = hp_refdoc_section_text(&d, must_find(&d, "A.1"));
+	/* Sub-sections included; the blank line before the next heading left out. */
+	T_ASSERT(s.p == a1);
+	T_EQ(s.len, (size_t)(a2 - a1) - 1);
+	T_ASSERT(s.p[s.len - 1] == '\n' && s.p[s.len - 2] == '.');
+	s = hp_refdoc_section_text(&d, must_find(&d, "B"));
+	T_EQ(s.len, strlen("## B: Second Area\nB text.\n"));
+	T_ASSERT(!strncmp(s.p, "## B: Second Area\nB text.\n", s.len));
+	s = hp_refdoc_section_text(&d, 99);
+	T_EQ(s.len, 0);
+	hp_refdoc_release(&d);
+}
+
+static void t_blocks(void)
+{
+	struct hp_refdoc d;
+	const struct hp_refdoc_block *b;
+
+	parse_ok(&d, small_doc);
+	/* The read-only block under A is not a suggestion. */
+	T_EQ(d.nblk, 2);
+	b = &d.blk[0];
+	T_EQ(b->section, must_find(&d, "A.1"));
+	T_EQ(b->line, 15);
+	T_STREQ(b->intro, "fix it now.");
+	T_STREQ(b->command, "aws ec2 authorize-security-group-egress --group-id <SG_ID>");
+	T_STREQ(b->blast, "opens all ports between members.");
+	T_STREQ(b->iac, "change the IaC source instead.");
+	T_EQ(b->orch, HP_ORCH_ANY);
+	b = &d.blk[1];
+	T_EQ(b->section, must_find(&d, "A.2"));
+	T_STREQ(b->intro, "");
+	T_STREQ(b->blast, "the node takes jobs again.");
+	T_ASSERT(b->iac == NULL);
+	T_EQ(b->orch, HP_ORCH_SLURM);
+	hp_refdoc_release(&d);
+}
+
+static void t_errors(void)
+{
+	static const struct {
+		const char *text, *why;
+	} cases[] = {
+		{ "## A: X\n```sh\nls\n", "never closed" },
+		{ "## A: X\n**Suggested command (run this yourself)**: x\n\nprose\n", "without a fenced" },
+		{ "## A: X\n## B: Y\n### A: Again\n", "already at line 1" },
+	};
+	struct hp_refdoc d;
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		struct hp_error e = HP_ERROR_INIT;
+
+		if (!hp_refdoc_parse(&d, cases[i].text, &e))
+			T_FAILF("case %zu parsed", i);
+		T_CONTAINS(e.msg, cases[i].why);
+		T_EQ(d.nsec, 0);
+	}
+	/* Empty text: no sections, no error. */
+	parse_ok(&d, "");
+	T_EQ(d.nsec, 0);
+	hp_refdoc_release(&d);
+}
+
+static void t_distance(void)
+{
+	T_EQ(hp_refdoc_distance("", ""), 0);
+	T_EQ(hp_refdoc_distance("G.1.a", "g.1.A"), 0);
+	T_EQ(hp_refdoc_distance("G.1.x", "G.1.a"), 1);
+	T_EQ(hp_refdoc_distance("B.12", "B.1"), 1);
+	T_EQ(hp_refdoc_distance("kitten", "sitting"), 3);
+	T_EQ(hp_refdoc_distance("", "abc"), 3);
+}
+
+static void t_closest(void)
+{
+	static const struct {
+		const char *query;
+		const char *first;  /* expected best candidate, NULL for none */
+		const char *also;   /* another expected candidate, or NULL */
+	} cases[] = {
+		{ "G.1.x", "G.1", "G.1.a" },
+		{ "g1a", "G.1.a", NULL },
+		{ "G.1.a.2", "G.1.a", NULL },
+		{ "H.9", "H", "H.1" },
+		{ "munge", "H.6", NULL },
+		{ "containerd", "M.2", NULL },
+		{ "Z", NULL, NULL },
+		{ "Z.1", NULL, NULL },
+	};
+	struct hp_refdoc d;
+	size_t out[5], n, i, j;
+
+	parse_ok(&d, hp_refdoc_embedded(HP_REFDOC_DETAIL));
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		int seen = 0;
+
+		n = hp_refdoc_closest(&d, cases[i].query, out, HP_ARRAY_LEN(out));
+		if (!cases[i].first) {
+			if (n)
+				T_FAILF("'%s' has candidates, first %s", cases[i].query,
+					d.sec[out[0]].id);
+			continue;
+		}
+		if (!n || strcmp(d.sec[out[0]].id, cases[i].first))
+			T_FAILF("'%s': best candidate %s, expected %s", cases[i].query,
+				n ? d.sec[out[0]].id : "(none)", cases[i].first);
+		for (j = 0; j < n; j++)
+			seen |= cases[i].also && !strcmp(d.sec[out[j]].id, cases[i].also);
+		if (cases[i].also && !seen)
+			T_FAILF("'%s': %s not among the candidates", cases[i].query, cases[i].also);
+	}
+	T_EQ(hp_refdoc_closest(&d, "G", out, 0), 0);
+	hp_refdoc_release(&d);
+}
+
+static void t_orchestrator(void)
+{
+	static const struct {
+		const char *cmd;
+		enum hp_orch want;
+	} cases[] = {
+		{ "sudo scontrol update nodename=n state=resume", HP_ORCH_SLURM },
+		{ "sudo systemctl restart slurmctld", HP_ORCH_SLURM },
+		{ "sudo systemctl restart munge", HP_ORCH_SLURM },
+		{ "kubectl cordon n\nkubectl drain n", HP_ORCH_EKS },
+		{ "aws eks update-addon --cluster-name x", HP_ORCH_EKS },
+		{ "aws sagemaker batch-reboot-cluster-nodes --cluster-name c", HP_ORCH_ANY },
+		{ "sudo systemctl restart containerd", HP_ORCH_ANY },
+		{ "echo 'munge' | tee x\nkubectl get pods", HP_ORCH_ANY },
+		{ "aws ec2 describe-vpcs --filters Name=tag:eks,Values=1", HP_ORCH_ANY },
+	};
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++)
+		if (hp_refdoc_orchestrator(cases[i].cmd) != cases[i].want)
+			T_FAILF("'%s' classified %d, expected %d", cases[i].cmd,
+				hp_refdoc_orchestrator(cases[i].cmd), cases[i].want);
+}
+
+/* Every section the check table or the section table names is in the guide. */
+static void t_checks_point_at_sections(void)
+{
+	struct hp_refdoc d;
+	size_t i;
+
+	parse_ok(&d, hp_refdoc_embedded(HP_REFDOC_DETAIL));
+	for (i = 0; i < hp_checks_count; i++) {
+		char *copy = xstrdup(hp_checks[i]->section), *save = NULL, *id;
+
+		for (id = strtok_r(copy, "+", &save); id; id = strtok_r(NULL, "+", &save))
+			if (hp_refdoc_find(&d, id) == HP_REFDOC_NONE)
+				T_FAILF("check %s points at '%s', which the guide lacks",
+					hp_checks[i]->id, id);
+		free(copy);
+	}
+	for (i = 0; hp_section_ids[i]; i++) {
+		size_t k = must_find(&d, hp_section_ids[i]);
+
+		/* Exact id, not a case-insensitive neighbour. */
+		T_STREQ(d.sec[k].id, hp_section_ids[i]);
+		T_STREQ(d.sec[k].title, hp_section_title(hp_section_ids[i]));
+	}
+	T_EQ(d.nsec, i);
+	hp_refdoc_release(&d);
+}
+
+/*
+ * A section's text, found a second way: from its heading line to the next
+ * line outside fences that starts with at most `level` '#' and a space.
+ */
+static void t_section_text_is_the_files(void)
+{
+	const char *text = hp_refdoc_embedded(HP_REFDOC_DETAIL);
+	struct hp_refdoc d;
+	size_t k;
+
+	parse_ok(&d, text);
+	for (k = 0; k < d.nsec; k++) {
+		struct hp_str got = hp_refdoc_section_text(&d, k);
+		char head[64];
+		const char *start, *p, *end;
+		int in = 0;
+
+		snprintf(head, sizeof(head), "\n%.*s %s: ", d.sec[k].level, "####", d.sec[k].id);
+		start = strstr(text, head);
+		T_ASSERT(start != NULL);
+		start++;
+		for (p = strchr(start, '\n') + 1; *p; p = strchr(p, '\n') + 1) {
+			int h = 0;
+
+			if (!strncmp(p, "```", 3))
+				in = !in;
+			while (!in && p[h] == '#')
+				h++;
+			if (h && h <= d.sec[k].level && p[h] == ' ')
+				break;
+			if (!strchr(p, '\n')) {
+				p += strlen(p);
+				break;
+			}
+		}
+		for (end = p; end > start && (end[-1] == '\n' || end[-1] == ' '); end--)
+			;
+		if (got.p != start || got.len != (size_t)(end - start) + 1)
+			T_FAILF("section %s: text differs from the file's (%zu bytes, expected %zu)",
+				d.sec[k].id, got.len, (size_t)(end - start) + 1);
+	}
+	hp_refdoc_release(&d);
+}
+
+/* Every suggested block of the guide states its blast radius; config changes carry the IaC note. */
+static void t_guide_blocks(void)
+{
+	static const char *const iac_owned[] = { "aws ec2 ", "aws eks ", "aws iam ",
+						 "aws sagemaker update-cluster ", "kubectl set ",
+						 "kubectl create ", NULL };
+	struct hp_refdoc d;
+	size_t k, with_iac = 0;
+	const char *const *w;
+
+	parse_ok(&d, hp_refdoc_embedded(HP_REFDOC_DETAIL));
+	T_ASSERT(d.nblk >= 40);
+	for (k = 0; k < d.nblk; k++) {
+		const struct hp_refdoc_block *b = &d.blk[k];
+
+		if (b->section == HP_REFDOC_NONE)
+			T_FAILF("block at line %zu is outside every section", b->line);
+		if (!b->blast || strlen(b->blast) < 20)
+			T_FAILF("block at line %zu has no blast radius", b->line);
+		if (!*b->intro)
+			T_FAILF("block at line %zu does not say what it is for", b->line);
+		for (w = iac_owned; *w; w++)
+			if (strstr(b->command, *w) && (!b->iac || !strstr(b->iac, "drift")))
+				T_FAILF("block at line %zu changes configuration ('%s') without the "
+					"IaC drift note", b->line, *w);
+		with_iac += b->iac != NULL;
+	}
+	T_ASSERT(with_iac >= 10);
+	hp_refdoc_release(&d);
+}
+
+static void t_embedded(void)
+{
+	T_ASSERT(hp_refdoc_embedded(HP_REFDOC_DETAIL) != NULL);
+	T_ASSERT(hp_refdoc_embedded(HP_REFDOC_CATALOG) != NULL);
+	T_ASSERT(hp_refdoc_embedded("no-such.md") == NULL);
+}
+
+T_MAIN(T(t_sections), T(t_section_text), T(t_blocks), T(t_errors), T(t_distance),
+       T(t_closest), T(t_orchestrator), T(t_checks_point_at_sections),
+       T(t_section_text_is_the_files), T(t_guide_blocks), T(t_embedded))
