@@ -382,9 +382,9 @@ void hp_ssm_config_defaults(struct hp_ssm_config *c);
 /* Shared state of a sweep (rate limiter, abort flag), for hp_ssm_probe_node. */
 struct hp_ssm_shared {
 	struct hp_ssm_bucket *bucket;
-	volatile int abort;            /* a fatal StartSession error: skip the rest */
+	int abort;                     /* a fatal StartSession error: skip the rest (under lock) */
 	char abort_reason[256];
-	volatile int kms_seen;         /* auto mode: go straight to the plugin */
+	int kms_seen;                  /* auto mode: go straight to the plugin (under lock) */
 	void *lock;                    /* pthread mutex (opaque here) */
 };
 
