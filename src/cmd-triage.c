@@ -25,6 +25,8 @@ struct triage_opts {
 	const char *save, *replay;
 	int json, no_color, debug;
 	enum hp_prio fail_on;
+	int no_probe;
+	struct hp_probe_opts probe;
 };
 
 static const char usage_text[] =
@@ -38,6 +40,13 @@ static const char usage_text[] =
 	"  --output text|json     report format (default text)\n"
 	"  --fail-on P0|P1|P2     exit 3 when a finding of that priority or worse exists\n"
 	"  --save-snapshot FILE   write what was collected to FILE (JSON)\n"
+	"  --no-probe             do not open SSM sessions to the nodes\n"
+	"  --sample N             probe N Running nodes spread over the groups (default all)\n"
+	"  --concurrency N        SSM sessions at once (default 16, at most 256)\n"
+	"  --ssm-rate R           StartSession calls per second (default 3)\n"
+	"  --probe-timeout S      seconds per node, session included (default 180)\n"
+	"  --ssm-transport T      native (default), plugin (session-manager-plugin),\n"
+	"                         or auto (native, the plugin for KMS-encrypted sessions)\n"
 	"  --snapshot FILE        replay a saved snapshot instead of calling AWS\n"
 	"  --no-color             no ANSI colours (also NO_COLOR, TERM=dumb, non-terminal)\n"
 	"  --debug                log each AWS call and the credential source to stderr\n"
@@ -58,6 +67,18 @@ static int matches(const char *re, const char *s)
 	return ok;
 }
 
+/* A number within [lo, hi] with nothing after it. */
+static int number(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= lo && v <= hi))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static int bad_usage(const char *fmt, ...) HP_PRINTF(1, 2);
 
 static int bad_usage(const char *fmt, ...)
@@ -75,7 +96,8 @@ static int bad_usage(const char *fmt, ...)
 static int parse(int argc, char **argv, struct triage_opts *o)
 {
 	enum { O_CLUSTER = 256, O_REGION, O_NODE, O_PROFILE, O_ENDPOINT, O_OUTPUT, O_FAIL_ON,
-	       O_SAVE, O_REPLAY, O_NO_COLOR, O_DEBUG };
+	       O_SAVE, O_REPLAY, O_NO_COLOR, O_DEBUG, O_NO_PROBE, O_SAMPLE, O_CONCURRENCY,
+	       O_SSM_RATE, O_PROBE_TIMEOUT, O_SSM_TRANSPORT };
 	static const struct option longopts[] = {
 		{ "cluster", required_argument, NULL, O_CLUSTER },
 		{ "region", required_argument, NULL, O_REGION },
@@ -88,13 +110,21 @@ static int parse(int argc, char **argv, struct triage_opts *o)
 		{ "snapshot", required_argument, NULL, O_REPLAY },
 		{ "no-color", no_argument, NULL, O_NO_COLOR },
 		{ "debug", no_argument, NULL, O_DEBUG },
+		{ "no-probe", no_argument, NULL, O_NO_PROBE },
+		{ "sample", required_argument, NULL, O_SAMPLE },
+		{ "concurrency", required_argument, NULL, O_CONCURRENCY },
+		{ "ssm-rate", required_argument, NULL, O_SSM_RATE },
+		{ "probe-timeout", required_argument, NULL, O_PROBE_TIMEOUT },
+		{ "ssm-transport", required_argument, NULL, O_SSM_TRANSPORT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	double v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->fail_on = HP_PNONE;
+	hp_probe_opts_defaults(&o->probe);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -108,6 +138,37 @@ static int parse(int argc, char **argv, struct triage_opts *o)
 		case O_REPLAY: o->replay = optarg; break;
 		case O_NO_COLOR: o->no_color = 1; break;
 		case O_DEBUG: o->debug = 1; break;
+		case O_NO_PROBE: o->no_probe = 1; break;
+		case O_SAMPLE:
+			if (number(optarg, 1, 1000000, &v) || v != (long)v)
+				return bad_usage("--sample must be a whole number from 1 to 1000000 (got '%s')", optarg);
+			o->probe.sample = (int)v;
+			break;
+		case O_CONCURRENCY:
+			if (number(optarg, 1, 256, &v) || v != (long)v)
+				return bad_usage("--concurrency must be a whole number from 1 to 256 (got '%s')", optarg);
+			o->probe.concurrency = (int)v;
+			break;
+		case O_SSM_RATE:
+			if (number(optarg, 0.1, 1000, &v))
+				return bad_usage("--ssm-rate must be a number from 0.1 to 1000 (got '%s')", optarg);
+			o->probe.rate_per_s = v;
+			break;
+		case O_PROBE_TIMEOUT:
+			if (number(optarg, 1, 3600, &v) || v != (long)v)
+				return bad_usage("--probe-timeout must be whole seconds from 1 to 3600 (got '%s')", optarg);
+			o->probe.timeout_ms = (long)v * 1000;
+			break;
+		case O_SSM_TRANSPORT:
+			if (!strcmp(optarg, "native"))
+				o->probe.transport = HP_SSM_NATIVE;
+			else if (!strcmp(optarg, "plugin"))
+				o->probe.transport = HP_SSM_PLUGIN;
+			else if (!strcmp(optarg, "auto"))
+				o->probe.transport = HP_SSM_AUTO;
+			else
+				return bad_usage("--ssm-transport must be native, plugin or auto (got '%s')", optarg);
+			break;
 		case O_OUTPUT:
 			if (!strcmp(optarg, "json"))
 				o->json = 1;
@@ -143,6 +204,10 @@ static int parse(int argc, char **argv, struct triage_opts *o)
 		return bad_usage("--cluster must be a HyperPod cluster name or ARN (got '%s')", o->cluster);
 	if (o->node && !matches("^i-[0-9a-f]{8,17}$", o->node))
 		return bad_usage("--node must be an EC2 instance id like i-0123456789abcdef0 (got '%s')", o->node);
+	if (o->node && o->probe.sample)
+		return bad_usage("%s", "--sample and --node cannot be combined");
+	if ((o->probe.sample || o->no_probe) && o->replay)
+		return bad_usage("%s", "--snapshot replays saved data: probe options do not apply");
 	if (o->replay && (o->save || o->endpoint || o->profile))
 		return bad_usage("%s", "--snapshot replays saved data: it cannot be combined with "
 				 "--save-snapshot, --endpoint-url or --profile");
@@ -230,6 +295,39 @@ static int report(const struct hp_snapshot *s, const struct triage_opts *o, stru
 	return rc;
 }
 
+/* "SSM probes: 37/100 done, 2 unreachable" redrawn in place on a terminal. */
+static void progress(void *ud, const struct hp_ssm_progress *p)
+{
+	int *shown = ud;
+
+	fprintf(stderr, "\rSSM probes: %zu/%zu done, %zu unreachable, %zu not probed ", p->done,
+		p->total, p->unreachable, p->skipped);
+	fflush(stderr);
+	*shown = 1;
+}
+
+static void probe_nodes(struct hp_aws *aws, struct triage_opts *o, struct hp_snapshot *snap,
+			struct hp_error *e)
+{
+	int shown = 0;
+
+	if (o->no_probe) {
+		cJSON *meta = cJSON_CreateObject();
+		cJSON_AddStringToObject(meta, "note", "--no-probe was given");
+		cJSON_AddNumberToObject(meta, "requested", 0);
+		hp_snapshot_set(snap, "probes_meta", meta);
+		return;
+	}
+	o->probe.node = o->node;
+	if (isatty(2)) {
+		o->probe.progress = progress;
+		o->probe.progress_ud = &shown;
+	}
+	(void)hp_collect_probes(aws, &o->probe, snap, e);
+	if (shown)
+		fputs("\r\033[K", stderr);
+}
+
 /* The credential/region trace, one "hpnode: debug:" line each. */
 static void debug_trace(const struct hp_buf *trace)
 {
@@ -294,6 +392,7 @@ int cmd_triage(int argc, char **argv, struct hp_sys *sys)
 	if (hp_collect_cluster(&aws, &co, &snap, &e)) {
 		rc = fatal(&e, &snap, aws.region);
 	} else {
+		probe_nodes(&aws, &o, &snap, &e);
 		if (o.save && hp_snapshot_save(&snap, o.save, &e)) {
 			fprintf(stderr, "hpnode triage: %s\n", e.msg);
 			rc = HP_EXIT_FATAL;

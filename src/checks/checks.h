@@ -37,6 +37,9 @@ extern const struct hp_check hp_check_nodes_target;
 extern const struct hp_check hp_check_cluster_vpc_config;
 extern const struct hp_check hp_check_ssm_targets;
 
+/* ssm.c */
+extern const struct hp_check hp_check_ssm_reachability;
+
 /* logs.c */
 extern const struct hp_check hp_check_logs_group;
 extern const struct hp_check hp_check_logs_lifecycle;

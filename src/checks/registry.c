@@ -40,6 +40,7 @@ const struct hp_check *const hp_checks[] = {
 
 	&hp_check_api_ssm,
 	&hp_check_ssm_targets,
+	&hp_check_ssm_reachability,
 };
 
 const size_t hp_checks_count = HP_ARRAY_LEN(hp_checks);

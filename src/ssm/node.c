@@ -6,6 +6,7 @@
  * ssm:TerminateSession for any session that did not end by itself. Every
  * node ends probed, unreachable or skipped, with the reason.
  */
+#include <curl/curl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -165,7 +166,7 @@ static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
 			lock(sh);
 			stop = sh->abort;
 			if (stop)
-				set_reason(r, HP_SSM_SKIPPED, "not probed: %s", sh->abort_reason);
+				set_reason(r, HP_SSM_SKIPPED, "not probed after %s", sh->abort_reason);
 			unlock(sh);
 			if (!stop)
 				set_reason(r, HP_SSM_UNREACHABLE, "timeout after %ld s (waiting to start a session)",
@@ -426,6 +427,9 @@ void hp_ssm_sweep(struct hp_aws *a, const struct hp_ssm_config *c,
 
 	if (!n)
 		return;
+	/* Process-wide set-up happens here, before any worker thread exists. */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	(void)a->sys->random(a->sys);
 	if (!cfg.client_id[0]) {
 		uint8_t id[16];
 		hp_ssm_uuid_new(a->sys, id);

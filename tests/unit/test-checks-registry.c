@@ -97,6 +97,7 @@ static void t_expected_checks(void)
 		{ "logs.health-agent", HP_GROUP_LOGS },
 		{ "cluster.vpc-config", HP_GROUP_VPC },
 		{ "ssm.targets", HP_GROUP_SSM },
+		{ "ssm.reachability", HP_GROUP_SSM },
 	};
 	size_t i;
 

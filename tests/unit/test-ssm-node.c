@@ -343,7 +343,7 @@ static void t_node_denied_stops_the_sweep(void)
 	/* The next node makes no call at all. */
 	hp_ssm_probe_node(&e.a, &e.c, &e.sh, &e.t, &second);
 	T_EQ(second.state, HP_SSM_SKIPPED);
-	T_CONTAINS(second.reason, "not probed");
+	T_CONTAINS(second.reason, "not probed after ssm:StartSession failed with AccessDeniedException");
 	T_EQ(e.f.nreq, 1);
 	hp_ssm_result_release(&second);
 	node_env_release(&e);
