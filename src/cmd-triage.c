@@ -295,12 +295,19 @@ static int report(const struct hp_snapshot *s, const struct triage_opts *o, stru
 	return rc;
 }
 
-/* "SSM probes: 37/100 done, 2 unreachable" redrawn in place on a terminal. */
+#define PROGRESS_WIDTH 72
+
+/*
+ * "SSM probes: 37/100 done, 2 unreachable, 0 not probed" redrawn in place
+ * on a terminal with a carriage return (no escape sequences: NO_COLOR
+ * terminals get plain text too).
+ */
 static void progress(void *ud, const struct hp_ssm_progress *p)
 {
 	int *shown = ud;
 
-	fprintf(stderr, "\rSSM probes: %zu/%zu done, %zu unreachable, %zu not probed ", p->done,
+	fprintf(stderr, "\r%-*.*s", PROGRESS_WIDTH, PROGRESS_WIDTH, "");
+	fprintf(stderr, "\rSSM probes: %zu/%zu done, %zu unreachable, %zu not probed", p->done,
 		p->total, p->unreachable, p->skipped);
 	fflush(stderr);
 	*shown = 1;
@@ -325,7 +332,7 @@ static void probe_nodes(struct hp_aws *aws, struct triage_opts *o, struct hp_sna
 	}
 	(void)hp_collect_probes(aws, &o->probe, snap, e);
 	if (shown)
-		fputs("\r\033[K", stderr);
+		fprintf(stderr, "\r%-*s\r", PROGRESS_WIDTH, "");
 }
 
 /* The credential/region trace, one "hpnode: debug:" line each. */

@@ -353,7 +353,8 @@ struct hp_ssm_result {
 	char reason[320];
 	enum hp_ssm_transport used;    /* NATIVE or PLUGIN */
 	struct hp_ssm_output output;
-	int64_t duration_ms;
+	int64_t started_ms;            /* monotonic time of the first StartSession call; 0 if none */
+	int64_t duration_ms;           /* from then to the end */
 	int start_attempts;
 	int terminated;                /* TerminateSession was called */
 	/* A StartSession/TerminateSession failure worth recording under "calls". */
@@ -376,7 +377,7 @@ struct hp_ssm_config {
 	char client_id[37];
 };
 
-/* Fill the defaults: native, 16 workers, 3/s, 180 s, 6 attempts. */
+/* Fill the defaults: native, 16 workers, 3/s, 180 s, 8 attempts. */
 void hp_ssm_config_defaults(struct hp_ssm_config *c);
 
 /* Shared state of a sweep (rate limiter, abort flag), for hp_ssm_probe_node. */
@@ -416,9 +417,14 @@ void hp_ssm_sweep(struct hp_aws *a, const struct hp_ssm_config *c,
 
 /* ------------------------------------------- rate limiter, worker pool */
 
-/* A token bucket: rate tokens per second, at most burst saved up. */
+/*
+ * A token bucket: rate tokens per second, at most burst saved up. The rate
+ * adapts: halved on throttling (not below a tenth of a call per second),
+ * creeping back up to the configured rate on success.
+ */
 struct hp_ssm_bucket {
 	double rate_per_ms;
+	double max_rate_per_ms;
 	double burst;
 	double tokens;
 	int64_t last_ms;
@@ -427,6 +433,10 @@ struct hp_ssm_bucket {
 void hp_ssm_bucket_init(struct hp_ssm_bucket *b, double rate_per_s, double burst, int64_t now);
 /* Take one token: 0 when taken, else the milliseconds to wait before trying again. */
 long hp_ssm_bucket_take(struct hp_ssm_bucket *b, int64_t now);
+/* The service said slow down: halve the rate. */
+void hp_ssm_bucket_throttled(struct hp_ssm_bucket *b, int64_t now);
+/* A call went through: a twentieth of the configured rate back. */
+void hp_ssm_bucket_ok(struct hp_ssm_bucket *b);
 
 /*
  * Run fn(ud, i) for every i in [0, n) on at most workers threads (1 runs

@@ -9,6 +9,7 @@
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +40,9 @@ void hp_ssm_config_defaults(struct hp_ssm_config *c)
 	c->concurrency = 16;
 	c->rate_per_s = 3;
 	c->timeout_ms = 180000;
-	c->max_start_attempts = 6;
+	c->max_start_attempts = 8;
 	c->backoff_base_ms = 500;
-	c->backoff_cap_ms = 8000;
+	c->backoff_cap_ms = 10000;
 }
 
 void hp_ssm_result_release(struct hp_ssm_result *r)
@@ -147,11 +148,14 @@ static cJSON *start_request(const struct hp_ssm_config *c, const struct hp_ssm_t
 }
 
 /*
- * StartSession under the rate limit. Returns the reply (SessionId,
- * StreamUrl, TokenValue all present) or NULL with r's state set.
+ * StartSession under the rate limit. The node's deadline starts when its
+ * first call goes out (*deadline 0 until then): waiting in the queue for
+ * a rate token is hpnode's pacing, not the node's slowness. Returns the
+ * reply (SessionId, StreamUrl, TokenValue all present) or NULL with r's
+ * state set.
  */
 static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
-			    struct hp_ssm_shared *sh, const cJSON *in, int64_t deadline,
+			    struct hp_ssm_shared *sh, const cJSON *in, int64_t *deadline,
 			    struct hp_ssm_result *r)
 {
 	struct hp_sys *sys = a->sys;
@@ -161,7 +165,7 @@ static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
 		struct hp_aws_result res;
 		int64_t left;
 
-		if (take_token(sys, sh, deadline)) {
+		if (take_token(sys, sh, *deadline ? *deadline : INT64_MAX)) {
 			int stop;
 			lock(sh);
 			stop = sh->abort;
@@ -173,12 +177,19 @@ static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
 					   c->timeout_ms / 1000);
 			return NULL;
 		}
-		left = deadline - sys->monotonic_ms(sys);
+		if (!*deadline) {
+			r->started_ms = sys->monotonic_ms(sys);
+			*deadline = r->started_ms + c->timeout_ms;
+		}
+		left = *deadline - sys->monotonic_ms(sys);
 		a->max_attempts = 1;
 		a->timeout_ms = left < CALL_TIMEOUT_MS ? (long)left : CALL_TIMEOUT_MS;
 		r->start_attempts = attempt;
 		if (!hp_aws_json(a, HP_SVC_SSM, "StartSession", in, &res)) {
 			const cJSON *j = res.json;
+			lock(sh);
+			hp_ssm_bucket_ok(sh->bucket);
+			unlock(sh);
 			if (hp_json_str(j, "SessionId") && hp_json_str(j, "StreamUrl") &&
 			    hp_json_str(j, "TokenValue")) {
 				cJSON *reply = res.json;
@@ -192,6 +203,11 @@ static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
 		}
 		switch (res.cls) {
 		case HP_AWS_THROTTLED:
+			/* Everyone slows down: the account's limit is lower than asked. */
+			lock(sh);
+			hp_ssm_bucket_throttled(sh->bucket, sys->monotonic_ms(sys));
+			unlock(sh);
+			break;
 		case HP_AWS_SERVER:
 			break;
 		case HP_AWS_NETWORK:
@@ -230,7 +246,7 @@ static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
 		}
 		hp_aws_result_release(&res);
 		if (nap(sys, hp_ssm_backoff_ms(sys, attempt, c->backoff_base_ms, c->backoff_cap_ms),
-			deadline)) {
+			*deadline)) {
 			set_reason(r, HP_SSM_UNREACHABLE,
 				   "timeout after %ld s (StartSession throttled or failing)",
 				   c->timeout_ms / 1000);
@@ -337,7 +353,7 @@ void hp_ssm_probe_node(struct hp_aws *a, const struct hp_ssm_config *c, struct h
 		       const struct hp_ssm_target *t, struct hp_ssm_result *r)
 {
 	struct hp_sys *sys = a->sys;
-	int64_t t0 = sys->monotonic_ms(sys), deadline = t0 + c->timeout_ms;
+	int64_t deadline = 0;
 	enum hp_ssm_transport use = c->transport;
 	cJSON *in, *reply;
 	enum hp_ssm_end end = HP_SSM_DONE;
@@ -357,7 +373,7 @@ void hp_ssm_probe_node(struct hp_aws *a, const struct hp_ssm_config *c, struct h
 	in = start_request(c, t);
 	/* Round 2 happens only in auto mode, when the native client met KMS. */
 	for (round = 0; round < 2; round++) {
-		reply = start_session(a, c, sh, in, deadline, r);
+		reply = start_session(a, c, sh, in, &deadline, r);
 		if (!reply)
 			break;
 		r->used = use == HP_SSM_PLUGIN ? HP_SSM_PLUGIN : HP_SSM_NATIVE;
@@ -383,7 +399,7 @@ void hp_ssm_probe_node(struct hp_aws *a, const struct hp_ssm_config *c, struct h
 			   "the session is KMS-encrypted and session-manager-plugin is not usable (%.200s)",
 			   c->plugin.error);
 	cJSON_Delete(in);
-	r->duration_ms = sys->monotonic_ms(sys) - t0;
+	r->duration_ms = r->started_ms ? sys->monotonic_ms(sys) - r->started_ms : 0;
 }
 
 struct sweep {

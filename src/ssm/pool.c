@@ -10,25 +10,34 @@
 
 #include "hp/ssm.h"
 
+#define MIN_RATE_PER_MS (0.1 / 1000.0)
+
 void hp_ssm_bucket_init(struct hp_ssm_bucket *b, double rate_per_s, double burst, int64_t now)
 {
 	b->rate_per_ms = rate_per_s / 1000.0;
+	b->max_rate_per_ms = b->rate_per_ms;
 	b->burst = burst < 1 ? 1 : burst;
 	/* Start with one token: the first call goes at once, the rest are paced. */
 	b->tokens = 1;
 	b->last_ms = now;
 }
 
-long hp_ssm_bucket_take(struct hp_ssm_bucket *b, int64_t now)
+/* Bring the saved tokens up to now at the current rate. */
+static void refill(struct hp_ssm_bucket *b, int64_t now)
 {
-	double need;
-
 	if (now > b->last_ms) {
 		b->tokens += (double)(now - b->last_ms) * b->rate_per_ms;
 		if (b->tokens > b->burst)
 			b->tokens = b->burst;
 		b->last_ms = now;
 	}
+}
+
+long hp_ssm_bucket_take(struct hp_ssm_bucket *b, int64_t now)
+{
+	double need;
+
+	refill(b, now);
 	if (b->tokens >= 1.0) {
 		b->tokens -= 1.0;
 		return 0;
@@ -36,6 +45,23 @@ long hp_ssm_bucket_take(struct hp_ssm_bucket *b, int64_t now)
 	need = (1.0 - b->tokens) / b->rate_per_ms;
 	/* Round up, so a caller that sleeps this long finds a whole token. */
 	return (long)need + 1;
+}
+
+void hp_ssm_bucket_throttled(struct hp_ssm_bucket *b, int64_t now)
+{
+	refill(b, now);
+	b->rate_per_ms /= 2;
+	if (b->rate_per_ms < MIN_RATE_PER_MS)
+		b->rate_per_ms = MIN_RATE_PER_MS;
+	if (b->rate_per_ms > b->max_rate_per_ms)
+		b->rate_per_ms = b->max_rate_per_ms;
+}
+
+void hp_ssm_bucket_ok(struct hp_ssm_bucket *b)
+{
+	b->rate_per_ms += b->max_rate_per_ms / 20;
+	if (b->rate_per_ms > b->max_rate_per_ms)
+		b->rate_per_ms = b->max_rate_per_ms;
 }
 
 long hp_ssm_backoff_ms(struct hp_sys *sys, int attempt, long base_ms, long cap_ms)

@@ -19,6 +19,8 @@
 #define TICK_MS 100
 /* After the exit code, how long to wait for channel_closed. */
 #define CLOSE_GRACE_MS 3000
+/* After refusing KMS, how long to let the agent hear it and close the channel. */
+#define KMS_GRACE_MS 2000
 #define MAX_HELD 4096
 #define MAX_HELD_BYTES ((size_t)4 << 20)
 #define MAX_UNACKED 64
@@ -52,6 +54,7 @@ struct sess {
 	struct hp_ssm_tx tx;
 	int64_t deadline;
 	int kms;           /* the agent asked for KMS */
+	int64_t kms_at;    /* when we refused it (monotonic) */
 	int failed;        /* a send failed */
 	int64_t exit_at;   /* when the exit code arrived (monotonic) */
 };
@@ -140,6 +143,7 @@ static void handshake(struct sess *s, const uint8_t *p, size_t n)
 			cJSON_AddStringToObject(row, "Error", "");
 		} else if (!strcmp(t, "KMSEncryption")) {
 			s->kms = 1;
+			s->kms_at = s->sys->monotonic_ms(s->sys);
 			cJSON_AddNumberToObject(row, "ActionStatus", 2);
 			cJSON_AddNullToObject(row, "ActionResult");
 			cJSON_AddStringToObject(row, "Error",
@@ -209,6 +213,8 @@ static void deliver(struct sess *s, uint32_t ptype, const uint8_t *p, size_t n)
 		handshake(s, p, n);
 		break;
 	case HP_SSM_PT_ENC_CHALLENGE_REQUEST:
+		if (!s->kms)
+			s->kms_at = s->sys->monotonic_ms(s->sys);
 		s->kms = 1;
 		break;
 	default:
@@ -311,10 +317,15 @@ static enum hp_ssm_end loop(struct sess *s)
 		int op, rc;
 
 		if (s->failed) {
+			char was[sizeof(s->out->detail)];
+			hp_strlcpy(was, s->out->detail, sizeof(was));
+			snprintf(s->out->detail, sizeof(s->out->detail),
+				 "connection lost before the session ended (%.200s)", was);
 			end = HP_SSM_LOST;
 			break;
 		}
-		if (s->kms) {
+		/* Refused KMS: give the agent a moment to take the answer and close. */
+		if (s->kms && now - s->kms_at >= KMS_GRACE_MS) {
 			end = HP_SSM_KMS;
 			break;
 		}
@@ -333,7 +344,9 @@ static enum hp_ssm_end loop(struct sess *s)
 			continue;
 		}
 		if (rc < 0) {
-			if (s->out->has_exit) {
+			if (s->kms) {
+				end = HP_SSM_KMS;
+			} else if (s->out->has_exit) {
 				end = HP_SSM_DONE;
 			} else if (!s->out->received) {
 				snprintf(s->out->detail, sizeof(s->out->detail), "%s", why);
@@ -359,7 +372,10 @@ static enum hp_ssm_end loop(struct sess *s)
 				hp_ssm_tx_ack(&s->tx, seq, s->sys->monotonic_ms(s->sys));
 		} else if (!strcmp(m.type, "channel_closed")) {
 			channel_closed(s, &m);
-			end = s->out->has_exit || !s->out->detail[0] ? HP_SSM_DONE : HP_SSM_FAILED;
+			if (s->kms)
+				end = HP_SSM_KMS;
+			else
+				end = s->out->has_exit || !s->out->detail[0] ? HP_SSM_DONE : HP_SSM_FAILED;
 			break;
 		}
 		/* start_publication, pause_publication and unknown types need nothing. */

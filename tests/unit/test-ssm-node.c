@@ -56,6 +56,33 @@ static void t_bucket_burst_and_idle(void)
 	T_ASSERT(hp_ssm_bucket_take(&b, 50000) > 0);
 }
 
+static void t_bucket_adapts(void)
+{
+	struct hp_ssm_bucket b;
+	int i;
+
+	hp_ssm_bucket_init(&b, 4, 1, 0);
+	hp_ssm_bucket_throttled(&b, 0);
+	T_ASSERT(b.rate_per_ms * 1000 > 1.99 && b.rate_per_ms * 1000 < 2.01);
+	hp_ssm_bucket_throttled(&b, 0);
+	T_ASSERT(b.rate_per_ms * 1000 > 0.99 && b.rate_per_ms * 1000 < 1.01);
+	for (i = 0; i < 30; i++)
+		hp_ssm_bucket_throttled(&b, 0);
+	T_ASSERT(b.rate_per_ms * 1000 > 0.099 && b.rate_per_ms * 1000 < 0.101);
+	/* Successes bring it back, a twentieth of 4/s each, never above 4/s. */
+	hp_ssm_bucket_ok(&b);
+	T_ASSERT(b.rate_per_ms * 1000 > 0.299 && b.rate_per_ms * 1000 < 0.301);
+	for (i = 0; i < 100; i++)
+		hp_ssm_bucket_ok(&b);
+	T_ASSERT(b.rate_per_ms * 1000 > 3.999 && b.rate_per_ms * 1000 < 4.001);
+	/* At the lower rate the wait for a token is longer. */
+	hp_ssm_bucket_init(&b, 2, 1, 0);
+	T_EQ(hp_ssm_bucket_take(&b, 0), 0);
+	T_ASSERT(hp_ssm_bucket_take(&b, 0) <= 501);
+	hp_ssm_bucket_throttled(&b, 0);
+	T_ASSERT(hp_ssm_bucket_take(&b, 0) >= 999);
+}
+
 static uint32_t rand_value;
 static uint32_t fixed_random(struct hp_sys *s)
 {
@@ -359,8 +386,10 @@ static void t_node_throttled_too_long(void)
 		fake_reply(&e.f, 400, NULL, throttled);
 	hp_ssm_probe_node(&e.a, &e.c, &e.sh, &e.t, &e.r);
 	T_EQ(e.r.state, HP_SSM_SKIPPED);
-	T_CONTAINS(e.r.reason, "throttled after 6 attempts");
-	T_EQ(e.f.nreq, 6);
+	T_CONTAINS(e.r.reason, "throttled after 8 attempts");
+	T_EQ(e.f.nreq, 8);
+	/* The shared rate came down with every throttled answer (to the 0.1/s floor). */
+	T_ASSERT(e.b.rate_per_ms * 1000 < 0.11);
 	T_EQ(e.r.failed_call.cls, HP_AWS_THROTTLED);
 	node_env_release(&e);
 }
@@ -408,7 +437,7 @@ static void t_node_reply_without_url(void)
 	node_env_release(&e);
 }
 
-T_MAIN(T(t_bucket_paces), T(t_bucket_burst_and_idle), T(t_backoff_full_jitter),
+T_MAIN(T(t_bucket_paces), T(t_bucket_burst_and_idle), T(t_bucket_adapts), T(t_backoff_full_jitter),
        T(t_pool_runs_each_item_once), T(t_plugin_output_parse), T(t_plugin_probe),
        T(t_node_target_not_connected), T(t_node_request_shape),
        T(t_node_throttling_retried_then_terminated), T(t_node_timeout_not_retried),
