@@ -20,6 +20,17 @@
  *                hma: [...], hma_truncated}
  *   calls       [{service, action, class, code, message, status}] — every API
  *               call that did not succeed, with its classification
+ *   probes      {"<instance-id>": {state: probed|unreachable|skipped, reason,
+ *                exit_code (number or null), stdout (raw, at most 1 MiB),
+ *                stderr (raw, at most 64 KiB), truncated (the "@@HP@@ DONE"
+ *                marker was not seen), duration_ms, group, instance_type,
+ *                transport, start_attempts, terminated, stdout_capped}} —
+ *               one entry per node chosen for the SSM sweep (and per node
+ *               skipped because it is not Running)
+ *   probes_meta {transport, concurrency, rate_per_s, timeout_s, selection
+ *                (all|node|sample), sample, requested, probed, unreachable,
+ *                skipped, wall_ms, plugin_version | plugin_error, note (why
+ *                nothing was probed, e.g. --no-probe)}
  *
  * Later collectors add keys (network, kube, probes); a new kind of fact is
  * one more key.

@@ -123,7 +123,8 @@ static void report_unreachable(struct hp_emit *em, struct groups *gs, size_t att
 	char clip[HP_CHECK_CLIP_SIZE];
 	size_t i, k;
 
-	qsort(gs->g, gs->n, sizeof(*gs->g), by_size);
+	if (gs->n)
+		qsort(gs->g, gs->n, sizeof(*gs->g), by_size);
 	for (i = 0; i < gs->n; i++) {
 		const struct group *g = &gs->g[i];
 		/* Every node failing alike points away from the nodes. */
@@ -180,7 +181,8 @@ static void report_skipped(struct hp_emit *em, struct groups *gs)
 	char clip[HP_CHECK_CLIP_SIZE];
 	size_t i, k;
 
-	qsort(gs->g, gs->n, sizeof(*gs->g), by_size);
+	if (gs->n)
+		qsort(gs->g, gs->n, sizeof(*gs->g), by_size);
 	for (i = 0; i < gs->n; i++) {
 		const struct group *g = &gs->g[i];
 		struct hp_finding *f;

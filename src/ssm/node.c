@@ -102,9 +102,15 @@ static int nap(struct hp_sys *sys, long ms, int64_t deadline)
 	return sys->monotonic_ms(sys) < deadline ? 0 : -1;
 }
 
-/* Wait for a StartSession token. 0, or -1 when the deadline or an abort came first. */
-static int take_token(struct hp_sys *sys, struct hp_ssm_shared *sh, int64_t deadline)
+/*
+ * Wait for a StartSession token. 0, or -1 when the deadline or an abort
+ * came first. *waited gets the milliseconds spent waiting.
+ */
+static int take_token(struct hp_sys *sys, struct hp_ssm_shared *sh, int64_t deadline,
+		      int64_t *waited)
 {
+	int64_t t0 = sys->monotonic_ms(sys);
+
 	for (;;) {
 		long wait;
 		int stop;
@@ -113,6 +119,7 @@ static int take_token(struct hp_sys *sys, struct hp_ssm_shared *sh, int64_t dead
 		stop = sh->abort;
 		wait = stop ? 0 : hp_ssm_bucket_take(sh->bucket, sys->monotonic_ms(sys));
 		unlock(sh);
+		*waited = sys->monotonic_ms(sys) - t0;
 		if (stop)
 			return -1;
 		if (!wait)
@@ -149,10 +156,11 @@ static cJSON *start_request(const struct hp_ssm_config *c, const struct hp_ssm_t
 
 /*
  * StartSession under the rate limit. The node's deadline starts when its
- * first call goes out (*deadline 0 until then): waiting in the queue for
- * a rate token is hpnode's pacing, not the node's slowness. Returns the
- * reply (SessionId, StreamUrl, TokenValue all present) or NULL with r's
- * state set.
+ * first call goes out (*deadline 0 until then) and is pushed back by every
+ * later wait for a rate token: queueing is hpnode's own pacing, shared by
+ * all nodes, not this node's slowness. Backoff after a throttled or failed
+ * call does count. Returns the reply (SessionId, StreamUrl, TokenValue all
+ * present) or NULL with r's state set.
  */
 static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
 			    struct hp_ssm_shared *sh, const cJSON *in, int64_t *deadline,
@@ -163,9 +171,12 @@ static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
 
 	for (attempt = 1;; attempt++) {
 		struct hp_aws_result res;
-		int64_t left;
+		int64_t left, waited = 0;
+		int rc = take_token(sys, sh, *deadline ? *deadline + 3600000 : INT64_MAX, &waited);
 
-		if (take_token(sys, sh, *deadline ? *deadline : INT64_MAX)) {
+		if (*deadline)
+			*deadline += waited;
+		if (rc) {
 			int stop;
 			lock(sh);
 			stop = sh->abort;
