@@ -76,6 +76,7 @@ enum hp_ws_feed {
 	HP_WS_BAD              /* protocol error (*why) */
 };
 
+/* An empty assembler for messages of at most max_message bytes; release frees it. */
 void hp_ws_asm_init(struct hp_ws_asm *a, size_t max_message);
 void hp_ws_asm_release(struct hp_ws_asm *a);
 /* Feed one frame; after HP_WS_MESSAGE the caller consumes asm->msg before the next feed. */
@@ -110,6 +111,7 @@ struct hp_ws {
 #define HP_WS_MAX_FRAME ((size_t)1 << 20)
 #define HP_WS_MAX_MESSAGE ((size_t)2 << 20)
 
+/* A connection over an open transport (not owned: the caller closes it); release frees buffers. */
 void hp_ws_init(struct hp_ws *ws, struct hp_ssm_io *io, struct hp_sys *sys);
 void hp_ws_release(struct hp_ws *ws);
 /* HTTP upgrade on an open transport. 0, or -1 with why filled. */
@@ -202,8 +204,10 @@ enum hp_ssm_rx_verdict {
 	HP_RX_FULL         /* ahead, but no room: neither kept nor acknowledged */
 };
 
+/* Expect seq 0 first; hold at most max_held messages and max_bytes ahead of it. */
 void hp_ssm_rx_init(struct hp_ssm_rx *rx, size_t max_held, size_t max_bytes);
 void hp_ssm_rx_release(struct hp_ssm_rx *rx);
+/* Where a stream message goes; HELD copies it. */
 enum hp_ssm_rx_verdict hp_ssm_rx_offer(struct hp_ssm_rx *rx, int64_t seq, uint32_t payload_type,
 				       const uint8_t *p, size_t n);
 /* Take the next held message if it is now in order (caller frees out->data). 1 or 0. */
@@ -230,6 +234,7 @@ struct hp_ssm_tx {
 #define HP_SSM_RTO_INITIAL_MS 200
 #define HP_SSM_RTO_MAX_MS 1000
 
+/* Sequence numbers from 0, at most max_unacked messages in flight, RTO 200 ms. */
 void hp_ssm_tx_init(struct hp_ssm_tx *tx, size_t max_unacked);
 void hp_ssm_tx_release(struct hp_ssm_tx *tx);
 /* Register a message before it is written (a fast ack must find it). -1 when the list is full. */
@@ -238,6 +243,7 @@ int hp_ssm_tx_add(struct hp_ssm_tx *tx, int64_t seq, const void *frame, size_t l
 int hp_ssm_tx_ack(struct hp_ssm_tx *tx, int64_t seq, int64_t now);
 /* The oldest message due for a resend, or NULL; the caller resends it and calls hp_ssm_tx_resent. */
 struct hp_ssm_unacked *hp_ssm_tx_due(struct hp_ssm_tx *tx, int64_t now);
+/* Note that u went out again at now. */
 void hp_ssm_tx_resent(struct hp_ssm_tx *tx, struct hp_ssm_unacked *u, int64_t now);
 
 /* --------------------------------------------------------- one session */
@@ -256,6 +262,7 @@ enum hp_ssm_end {
 	HP_SSM_FAILED       /* the agent reported a failure, or a protocol error */
 };
 
+/* "done", "timeout", ... for logs and tests. */
 const char *hp_ssm_end_name(enum hp_ssm_end e);
 
 struct hp_ssm_output {
@@ -272,6 +279,7 @@ struct hp_ssm_output {
 	unsigned received, duplicates, held, dropped_bad, acks_sent, resent;
 };
 
+/* Empty output with the stdout/stderr caps and no exit code; release frees it. */
 void hp_ssm_output_init(struct hp_ssm_output *o);
 void hp_ssm_output_release(struct hp_ssm_output *o);
 
@@ -337,6 +345,7 @@ enum hp_ssm_transport { HP_SSM_NATIVE, HP_SSM_PLUGIN, HP_SSM_AUTO };
 
 enum hp_ssm_state { HP_SSM_PROBED, HP_SSM_UNREACHABLE, HP_SSM_SKIPPED };
 
+/* "probed", "unreachable" or "skipped" (the snapshot's words). */
 const char *hp_ssm_state_name(enum hp_ssm_state s);
 
 /* A node to probe. */
@@ -398,6 +407,7 @@ struct hp_ssm_shared {
  */
 void hp_ssm_probe_node(struct hp_aws *a, const struct hp_ssm_config *c, struct hp_ssm_shared *sh,
 		       const struct hp_ssm_target *t, struct hp_ssm_result *r);
+/* Free a result's output and kept call. */
 void hp_ssm_result_release(struct hp_ssm_result *r);
 
 /* Progress of a sweep, for a terminal display. */
@@ -430,6 +440,7 @@ struct hp_ssm_bucket {
 	int64_t last_ms;
 };
 
+/* A bucket holding one token at now. */
 void hp_ssm_bucket_init(struct hp_ssm_bucket *b, double rate_per_s, double burst, int64_t now);
 /* Take one token: 0 when taken, else the milliseconds to wait before trying again. */
 long hp_ssm_bucket_take(struct hp_ssm_bucket *b, int64_t now);

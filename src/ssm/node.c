@@ -8,6 +8,7 @@
  */
 #include <curl/curl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -103,8 +104,8 @@ static int nap(struct hp_sys *sys, long ms, int64_t deadline)
 }
 
 /*
- * Wait for a StartSession token. 0, or -1 when the deadline or an abort
- * came first. *waited gets the milliseconds spent waiting.
+ * Wait for a StartSession token. 0, or -1 when the deadline passed or the
+ * sweep was stopped first. *waited gets the milliseconds spent waiting.
  */
 static int take_token(struct hp_sys *sys, struct hp_ssm_shared *sh, int64_t deadline,
 		      int64_t *waited)
@@ -172,20 +173,15 @@ static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
 	for (attempt = 1;; attempt++) {
 		struct hp_aws_result res;
 		int64_t left, waited = 0;
-		int rc = take_token(sys, sh, *deadline ? *deadline + 3600000 : INT64_MAX, &waited);
+		/* No deadline on the queue itself; only another node's fatal error ends the wait. */
+		int rc = take_token(sys, sh, INT64_MAX, &waited);
 
 		if (*deadline)
 			*deadline += waited;
 		if (rc) {
-			int stop;
 			lock(sh);
-			stop = sh->abort;
-			if (stop)
-				set_reason(r, HP_SSM_SKIPPED, "not probed after %s", sh->abort_reason);
+			set_reason(r, HP_SSM_SKIPPED, "not probed after %s", sh->abort_reason);
 			unlock(sh);
-			if (!stop)
-				set_reason(r, HP_SSM_UNREACHABLE, "timeout after %ld s (waiting to start a session)",
-					   c->timeout_ms / 1000);
 			return NULL;
 		}
 		if (!*deadline) {
@@ -454,7 +450,11 @@ void hp_ssm_sweep(struct hp_aws *a, const struct hp_ssm_config *c,
 
 	if (!n)
 		return;
-	/* Process-wide set-up happens here, before any worker thread exists. */
+	/*
+	 * Process-wide set-up happens here, before any worker thread exists: a
+	 * peer that hangs up must show as a failed write, not end the process.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	(void)a->sys->random(a->sys);
 	if (!cfg.client_id[0]) {

@@ -110,6 +110,17 @@ check "--no-probe opens no session" sh -c '! grep -q "^ssm:StartSession" "$1"' _
 check "--no-probe is said in the report" findings "$e2e_tmp/noprobe.json" \
 	"1:check=ssm.reachability,tag=INFO,message~On-node probes not run"
 
+# The stream URL's certificate is checked: without the fixture's CA the data channel fails.
+AWS_CA_BUNDLE=$e2e_tmp/other-ca.pem
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$e2e_tmp/other.key" \
+	-out "$AWS_CA_BUNDLE" -days 1 -subj "/CN=some other CA" >/dev/null 2>&1
+"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --node "$head" --output json --save-snapshot "$e2e_tmp/ca.snap" >/dev/null 2>&1
+AWS_CA_BUNDLE=$(fixture_get ssm_ca_bundle)
+check "an untrusted stream certificate: unreachable, data channel refused" probes "$e2e_tmp/ca.snap" '
+e = p[ids["head"]]
+if e["state"] != "unreachable" or "data channel refused" not in e["reason"] or not e["terminated"]: fail(str(e))
+'
+
 # The plugin transport, with a fake plugin on PATH.
 mkdir -p "$e2e_tmp/bin"
 ln -s "$ROOT/tests/e2e/fake-session-manager-plugin.py" "$e2e_tmp/bin/session-manager-plugin"
