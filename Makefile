@@ -12,7 +12,7 @@ WARN := -Wall -Wextra -Werror -pedantic -Wshadow -Wstrict-prototypes \
 	-Wformat-security -Wpointer-arith -Wvla -Wundef -fno-common
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) -lutil
+LDLIBS_ALL = $(PKG_LIBS) -lutil -pthread
 
 ifdef SANITIZE
 BUILD   := build/san

@@ -3,17 +3,23 @@
  * Also replays a saved snapshot (--snapshot) without touching AWS. The
  * shared options, setup, fatal messages and report live in cmd-common.c.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hp/cmd.h"
 #include "hp/cmdutil.h"
 #include "hp/collect.h"
 #include "hp/kube.h"
+#include "hp/slurm.h"
+#include "hp/ssm.h"
 
 struct triage_args {
 	const char *cluster, *node;
 	const char *kubeconfig, *kube_context, *profile;
-	int no_kube;
+	int no_kube, no_probe;
+	struct hp_probe_opts probe;
 };
 
 static const char usage_text[] =
@@ -24,12 +30,20 @@ static const char usage_text[] =
 	"  --kubeconfig FILE      kubeconfig for the EKS checks (default: kubectl's own)\n"
 	"  --context NAME         kubeconfig context for the EKS checks\n"
 	"  --no-kube              skip the Kubernetes checks (reported as skipped)\n"
+	"  --no-probe             do not open SSM sessions to the nodes\n"
+	"  --sample N             probe N Running nodes spread over the groups (default all)\n"
+	"  --concurrency N        SSM sessions at once (default 16, at most 256)\n"
+	"  --ssm-rate R           StartSession calls per second (default 3)\n"
+	"  --probe-timeout S      seconds per node, session included (default 180)\n"
+	"  --ssm-transport T      native (default), plugin (session-manager-plugin),\n"
+	"                         or auto (native, the plugin for KMS-encrypted sessions)\n"
 	HP_CMD_COMMON_USAGE
 	"\n"
 	"Exit status: 0 triage complete, 1 fatal (credentials, cluster not found),\n"
 	"2 usage, 3 findings at or above --fail-on.\n";
 
-enum { O_CLUSTER = 256, O_NODE, O_KUBECONFIG, O_KUBE_CONTEXT, O_NO_KUBE };
+enum { O_CLUSTER = 256, O_NODE, O_KUBECONFIG, O_KUBE_CONTEXT, O_NO_KUBE, O_NO_PROBE, O_SAMPLE,
+       O_CONCURRENCY, O_SSM_RATE, O_PROBE_TIMEOUT, O_SSM_TRANSPORT };
 
 static const struct option triage_options[] = {
 	{ "cluster", required_argument, NULL, O_CLUSTER },
@@ -37,13 +51,80 @@ static const struct option triage_options[] = {
 	{ "kubeconfig", required_argument, NULL, O_KUBECONFIG },
 	{ "context", required_argument, NULL, O_KUBE_CONTEXT },
 	{ "no-kube", no_argument, NULL, O_NO_KUBE },
+	{ "no-probe", no_argument, NULL, O_NO_PROBE },
+	{ "sample", required_argument, NULL, O_SAMPLE },
+	{ "concurrency", required_argument, NULL, O_CONCURRENCY },
+	{ "ssm-rate", required_argument, NULL, O_SSM_RATE },
+	{ "probe-timeout", required_argument, NULL, O_PROBE_TIMEOUT },
+	{ "ssm-transport", required_argument, NULL, O_SSM_TRANSPORT },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* A number within [lo, hi] with nothing after it (whole when whole is set). */
+static int number(const char *s, double lo, double hi, int whole, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= lo && v <= hi) || (whole && v != (double)(long)v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int probe_option(struct triage_args *t, int code, const char *arg)
+{
+	double v;
+
+	switch (code) {
+	case O_NO_PROBE:
+		t->no_probe = 1;
+		return 0;
+	case O_SAMPLE:
+		if (number(arg, 1, 1000000, 1, &v))
+			return hp_cmd_usage_error("triage", "--sample must be a whole number from 1 to "
+						  "1000000 (got '%s')", arg);
+		t->probe.sample = (int)v;
+		return 0;
+	case O_CONCURRENCY:
+		if (number(arg, 1, 256, 1, &v))
+			return hp_cmd_usage_error("triage", "--concurrency must be a whole number from 1 "
+						  "to 256 (got '%s')", arg);
+		t->probe.concurrency = (int)v;
+		return 0;
+	case O_SSM_RATE:
+		if (number(arg, 0.1, 1000, 0, &v))
+			return hp_cmd_usage_error("triage", "--ssm-rate must be a number from 0.1 to "
+						  "1000 (got '%s')", arg);
+		t->probe.rate_per_s = v;
+		return 0;
+	case O_PROBE_TIMEOUT:
+		if (number(arg, 1, 3600, 1, &v))
+			return hp_cmd_usage_error("triage", "--probe-timeout must be whole seconds from "
+						  "1 to 3600 (got '%s')", arg);
+		t->probe.timeout_ms = (long)v * 1000;
+		return 0;
+	case O_SSM_TRANSPORT:
+		if (!strcmp(arg, "native"))
+			t->probe.transport = HP_SSM_NATIVE;
+		else if (!strcmp(arg, "plugin"))
+			t->probe.transport = HP_SSM_PLUGIN;
+		else if (!strcmp(arg, "auto"))
+			t->probe.transport = HP_SSM_AUTO;
+		else
+			return hp_cmd_usage_error("triage", "--ssm-transport must be native, plugin or "
+						  "auto (got '%s')", arg);
+		return 0;
+	}
+	return HP_EXIT_USAGE;
+}
 
 static int triage_option(void *ctx, int code, const char *arg)
 {
 	struct triage_args *t = ctx;
 
+	if (code >= O_NO_PROBE)
+		return probe_option(t, code, arg);
 	if (code == O_CLUSTER)
 		t->cluster = arg;
 	else if (code == O_NODE)
@@ -59,9 +140,64 @@ static int triage_option(void *ctx, int code, const char *arg)
 	return 0;
 }
 
+#define PROGRESS_WIDTH 72
+
+/*
+ * "SSM probes: 37/100 done, 2 unreachable, 0 not probed" redrawn in place
+ * on a terminal with a carriage return (plain text, no escape sequences).
+ */
+static void progress(void *ud, const struct hp_ssm_progress *p)
+{
+	int *shown = ud;
+
+	fprintf(stderr, "\r%-*.*s", PROGRESS_WIDTH, PROGRESS_WIDTH, "");
+	fprintf(stderr, "\rSSM probes: %zu/%zu done, %zu unreachable, %zu not probed", p->done,
+		p->total, p->unreachable, p->skipped);
+	fflush(stderr);
+	*shown = 1;
+}
+
+static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snapshot *s,
+			struct hp_error *e)
+{
+	int shown = 0;
+
+	if (t->no_probe) {
+		cJSON *meta = cJSON_CreateObject();
+		cJSON_AddStringToObject(meta, "note", "--no-probe was given");
+		cJSON_AddNumberToObject(meta, "requested", 0);
+		hp_snapshot_set(s, "probes_meta", meta);
+		return;
+	}
+	t->probe.node = t->node;
+	if (isatty(2)) {
+		t->probe.progress = progress;
+		t->probe.progress_ud = &shown;
+	}
+	(void)hp_collect_probes(a, &t->probe, s, e);
+	if (shown)
+		fprintf(stderr, "\r%-*s\r", PROGRESS_WIDTH, "");
+}
+
+/* Slurm: the controller probe over SSM (unless --no-probe), then the "slurm" key. */
+static void slurm_controller(struct hp_aws *a, struct triage_args *t, struct hp_snapshot *s)
+{
+	const char *iid = NULL, *group, *how;
+	cJSON *probe = NULL;
+
+	if (!t->no_probe && !strcmp(hp_snap_orchestrator(s), "Slurm") &&
+	    !hp_slurm_controller(s, &iid, &group, &how) && iid) {
+		struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
+		hp_slurm_probe_command(&cmd);
+		probe = hp_collect_probe_one(a, &t->probe, s, iid, cmd.buf);
+		hp_buf_release(&cmd);
+	}
+	hp_collect_slurm(s, probe);
+}
+
 static int collect(struct hp_aws *a, struct hp_snapshot *s, void *arg, struct hp_error *e)
 {
-	const struct triage_args *t = arg;
+	struct triage_args *t = arg;
 	struct hp_collect_opts co;
 	struct hp_kube_opts ko;
 
@@ -76,18 +212,20 @@ static int collect(struct hp_aws *a, struct hp_snapshot *s, void *arg, struct hp
 	ko.aws_profile = t->profile;
 	ko.disabled = t->no_kube;
 	hp_collect_kube(a, &ko, s);
-	/* The controller probe's entry comes from the SSM driver; none yet. */
-	hp_collect_slurm(s, NULL);
+	probe_nodes(a, t, s, e);
+	slurm_controller(a, t, s);
 	return 0;
 }
 
 int cmd_triage(int argc, char **argv, struct hp_sys *sys)
 {
-	struct triage_args t = { NULL, NULL, NULL, NULL, NULL, 0 };
+	struct triage_args t;
 	struct hp_cmd_spec spec = { usage_text, triage_options, triage_option, &t };
 	struct hp_cmd_opts o;
 	int rc;
 
+	memset(&t, 0, sizeof(t));
+	hp_probe_opts_defaults(&t.probe);
 	memset(&o, 0, sizeof(o));
 	o.name = "triage";
 	rc = hp_cmd_parse(&spec, argc, argv, &o);
@@ -101,6 +239,11 @@ int cmd_triage(int argc, char **argv, struct hp_sys *sys)
 	if (t.node && !hp_cmd_match("^i-[0-9a-f]{8,17}$", t.node))
 		return hp_cmd_usage_error(o.name, "--node must be an EC2 instance id like "
 					  "i-0123456789abcdef0 (got '%s')", t.node);
+	if (t.node && t.probe.sample)
+		return hp_cmd_usage_error(o.name, "%s", "--sample and --node cannot be combined");
+	if (o.replay && (t.probe.sample || t.no_probe))
+		return hp_cmd_usage_error(o.name, "%s", "--snapshot replays saved data: probe options "
+					  "do not apply");
 	if (o.replay && (t.kubeconfig || t.kube_context))
 		return hp_cmd_usage_error(o.name, "%s", "--snapshot replays saved data: it cannot be "
 					  "combined with --kubeconfig or --context");

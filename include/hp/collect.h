@@ -9,6 +9,7 @@
 
 #include "hp/aws.h"
 #include "hp/snapshot.h"
+#include "hp/ssm.h"
 
 /* Caps of the original tool: events 5 x 100, nodes 200 x 100. */
 #define HP_EVENT_PAGES 5
@@ -104,6 +105,39 @@ void hp_collect_kube(struct hp_aws *a, const struct hp_kube_opts *o, struct hp_s
  * here on) when it ran; NULL when it did not run.
  */
 void hp_collect_slurm(struct hp_snapshot *s, cJSON *probe);
+/* What the on-node probe sweep does (triage's --node, --sample, --concurrency, ...). */
+struct hp_probe_opts {
+	const char *node;        /* only this instance id, or NULL */
+	int sample;              /* probe this many Running nodes (0 = every one) */
+	int concurrency;         /* sessions at once */
+	double rate_per_s;       /* StartSession calls per second */
+	long timeout_ms;         /* per node */
+	enum hp_ssm_transport transport;
+	/* Called after each node (under a lock), e.g. for a progress line; may be NULL. */
+	void (*progress)(void *ud, const struct hp_ssm_progress *p);
+	void *progress_ud;
+};
+
+/* Defaults: every Running node, 16 at once, 3 StartSession/s, 180 s each, native. */
+void hp_probe_opts_defaults(struct hp_probe_opts *o);
+
+/*
+ * Probe the chosen nodes over SSM and record each one's outcome under
+ * "probes" and the sweep under "probes_meta" (after hp_collect_cluster).
+ * Failed StartSession/TerminateSession calls go to "calls", one row per
+ * distinct failure. Never fails the triage: returns 0.
+ */
+int hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s,
+		      struct hp_error *e);
+
+/*
+ * Run command on one listed node over SSM (the Slurm controller probe) with
+ * o's transport, rate and deadline. Returns one "probes"-shaped entry (the
+ * caller owns it), or NULL when the node or the cluster id is unknown.
+ * Failed SSM calls are recorded in "calls".
+ */
+cJSON *hp_collect_probe_one(struct hp_aws *a, const struct hp_probe_opts *o,
+			    struct hp_snapshot *s, const char *iid, const char *command);
 
 /* Record a failed call in the snapshot (service in IAM spelling). */
 void hp_collect_record(struct hp_snapshot *s, enum hp_svc svc, const char *action,

@@ -38,13 +38,20 @@
  *     eks_name, eks        the EKS cluster name and its DescribeCluster "cluster";
  *                          eks_missing: true when EKS answered not found
  *     offerings            {"p5.48xlarge": [zones]} for every instance group type
- *   probes      {"<instance-id>": {state: probed|unreachable|skipped, reason, exit_code,
- *                stdout, stderr, truncated, duration_ms, group, instance_type}}: the
- *               on-node probe of each node (stdout parsed by include/hp/probe.h);
- *               probes_meta {transport, concurrency, rate_per_s, requested, probed,
- *               unreachable, skipped}. `hpnode node` writes one entry (key "local"
- *               when the instance id is unknown), meta.mode "node" and, with
- *               --orchestrator, meta.orchestrator ("EKS" or "Slurm").
+ *   probes      {"<instance-id>": {state: probed|unreachable|skipped, reason,
+ *                exit_code (number or null), stdout (raw, at most 1 MiB),
+ *                stderr (raw, at most 64 KiB), truncated (the "@@HP@@ DONE"
+ *                marker was not seen), duration_ms, group, instance_type,
+ *                transport, start_attempts, terminated, stdout_capped}} —
+ *               one entry per node chosen for the SSM sweep (and per node
+ *               skipped because it is not Running)
+ *   probes_meta {transport, concurrency, rate_per_s, timeout_s, selection
+ *                (all|node|sample), sample, requested, probed, unreachable,
+ *                skipped, wall_ms, plugin_version | plugin_error, note (why
+ *                nothing was probed, e.g. --no-probe)}
+ *               `hpnode node` writes one entry (key "local" when the instance id is
+ *               unknown), meta.mode "node" and, with --orchestrator,
+ *               meta.orchestrator ("EKS" or "Slurm").
  *   eks         eks DescribeCluster `cluster` object of the orchestrator (EKS only;
  *               src/collect/eks.c): a copy of network.eks when the network
  *               collector read it, else read once for the kubectl server check

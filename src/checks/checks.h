@@ -49,6 +49,8 @@ extern const struct hp_check hp_check_network_eks;
 extern const struct hp_check hp_check_network_subnet_ips;
 extern const struct hp_check hp_check_network_eni;
 extern const struct hp_check hp_check_network_capacity;
+/* ssm.c */
+extern const struct hp_check hp_check_ssm_reachability;
 
 /* logs.c */
 extern const struct hp_check hp_check_logs_group;

@@ -66,6 +66,7 @@ const struct hp_check *const hp_checks[] = {
 
 	&hp_check_api_ssm,
 	&hp_check_ssm_targets,
+	&hp_check_ssm_reachability,
 
 	&hp_check_node_probe,
 	&hp_check_node_disk_root,

@@ -347,12 +347,13 @@ if scenario == "healthy":
         c = client("ssm")
         node = ready["groups"]["gpu-p5"][0]
         out = c.start_session(Target=f"sagemaker-cluster:{ready['cluster_id']}_gpu-p5-{node}")
-        if not out["StreamUrl"].startswith("wss://ssmmessages.us-west-2.amazonaws.com/") or not out["TokenValue"]:
+        want = f"wss://127.0.0.1:{ready['ssm_port']}/v1/data-channel/{out['SessionId']}?"
+        if not out["StreamUrl"].startswith(want) or not out["TokenValue"]:
             return f"StartSession {out}"
         if c.terminate_session(SessionId=out["SessionId"])["SessionId"] != out["SessionId"]:
             return "TerminateSession"
         return expect_error(lambda: c.start_session(Target=node), 400, "TargetNotConnected")
-    check("ssm StartSession/TerminateSession stubs", ssm)
+    check("ssm StartSession (stream URL on the local data channel) and TerminateSession", ssm)
 
     def record():
         lines = set(recorded())

@@ -61,18 +61,19 @@ if grep -q "$(printf '\033')" "$e2e_tmp/demo.txt"; then
 else
 	ok "text: no colour when stdout is not a terminal"
 fi
-# Colour on a terminal, and NO_COLOR / --no-color turning it off.
+# Colour on a terminal, and NO_COLOR / --no-color turning it off (rendering
+# only: no SSM probes, which the first runs above already made).
 if command -v script >/dev/null 2>&1; then
-	script -qec "$HPNODE triage --cluster $FIXTURE_CLUSTER --region us-west-2" /dev/null >"$e2e_tmp/tty.txt" 2>&1
+	script -qec "$HPNODE triage --cluster $FIXTURE_CLUSTER --region us-west-2 --no-probe" /dev/null >"$e2e_tmp/tty.txt" 2>&1
 	if grep -q "$(printf '\033')\[0;31m\[FAIL\]" "$e2e_tmp/tty.txt"; then ok "text: colour on a terminal"; else not_ok "text: colour on a terminal" "no red FAIL"; fi
-	NO_COLOR=1 script -qec "$HPNODE triage --cluster $FIXTURE_CLUSTER --region us-west-2" /dev/null >"$e2e_tmp/tty2.txt" 2>&1
+	NO_COLOR=1 script -qec "$HPNODE triage --cluster $FIXTURE_CLUSTER --region us-west-2 --no-probe" /dev/null >"$e2e_tmp/tty2.txt" 2>&1
 	if grep -q "$(printf '\033')\[" "$e2e_tmp/tty2.txt"; then not_ok "text: NO_COLOR turns colour off" "ESC found"; else ok "text: NO_COLOR turns colour off"; fi
-	script -qec "$HPNODE triage --no-color --cluster $FIXTURE_CLUSTER --region us-west-2" /dev/null >"$e2e_tmp/tty3.txt" 2>&1
+	script -qec "$HPNODE triage --no-color --cluster $FIXTURE_CLUSTER --region us-west-2 --no-probe" /dev/null >"$e2e_tmp/tty3.txt" 2>&1
 	if grep -q "$(printf '\033')\[" "$e2e_tmp/tty3.txt"; then not_ok "text: --no-color turns colour off" "ESC found"; else ok "text: --no-color turns colour off"; fi
 fi
 
 # --fail-on gates.
-"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --region us-west-2 --fail-on P0 >/dev/null 2>&1
+"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --region us-west-2 --no-probe --fail-on P0 >/dev/null 2>&1
 expect_status "--fail-on P0 with a P0 finding exits 3" 3 $?
 
 # A saved snapshot replays to the same report without any AWS call.

@@ -44,7 +44,7 @@ d["events"][0]["description"] = "EFA health checks did not run successfully \x1b
 d["nodes"][0]["message"] = "bad\x1b[2Jnode\x1b[0m message"
 '
 fixture_start "$e2e_tmp/hostile.yaml" || { not_ok "hostile fixture starts" "see messages above"; e2e_done; }
-"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" >"$e2e_tmp/hostile.txt" 2>&1
+"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --no-probe >"$e2e_tmp/hostile.txt" 2>&1
 expect_status "hostile strings: triage completes" 0 $?
 if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$e2e_tmp/hostile.txt"; then
 	not_ok "hostile strings: no control characters reach the report" "$(LC_ALL=C grep -n "$(printf '[\001-\010\013-\037\177]')" "$e2e_tmp/hostile.txt" | cat -v | head -3)"
@@ -54,7 +54,7 @@ fi
 check "hostile strings: the text around them survives" contains "$e2e_tmp/hostile.txt" "badnode message"
 check "hostile strings: CR/LF become spaces, no line injected" grep -q "successfully RED end  *Injected line" "$e2e_tmp/hostile.txt"
 check "hostile strings: no line starts with the injected text" sh -c '! grep -q "^Injected line" "$1"' _ "$e2e_tmp/hostile.txt"
-"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --output json >"$e2e_tmp/hostile.json" 2>&1
+"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --no-probe --output json >"$e2e_tmp/hostile.json" 2>&1
 python3 -c 'import json,sys; s=open(sys.argv[1]).read(); d=json.loads(s); sys.exit(any(ord(c)<32 for f in d["findings"] for c in f["message"]+"".join(f["evidence"])))' "$e2e_tmp/hostile.json" \
 	&& ok "hostile strings: JSON strings are clean too" || not_ok "hostile strings: JSON strings are clean too" "control character in JSON"
 

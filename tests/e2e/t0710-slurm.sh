@@ -27,9 +27,15 @@ fixture_start "$ROOT/tests/fixtures/slurm.yaml" || { not_ok "slurm fixture start
 ctl=$(fixture_get nodes.controller)
 c2=$(fixture_get node_ids.2)
 c3=$(fixture_get node_ids.3)
-"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --output json --save-snapshot "$e2e_tmp/slurm.snap" \
+"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --output json --save-snapshot "$e2e_tmp/probed.snap" \
+	>"$e2e_tmp/probed.json" 2>"$e2e_tmp/probed.err"
+expect_status "slurm triage with the controller probed over SSM completes" 0 $?
+check "over SSM: the controller's slurmctld, munge, nodes and jobs pass" findings "$e2e_tmp/probed.json" \
+	"1:check=slurm.slurmctld,tag=PASS,node=$ctl" "1:check=slurm.munge,tag=PASS" \
+	"1:check=slurm.nodes,tag=PASS" "1:check=slurm.jobs,tag=PASS" "0:check~slurm.,tag=SKIP"
+"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --no-probe --output json --save-snapshot "$e2e_tmp/slurm.snap" \
 	>"$e2e_tmp/slurm.json" 2>"$e2e_tmp/slurm.err"
-expect_status "slurm triage completes" 0 $?
+expect_status "slurm triage without probes completes" 0 $?
 check "the controller comes from SlurmConfig NodeType Controller" findings "$e2e_tmp/slurm.json" \
 	"1:check=slurm.controller,tag=SKIP,node=$ctl,message~from SlurmConfig NodeType Controller) was not probed"
 check "without a probe every Slurm state check is skipped, none passes" findings "$e2e_tmp/slurm.json" \
@@ -38,7 +44,7 @@ check "the name table has every node, joined by instance id" findings "$e2e_tmp/
 	"6:check=slurm.mapping,tag=INFO" "1:check=slurm.mapping,node=$c2,message~ip-10-3-" \
 	"1:check=slurm.mapping,node=$ctl,message~controller-machine"
 check "no kubectl is run for a Slurm cluster" findings "$e2e_tmp/slurm.json" "0:check~kube."
-"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" >"$e2e_tmp/slurm.txt" 2>&1
+"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --no-probe >"$e2e_tmp/slurm.txt" 2>&1
 check "text report: the name table under 8b" grep -q "8b. Slurm Node Mapping" "$e2e_tmp/slurm.txt"
 check "text report: table header" grep -q "\[INFO\] SLURM NAME  *INSTANCE ID  *GROUP" "$e2e_tmp/slurm.txt"
 fixture_stop

@@ -144,6 +144,7 @@ static void t_expected_checks(void)
 		{ "slurm.nodes", HP_GROUP_SLURM },
 		{ "slurm.jobs", HP_GROUP_SLURM },
 		{ "slurm.mapping", HP_GROUP_SLURM_MAP },
+		{ "ssm.reachability", HP_GROUP_SSM },
 	};
 	size_t i;
 

@@ -1,0 +1,356 @@
+/*
+ * The on-node probe collector: picks the nodes to probe from the snapshot
+ * (every Running node, the --node target, or a sample spread over the
+ * instance groups), runs the SSM sweep, and records each node's outcome
+ * under "probes" and the sweep's settings and totals under "probes_meta".
+ * What the output means is for the checks; nothing is judged here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/collect.h"
+#include "hp/probe.h"
+#include "hp/json.h"
+
+#define DONE_MARKER "@@HP@@ DONE"
+
+/* The command every node runs: the on-node probe (src/probe/probe.sh), base64 inside sh -c. */
+static void probe_command(struct hp_buf *out)
+{
+	hp_probe_command(out);
+}
+
+static const char *transport_name(enum hp_ssm_transport t)
+{
+	switch (t) {
+	case HP_SSM_NATIVE: return "native";
+	case HP_SSM_PLUGIN: return "plugin";
+	case HP_SSM_AUTO: return "auto";
+	}
+	return "unknown";
+}
+
+void hp_probe_opts_defaults(struct hp_probe_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->concurrency = 16;
+	o->rate_per_s = 3;
+	o->timeout_ms = 180000;
+	o->transport = HP_SSM_NATIVE;
+}
+
+/* String member at a dotted path, or def when absent. */
+static const char *str_or(const cJSON *o, const char *path, const char *def)
+{
+	const char *v = hp_json_str(o, path);
+
+	return v ? v : def;
+}
+
+struct pick {
+	const cJSON *node;
+	const char *reason;   /* NULL: probe it; else why it is skipped */
+	char status[64];
+};
+
+static int running(const cJSON *n)
+{
+	const char *st = hp_json_str(n, "InstanceStatus.Status");
+
+	return st && !strcmp(st, "Running");
+}
+
+/* Choose n of the Running nodes, taking turns between the instance groups. */
+static void sample(struct pick *v, size_t nv, int want)
+{
+	const char **groups = NULL;
+	size_t ng = 0, i, k;
+	size_t *cursor;
+	int taken = 0, progress = 1;
+
+	for (i = 0; i < nv; i++) {
+		const char *g = str_or(v[i].node, "InstanceGroupName", "");
+		if (v[i].reason)
+			continue;
+		for (k = 0; k < ng && strcmp(groups[k], g); k++)
+			;
+		if (k == ng) {
+			groups = xrealloc(groups, (ng + 1) * sizeof(*groups));
+			groups[ng++] = g;
+		}
+		v[i].reason = "not in the sample";
+	}
+	cursor = xcalloc(ng ? ng : 1, sizeof(*cursor));
+	while (taken < want && progress) {
+		progress = 0;
+		for (k = 0; k < ng && taken < want; k++) {
+			for (i = cursor[k]; i < nv; i++) {
+				if (v[i].reason && !strcmp(v[i].reason, "not in the sample") &&
+				    !strcmp(str_or(v[i].node, "InstanceGroupName", ""), groups[k])) {
+					v[i].reason = NULL;
+					taken++;
+					progress = 1;
+					cursor[k] = i + 1;
+					break;
+				}
+			}
+			if (i == nv)
+				cursor[k] = nv;
+		}
+	}
+	free(cursor);
+	free(groups);
+}
+
+static void add_str(cJSON *o, const char *k, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+/* Raw output as a JSON string: NUL bytes cannot travel in one, so they are dropped. */
+static void add_text(cJSON *o, const char *k, const struct hp_buf *b)
+{
+	char *t = xmalloc(b->len + 1);
+	size_t i, n = 0;
+
+	for (i = 0; i < b->len; i++)
+		if (b->buf[i])
+			t[n++] = b->buf[i];
+	t[n] = '\0';
+	cJSON_AddStringToObject(o, k, t);
+	free(t);
+}
+
+static cJSON *entry(const cJSON *node, enum hp_ssm_state st, const char *reason,
+		    const struct hp_ssm_result *r)
+{
+	cJSON *e = cJSON_CreateObject();
+	struct hp_buf empty = HP_BUF_INIT(1);
+
+	cJSON_AddStringToObject(e, "state", hp_ssm_state_name(st));
+	cJSON_AddStringToObject(e, "reason", reason ? reason : "");
+	if (r && r->output.has_exit)
+		cJSON_AddNumberToObject(e, "exit_code", r->output.exit_code);
+	else
+		cJSON_AddNullToObject(e, "exit_code");
+	add_text(e, "stdout", r ? &r->output.out : &empty);
+	add_text(e, "stderr", r ? &r->output.err : &empty);
+	cJSON_AddBoolToObject(e, "truncated", !r || !r->output.out.len ||
+			      !strstr(r->output.out.buf, DONE_MARKER));
+	cJSON_AddNumberToObject(e, "duration_ms", r ? (double)r->duration_ms : 0);
+	add_str(e, "group", hp_json_str(node, "InstanceGroupName"));
+	add_str(e, "instance_type", hp_json_str(node, "InstanceType"));
+	if (r) {
+		cJSON_AddStringToObject(e, "transport", r->used == HP_SSM_PLUGIN ? "plugin" : "native");
+		cJSON_AddNumberToObject(e, "start_attempts", r->start_attempts);
+		cJSON_AddBoolToObject(e, "terminated", r->terminated);
+		cJSON_AddBoolToObject(e, "stdout_capped", r->output.out_capped);
+	}
+	return e;
+}
+
+/* One "calls" row per distinct failure, however many nodes met it. */
+static void record_failure(struct hp_snapshot *s, const struct hp_ssm_result *r)
+{
+	const cJSON *calls = hp_snapshot_get(s, "calls"), *c;
+
+	if (!r->failed_action)
+		return;
+	cJSON_ArrayForEach(c, calls) {
+		if (!strcmp(str_or(c, "service", ""), "ssm") &&
+		    !strcmp(str_or(c, "action", ""), r->failed_action) &&
+		    !strcmp(str_or(c, "class", ""), hp_aws_class_name(r->failed_call.cls)) &&
+		    !strcmp(str_or(c, "code", ""), r->failed_call.code))
+			return;
+	}
+	hp_collect_record(s, HP_SVC_SSM, r->failed_action, &r->failed_call);
+}
+
+int hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s,
+		      struct hp_error *e)
+{
+	const cJSON *nodes = hp_json_arr(s->root, "nodes"), *n, *extra = NULL;
+	cJSON *probes = cJSON_CreateObject(), *meta = cJSON_CreateObject();
+	struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
+	struct hp_ssm_config cfg;
+	struct hp_ssm_target *targets = NULL;
+	struct hp_ssm_result *results = NULL;
+	struct pick *picks = NULL;
+	const cJSON **cand = NULL;
+	size_t ncand = 0, npicks = 0, nt = 0, i, k;
+	size_t counts[3] = { 0, 0, 0 };
+	char id[64];
+	int64_t t0 = a->sys->monotonic_ms(a->sys);
+
+	(void)e;
+	hp_snap_cluster_id(s, id);
+	cJSON_AddStringToObject(meta, "transport", transport_name(o->transport));
+	cJSON_AddNumberToObject(meta, "concurrency", o->concurrency);
+	cJSON_AddNumberToObject(meta, "rate_per_s", o->rate_per_s);
+	cJSON_AddNumberToObject(meta, "timeout_s", (double)(o->timeout_ms / 1000));
+	cJSON_AddStringToObject(meta, "selection", o->node ? "node" : o->sample ? "sample" : "all");
+	if (o->sample)
+		cJSON_AddNumberToObject(meta, "sample", o->sample);
+	/* With --node, DescribeClusterNode's answer stands in when the list lacks the node. */
+	if (o->node && cJSON_IsObject(hp_snapshot_get(s, "node"))) {
+		const char *iid = hp_json_str(hp_snapshot_get(s, "node"), "InstanceId");
+		int listed = 0;
+		cJSON_ArrayForEach(n, nodes)
+			if (!strcmp(str_or(n, "InstanceId", ""), o->node))
+				listed = 1;
+		if (!listed && iid && !strcmp(iid, o->node))
+			extra = hp_snapshot_get(s, "node");
+	}
+	if (!id[0] || (!nodes && !extra)) {
+		/* Without the cluster id or the node list there is no SSM target to build. */
+		cJSON_AddStringToObject(meta, "note", !id[0] ? "cluster id unknown (DescribeCluster failed)"
+							    : "node list unavailable (ListClusterNodes failed)");
+		goto done;
+	}
+	cJSON_ArrayForEach(n, nodes) {
+		cand = xrealloc(cand, (ncand + 1) * sizeof(*cand));
+		cand[ncand++] = n;
+	}
+	if (extra) {
+		cand = xrealloc(cand, (ncand + 1) * sizeof(*cand));
+		cand[ncand++] = extra;
+	}
+	for (i = 0; i < ncand; i++) {
+		const char *iid;
+		struct pick *p;
+
+		n = cand[i];
+		iid = hp_json_str(n, "InstanceId");
+
+		if (!cJSON_IsObject(n) || !iid)
+			continue;
+		if (o->node && strcmp(o->node, iid))
+			continue;
+		picks = xrealloc(picks, (npicks + 1) * sizeof(*picks));
+		p = &picks[npicks++];
+		memset(p, 0, sizeof(*p));
+		p->node = n;
+		if (!running(n)) {
+			/* reason points at status once the array stops moving */
+			snprintf(p->status, sizeof(p->status), "node not Running (%.40s)",
+				 str_or(n, "InstanceStatus.Status", "no status"));
+		} else if (!hp_json_str(n, "InstanceGroupName")) {
+			p->reason = "no instance group in the node list";
+		}
+	}
+	for (i = 0; i < npicks; i++)
+		if (picks[i].status[0])
+			picks[i].reason = picks[i].status;
+	if (o->sample > 0 && !o->node)
+		sample(picks, npicks, o->sample);
+	targets = xcalloc(npicks ? npicks : 1, sizeof(*targets));
+	for (i = 0; i < npicks; i++) {
+		struct hp_ssm_target *t;
+		if (picks[i].reason)
+			continue;
+		t = &targets[nt++];
+		t->instance_id = hp_json_str(picks[i].node, "InstanceId");
+		t->group = hp_json_str(picks[i].node, "InstanceGroupName");
+		t->instance_type = hp_json_str(picks[i].node, "InstanceType");
+		snprintf(t->target, sizeof(t->target), "sagemaker-cluster:%s_%.200s-%.40s", id, t->group,
+			 t->instance_id);
+	}
+	hp_ssm_config_defaults(&cfg);
+	probe_command(&cmd);
+	cfg.command = cmd.buf;
+	cfg.transport = o->transport;
+	cfg.concurrency = o->concurrency;
+	cfg.rate_per_s = o->rate_per_s;
+	cfg.timeout_ms = o->timeout_ms;
+	if (nt && o->transport != HP_SSM_NATIVE) {
+		hp_ssm_plugin_probe(a->sys, &cfg.plugin);
+		if (cfg.plugin.present)
+			cJSON_AddStringToObject(meta, "plugin_version", cfg.plugin.version);
+		else
+			cJSON_AddStringToObject(meta, "plugin_error", cfg.plugin.error);
+	}
+	results = xcalloc(nt ? nt : 1, sizeof(*results));
+	hp_ssm_sweep(a, &cfg, targets, nt, results, o->progress, o->progress_ud);
+	for (i = 0, k = 0; i < npicks; i++) {
+		const char *iid = hp_json_str(picks[i].node, "InstanceId");
+		cJSON *ent;
+
+		if (picks[i].reason) {
+			if (!strcmp(picks[i].reason, "not in the sample"))
+				continue;
+			ent = entry(picks[i].node, HP_SSM_SKIPPED, picks[i].reason, NULL);
+			counts[HP_SSM_SKIPPED]++;
+		} else {
+			struct hp_ssm_result *r = &results[k++];
+			ent = entry(picks[i].node, r->state, r->reason, r);
+			counts[r->state]++;
+			record_failure(s, r);
+		}
+		/* A listing that repeats an id keeps its first entry. */
+		if (cJSON_GetObjectItemCaseSensitive(probes, iid))
+			cJSON_Delete(ent);
+		else
+			cJSON_AddItemToObject(probes, iid, ent);
+	}
+	for (i = 0; i < nt; i++)
+		hp_ssm_result_release(&results[i]);
+done:
+	cJSON_AddNumberToObject(meta, "requested", (double)cJSON_GetArraySize(probes));
+	cJSON_AddNumberToObject(meta, "probed", (double)counts[HP_SSM_PROBED]);
+	cJSON_AddNumberToObject(meta, "unreachable", (double)counts[HP_SSM_UNREACHABLE]);
+	cJSON_AddNumberToObject(meta, "skipped", (double)counts[HP_SSM_SKIPPED]);
+	cJSON_AddNumberToObject(meta, "wall_ms", (double)(a->sys->monotonic_ms(a->sys) - t0));
+	hp_snapshot_set(s, "probes", probes);
+	hp_snapshot_set(s, "probes_meta", meta);
+	free(results);
+	free(targets);
+	free(picks);
+	free(cand);
+	hp_buf_release(&cmd);
+	return 0;
+}
+
+cJSON *hp_collect_probe_one(struct hp_aws *a, const struct hp_probe_opts *o,
+			    struct hp_snapshot *s, const char *iid, const char *command)
+{
+	const cJSON *n, *node = NULL;
+	struct hp_ssm_config cfg;
+	struct hp_ssm_target t;
+	struct hp_ssm_result r;
+	cJSON *ent;
+	char id[64];
+
+	hp_snap_cluster_id(s, id);
+	cJSON_ArrayForEach(n, hp_json_arr(s->root, "nodes")) {
+		const char *x = hp_json_str(n, "InstanceId");
+		if (x && !strcmp(x, iid))
+			node = n;
+	}
+	if (!id[0] || !node || !hp_json_str(node, "InstanceGroupName"))
+		return NULL;
+	if (!running(node))
+		return entry(node, HP_SSM_SKIPPED, "node not Running", NULL);
+	memset(&t, 0, sizeof(t));
+	t.instance_id = iid;
+	t.group = hp_json_str(node, "InstanceGroupName");
+	t.instance_type = hp_json_str(node, "InstanceType");
+	snprintf(t.target, sizeof(t.target), "sagemaker-cluster:%s_%.200s-%.40s", id, t.group, iid);
+	hp_ssm_config_defaults(&cfg);
+	cfg.command = command;
+	cfg.transport = o->transport;
+	cfg.concurrency = 1;
+	cfg.rate_per_s = o->rate_per_s;
+	cfg.timeout_ms = o->timeout_ms;
+	if (o->transport != HP_SSM_NATIVE)
+		hp_ssm_plugin_probe(a->sys, &cfg.plugin);
+	memset(&r, 0, sizeof(r));
+	hp_ssm_sweep(a, &cfg, &t, 1, &r, NULL, NULL);
+	ent = entry(node, r.state, r.reason, &r);
+	record_failure(s, &r);
+	hp_ssm_result_release(&r);
+	return ent;
+}

@@ -1,0 +1,231 @@
+/*
+ * hp_collect_probes over canned AWS replies (one worker, so the fake sys
+ * is used from one thread): which nodes are probed, the SSM targets it
+ * builds, the entries and totals it records, --node, --sample, and the
+ * failed-call rows it leaves for the api checks.
+ */
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "fake-sys.h"
+#include "hp/collect.h"
+#include "hp/json.h"
+#include "t.h"
+
+static const char not_connected[] = "{\"__type\":\"TargetNotConnected\",\"message\":\"not connected\"}";
+
+static void snap_with_nodes(struct hp_snapshot *s)
+{
+	hp_snapshot_init(s);
+	hp_snapshot_set(s, "cluster", cJSON_Parse(
+		"{\"ClusterName\":\"c\",\"ClusterArn\":\"arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456\"}"));
+	hp_snapshot_set(s, "nodes", cJSON_Parse(
+		"[{\"InstanceId\":\"i-a\",\"InstanceGroupName\":\"g1\",\"InstanceType\":\"ml.p5.48xlarge\",\"InstanceStatus\":{\"Status\":\"Running\"}},"
+		"{\"InstanceId\":\"i-b\",\"InstanceGroupName\":\"g1\",\"InstanceStatus\":{\"Status\":\"Running\"}},"
+		"{\"InstanceId\":\"i-c\",\"InstanceGroupName\":\"g2\",\"InstanceStatus\":{\"Status\":\"Failure\"}},"
+		"{\"InstanceId\":\"i-d\",\"InstanceGroupName\":\"g2\",\"InstanceStatus\":{\"Status\":\"Running\"}},"
+		"{\"InstanceId\":\"i-e\",\"InstanceGroupName\":\"g3\",\"InstanceStatus\":{\"Status\":\"Running\"}}]"));
+}
+
+static void opts(struct hp_probe_opts *o)
+{
+	hp_probe_opts_defaults(o);
+	o->concurrency = 1;
+	o->rate_per_s = 1000;
+}
+
+static int asked_for(const struct fake_sys *f, const char *target)
+{
+	size_t i;
+
+	for (i = 0; i < f->nreq; i++)
+		if (strstr(f->req_body[i], target))
+			return 1;
+	return 0;
+}
+
+static void t_every_running_node(void)
+{
+	struct fake_sys f;
+	struct hp_aws a;
+	struct hp_snapshot s;
+	struct hp_probe_opts o;
+	struct hp_error e = HP_ERROR_INIT;
+	const cJSON *p, *m;
+	int i;
+
+	fake_sys_init(&f);
+	fake_aws(&f, &a, 3);
+	for (i = 0; i < 4; i++)
+		fake_reply(&f, 400, NULL, not_connected);
+	snap_with_nodes(&s);
+	opts(&o);
+	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	T_EQ(f.nreq, 4);
+	T_ASSERT(asked_for(&f, "\"Target\":\"sagemaker-cluster:abcdef123456_g1-i-a\""));
+	T_ASSERT(asked_for(&f, "\"Target\":\"sagemaker-cluster:abcdef123456_g3-i-e\""));
+	T_ASSERT(!asked_for(&f, "i-c"));
+	/* The command is the on-node probe, shipped base64-encoded inside sh -c. */
+	T_ASSERT(asked_for(&f, " | base64 -d | sh'"));
+	p = hp_snapshot_get(&s, "probes");
+	T_EQ(cJSON_GetArraySize(p), 5);
+	T_STREQ(hp_json_str(p, "i-a.state"), "unreachable");
+	T_CONTAINS(hp_json_str(p, "i-a.reason"), "TargetNotConnected");
+	T_STREQ(hp_json_str(p, "i-a.group"), "g1");
+	T_STREQ(hp_json_str(p, "i-a.instance_type"), "ml.p5.48xlarge");
+	T_ASSERT(cJSON_IsNull(hp_json_get(p, "i-a.exit_code")));
+	T_ASSERT(hp_json_bool(p, "i-a.truncated", 0));
+	T_STREQ(hp_json_str(p, "i-a.stdout"), "");
+	T_STREQ(hp_json_str(p, "i-c.state"), "skipped");
+	T_STREQ(hp_json_str(p, "i-c.reason"), "node not Running (Failure)");
+	m = hp_snapshot_get(&s, "probes_meta");
+	T_EQ(hp_json_num(m, "requested", -1), 5);
+	T_EQ(hp_json_num(m, "probed", -1), 0);
+	T_EQ(hp_json_num(m, "unreachable", -1), 4);
+	T_EQ(hp_json_num(m, "skipped", -1), 1);
+	T_STREQ(hp_json_str(m, "transport"), "native");
+	T_STREQ(hp_json_str(m, "selection"), "all");
+	/* TargetNotConnected is the node's state, not a failed call. */
+	T_ASSERT(hp_snapshot_get(&s, "calls") == NULL);
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
+static void t_sample_takes_turns_between_groups(void)
+{
+	struct fake_sys f;
+	struct hp_aws a;
+	struct hp_snapshot s;
+	struct hp_probe_opts o;
+	struct hp_error e = HP_ERROR_INIT;
+	const cJSON *p;
+	int i;
+
+	fake_sys_init(&f);
+	fake_aws(&f, &a, 3);
+	for (i = 0; i < 3; i++)
+		fake_reply(&f, 400, NULL, not_connected);
+	snap_with_nodes(&s);
+	opts(&o);
+	o.sample = 3;
+	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	T_EQ(f.nreq, 3);
+	/* One of each group: g1's first, g2's only Running node, g3's. */
+	T_ASSERT(asked_for(&f, "_g1-i-a\""));
+	T_ASSERT(asked_for(&f, "_g2-i-d\""));
+	T_ASSERT(asked_for(&f, "_g3-i-e\""));
+	p = hp_snapshot_get(&s, "probes");
+	/* Nodes left out of the sample have no entry; the Failure node keeps its skip. */
+	T_ASSERT(hp_json_get(p, "i-b") == NULL);
+	T_STREQ(hp_json_str(p, "i-c.state"), "skipped");
+	T_STREQ(hp_json_str(hp_snapshot_get(&s, "probes_meta"), "selection"), "sample");
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
+static void t_node_only(void)
+{
+	struct fake_sys f;
+	struct hp_aws a;
+	struct hp_snapshot s;
+	struct hp_probe_opts o;
+	struct hp_error e = HP_ERROR_INIT;
+
+	fake_sys_init(&f);
+	fake_aws(&f, &a, 3);
+	fake_reply(&f, 400, NULL, not_connected);
+	snap_with_nodes(&s);
+	opts(&o);
+	o.node = "i-d";
+	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	T_EQ(f.nreq, 1);
+	T_ASSERT(asked_for(&f, "_g2-i-d\""));
+	T_EQ(cJSON_GetArraySize(hp_snapshot_get(&s, "probes")), 1);
+	hp_snapshot_release(&s);
+
+	/* A --node that is not Running is skipped without a call. */
+	fake_aws(&f, &a, 3);
+	snap_with_nodes(&s);
+	o.node = "i-c";
+	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	T_EQ(f.nreq, 0);
+	T_STREQ(hp_json_str(hp_snapshot_get(&s, "probes"), "i-c.state"), "skipped");
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
+static void t_node_from_describe_when_not_listed(void)
+{
+	struct fake_sys f;
+	struct hp_aws a;
+	struct hp_snapshot s;
+	struct hp_probe_opts o;
+	struct hp_error e = HP_ERROR_INIT;
+
+	fake_sys_init(&f);
+	fake_aws(&f, &a, 3);
+	fake_reply(&f, 400, NULL, not_connected);
+	hp_snapshot_init(&s);
+	hp_snapshot_set(&s, "cluster", cJSON_Parse(
+		"{\"ClusterArn\":\"arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456\"}"));
+	hp_snapshot_set(&s, "node", cJSON_Parse(
+		"{\"InstanceId\":\"i-z\",\"InstanceGroupName\":\"gz\",\"InstanceStatus\":{\"Status\":\"Running\"}}"));
+	opts(&o);
+	o.node = "i-z";
+	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	T_EQ(f.nreq, 1);
+	T_ASSERT(asked_for(&f, "_gz-i-z\""));
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
+static void t_denied_recorded_once(void)
+{
+	struct fake_sys f;
+	struct hp_aws a;
+	struct hp_snapshot s;
+	struct hp_probe_opts o;
+	struct hp_error e = HP_ERROR_INIT;
+	const cJSON *calls;
+
+	fake_sys_init(&f);
+	fake_aws(&f, &a, 3);
+	fake_reply(&f, 400, NULL, "{\"__type\":\"AccessDeniedException\",\"message\":\"no\"}");
+	snap_with_nodes(&s);
+	opts(&o);
+	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	/* The first denial stops the sweep: one call, one "calls" row, every node skipped. */
+	T_EQ(f.nreq, 1);
+	calls = hp_snapshot_get(&s, "calls");
+	T_EQ(cJSON_GetArraySize(calls), 1);
+	T_STREQ(hp_json_str(cJSON_GetArrayItem(calls, 0), "action"), "StartSession");
+	T_STREQ(hp_json_str(cJSON_GetArrayItem(calls, 0), "class"), "denied");
+	T_EQ(hp_json_num(hp_snapshot_get(&s, "probes_meta"), "skipped", -1), 5);
+	T_CONTAINS(hp_json_str(hp_snapshot_get(&s, "probes"), "i-e.reason"), "not probed after ssm:StartSession");
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
+static void t_nothing_to_target(void)
+{
+	struct fake_sys f;
+	struct hp_aws a;
+	struct hp_snapshot s;
+	struct hp_probe_opts o;
+	struct hp_error e = HP_ERROR_INIT;
+
+	fake_sys_init(&f);
+	fake_aws(&f, &a, 3);
+	hp_snapshot_init(&s);
+	hp_snapshot_set(&s, "nodes", cJSON_Parse("[]"));
+	opts(&o);
+	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	T_EQ(f.nreq, 0);
+	T_CONTAINS(hp_json_str(hp_snapshot_get(&s, "probes_meta"), "note"), "cluster id unknown");
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
+T_MAIN(T(t_every_running_node), T(t_sample_takes_turns_between_groups), T(t_node_only),
+       T(t_node_from_describe_when_not_listed), T(t_denied_recorded_once), T(t_nothing_to_target))
