@@ -31,9 +31,12 @@ for t in "$here"/e2e/t*.sh; do
 	run_one "$(basename "$t")" sh "$t"
 done
 
-grep -E '^(ok|not ok) - ' "$log" | grep -v '^ok - ' || true
-grep -vE '^(ok|not ok) - ' "$log" | grep -E '.' | tail -n 40 | sed 's/^/# /' >&2 || true
 pass=$(grep -c '^ok - ' "$log")
 fail=$(grep -c '^not ok - ' "$log")
+if [ "$fail" -ne 0 ]; then
+	# The failures, then the last other lines the tests printed (diagnostics).
+	grep '^not ok - ' "$log"
+	grep -vE '^(ok|not ok) - ' "$log" | grep -E '.' | tail -n 40 | sed 's/^/# /' >&2 || true
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
