@@ -54,5 +54,6 @@ PY
 }
 
 echo "API phase, $N nodes, fixture at $AWS_ENDPOINT_URL"
-measure hpnode "$HPNODE" triage --cluster hp-bench --region us-west-2 --output json
+# The API phase only: no SSM sessions, no kubectl.
+measure hpnode "$HPNODE" triage --cluster hp-bench --region us-west-2 --output json --no-probe --no-kube
 measure boto3 python3 "$ROOT/bench/boto3_calls.py" hp-bench

@@ -29,6 +29,19 @@ check "demo: capacity event is FAIL § C" findings "$e2e_tmp/demo.json" \
 	"1:check=events.signals,tag=FAIL,section=C,message~worker-g5"
 check "demo: no permission findings when nothing is denied" findings "$e2e_tmp/demo.json" \
 	"0:message~Missing IAM permission"
+# On-node faults, read over SSM sessions from every Running node.
+check "demo over SSM: root volume 93% is FAIL P0 § I.2 on its node" findings "$e2e_tmp/demo.json" \
+	"1:check=node.disk-root,tag=FAIL,priority=P0,section=I.2,node=$(fixture_get nodes.sys-lcs)"
+check "demo over SSM: Xid 79 is FAIL P0 § G.1.c on its node" findings "$e2e_tmp/demo.json" \
+	"1:check=node.gpu-xid,tag=FAIL,priority=P0,section=G.1.c,node=$(fixture_get nodes.p5-xid)"
+check "demo over SSM: 7 of 8 GPUs is FAIL § G.1 on the same node" findings "$e2e_tmp/demo.json" \
+	"1:check=node.gpu-count,tag=FAIL,node=$(fixture_get nodes.p5-xid)"
+check "demo over SSM: a pending row remap is FAIL P1 § G.1.a" findings "$e2e_tmp/demo.json" \
+	"1:check=node.gpu-remap,tag=FAIL,priority=P1,section=G.1.a,node=$(fixture_get nodes.p5-remap)"
+check "demo over SSM: missing EFA devices are FAIL § A.3" findings "$e2e_tmp/demo.json" \
+	"1:check=node.efa,tag=FAIL,section=A.3,node=$(fixture_get nodes.p5-efa)"
+check "demo over SSM: every Running node was probed" sh -c \
+	'python3 -c "import json,sys; m=json.load(open(sys.argv[1]))[\"probes_meta\"]; sys.exit(not (m[\"probed\"] == 6 and m[\"unreachable\"] == 0))" "$1"' _ "$e2e_tmp/demo.snap"
 
 # Every action hpnode called is in the read-only policy (or STS identity).
 allowed="sagemaker:DescribeCluster sagemaker:DescribeClusterNode sagemaker:ListClusterNodes
