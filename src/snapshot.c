@@ -203,3 +203,10 @@ const char *hp_snap_orchestrator(const struct hp_snapshot *s)
 		return "EKS";
 	return "Slurm";
 }
+
+int hp_snap_node_running(const cJSON *node)
+{
+	const char *st = hp_json_str(node, "InstanceStatus.Status");
+
+	return st && !strcmp(st, "Running");
+}

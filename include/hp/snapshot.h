@@ -117,6 +117,8 @@ const char *hp_snap_cluster_name(const struct hp_snapshot *s);
 const char *hp_snap_cluster_arn(const struct hp_snapshot *s);
 /* Writes the 12-char cluster id or "" when the ARN is missing/malformed. */
 void hp_snap_cluster_id(const struct hp_snapshot *s, char out[64]);
+/* Whether a ListClusterNodes/DescribeClusterNode entry's InstanceStatus.Status is Running. */
+int hp_snap_node_running(const cJSON *node);
 /* "EKS", "Slurm" or "Unknown" (no cluster). */
 const char *hp_snap_orchestrator(const struct hp_snapshot *s);
 

@@ -66,13 +66,6 @@ static void run_vpc_config(const struct hp_snapshot *snap, struct hp_emit *em)
 			"customer VPC; EFA and private-subnet setups need one");
 }
 
-static int running(const cJSON *n)
-{
-	const char *st = hp_json_str(n, "InstanceStatus.Status");
-
-	return st && !strcmp(st, "Running");
-}
-
 static void run_ssm_targets(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *nodes = hp_json_arr(snap->root, "nodes"), *n;
@@ -87,7 +80,7 @@ static void run_ssm_targets(const struct hp_snapshot *snap, struct hp_emit *em)
 	cJSON_ArrayForEach(n, nodes) {
 		const char *iid = hp_json_str(n, "InstanceId"), *grp = hp_json_str(n, "InstanceGroupName");
 
-		if (!running(n) || !iid || !grp || (only && strcmp(only, iid)))
+		if (!hp_snap_node_running(n) || !iid || !grp || (only && strcmp(only, iid)))
 			continue;
 		total++;
 		if (shown >= 3)

@@ -591,9 +591,7 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 		cJSON_ArrayForEach(hn, hp_snapshot_get(s, "nodes")) {
 			const char *id = hp_json_str(hn, "InstanceId");
 
-			if (!id ||
-			    strcmp(hp_check_str(hn, "InstanceStatus.Status", ""), "Running") ||
-			    index_find(&seen, id))
+			if (!id || !hp_snap_node_running(hn) || index_find(&seen, id))
 				continue;
 			batch_add(&missing, id,
 				  "%s (%s) is Running in HyperPod but has no Kubernetes "

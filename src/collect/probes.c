@@ -54,13 +54,6 @@ struct pick {
 	char status[64];
 };
 
-static int running(const cJSON *n)
-{
-	const char *st = hp_json_str(n, "InstanceStatus.Status");
-
-	return st && !strcmp(st, "Running");
-}
-
 /* Choose n of the Running nodes, taking turns between the instance groups. */
 static void sample(struct pick *v, size_t nv, int want)
 {
@@ -234,7 +227,7 @@ int hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp
 		p = &picks[npicks++];
 		memset(p, 0, sizeof(*p));
 		p->node = n;
-		if (!running(n)) {
+		if (!hp_snap_node_running(n)) {
 			/* reason points at status once the array stops moving */
 			snprintf(p->status, sizeof(p->status), "node not Running (%.40s)",
 				 str_or(n, "InstanceStatus.Status", "no status"));
@@ -332,7 +325,7 @@ cJSON *hp_collect_probe_one(struct hp_aws *a, const struct hp_probe_opts *o,
 	}
 	if (!id[0] || !node || !hp_json_str(node, "InstanceGroupName"))
 		return NULL;
-	if (!running(node))
+	if (!hp_snap_node_running(node))
 		return entry(node, HP_SSM_SKIPPED, "node not Running", NULL);
 	memset(&t, 0, sizeof(t));
 	t.instance_id = iid;

@@ -18,9 +18,8 @@ static const char *running_node(const struct hp_snapshot *s, const char *g)
 
 	cJSON_ArrayForEach(n, hp_snapshot_get(s, "nodes")) {
 		const char *grp = hp_json_str(n, "InstanceGroupName");
-		const char *st = hp_json_str(n, "InstanceStatus.Status");
 
-		if (grp && !strcmp(grp, g) && st && !strcmp(st, "Running"))
+		if (grp && !strcmp(grp, g) && hp_snap_node_running(n))
 			return hp_json_str(n, "InstanceId");
 	}
 	return NULL;
