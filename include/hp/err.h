@@ -12,15 +12,16 @@
 
 /* Exit statuses (documented in README.md). */
 #define HP_EXIT_OK 0       /* triage complete */
-#define HP_EXIT_FATAL 1    /* credentials, cluster not found, prerequisite */
-#define HP_EXIT_USAGE 2    /* bad flags or arguments */
+#define HP_EXIT_FATAL 1    /* AWS error, cluster not found, prerequisite */
+#define HP_EXIT_USAGE 2    /* bad flags, arguments or configuration */
 #define HP_EXIT_FINDINGS 3 /* --fail-on threshold reached */
+#define HP_EXIT_CREDS 4    /* every credential problem: missing, rejected, expired */
 
 #define HP_ERR_CATEGORIES(X) \
 	X(NONE, HP_EXIT_OK)  \
 	X(USAGE, HP_EXIT_USAGE) \
 	X(CONFIG, HP_EXIT_USAGE) \
-	X(AUTH, HP_EXIT_FATAL) \
+	X(AUTH, HP_EXIT_CREDS) \
 	X(NETWORK, HP_EXIT_FATAL) \
 	X(REMOTE, HP_EXIT_FATAL) \
 	X(INTERNAL, HP_EXIT_FATAL)

@@ -66,7 +66,7 @@ check "unknown cluster: lists the region's clusters" contains "$e2e_tmp/nf.err" 
 
 # Wrong secret: the signature is checked, so this is a credentials failure.
 AWS_SECRET_ACCESS_KEY=wrong"$AWS_SECRET_ACCESS_KEY" "$HPNODE" triage --cluster "$FIXTURE_CLUSTER" >"$e2e_tmp/cr.out" 2>"$e2e_tmp/cr.err"
-expect_status "rejected credentials exit 1" 1 $?
+expect_status "rejected credentials exit 4" 4 $?
 check "rejected credentials: the fix and the § K pointer" contains "$e2e_tmp/cr.err" "Fix AWS credentials and rerun. → references/node-diagnostics-detail.md § K"
 check "rejected credentials: no report printed" lacks "$e2e_tmp/cr.out" "[PASS]"
 if grep -qF -- "$AWS_SECRET_ACCESS_KEY" "$e2e_tmp/cr.err" "$e2e_tmp/cr.out"; then
@@ -77,7 +77,7 @@ fi
 
 # No credentials at all.
 env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$HPNODE" triage --cluster "$FIXTURE_CLUSTER" >/dev/null 2>"$e2e_tmp/nc.err"
-expect_status "no credentials exit 1" 1 $?
+expect_status "no credentials exit 4" 4 $?
 check "no credentials: says which sources were tried" contains "$e2e_tmp/nc.err" "Fix AWS credentials and rerun."
 
 # Credentials from a profile in the shared files, selected with --profile.

@@ -58,7 +58,7 @@ static void t_error_first_wins(void)
 	T_EQ(e.code, HP_ERR_NO_REGION);
 	T_STREQ(e.msg, "no region 1");
 	T_EQ(hp_err_exit_status(HP_ERR_NO_REGION), HP_EXIT_USAGE);
-	T_EQ(hp_err_exit_status(HP_ERR_CREDS), HP_EXIT_FATAL);
+	T_EQ(hp_err_exit_status(HP_ERR_CREDS), HP_EXIT_CREDS);
 	T_EQ(hp_err_exit_status(HP_ERR_USAGE), HP_EXIT_USAGE);
 	T_STREQ(hp_err_name(HP_ERR_PARSE), "HP_ERR_PARSE");
 }
