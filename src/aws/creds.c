@@ -1000,7 +1000,7 @@ static enum prov_result prov_sso(struct chain *c)
 		r = fail(c, "sso:GetRoleCredentials for profile '%s' (account %.20s, role %.64s) "
 			 "failed: %s%s%s%s", c->profile, s.account, s.role, err,
 			 resp.status == 401 || resp.status == 403 ?
-			 "; run `aws sso login --profile " : "", resp.status == 401 || resp.status == 403 ? c->profile : "", resp.status == 401 || resp.status == 403 ? "` again" : "");
+			 "; run `aws sso login --profile " : "", resp.status == 401 || resp.status == 403 ? c->profile : "", resp.status == 401 || resp.status == 403 ? "`" : "");
 	} else {
 		j = cJSON_ParseWithLength(resp.body.buf, resp.body.len);
 		r = creds_from_json(c, cJSON_GetObjectItemCaseSensitive(j, "roleCredentials"), names,
@@ -1604,8 +1604,9 @@ static const struct {
 static void name_error(struct hp_error *e, const char *prov)
 {
 	char msg[sizeof(e->msg)];
+	size_t n = strlen(prov);
 
-	if (hp_starts_with(e->msg, prov))
+	if (!strncmp(e->msg, prov, n) && e->msg[n] == ':' && e->msg[n + 1] == ' ')
 		return;
 	snprintf(msg, sizeof(msg), "%s: %.960s", prov, e->msg);
 	hp_strlcpy(e->msg, msg, sizeof(e->msg));
