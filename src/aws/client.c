@@ -544,6 +544,8 @@ static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *ou
 			if (out->cls == HP_AWS_CLIENT && resp.net == HP_NET_OK && resp.status >= 500)
 				out->cls = HP_AWS_SERVER;
 		}
+		if (c->svc == HP_SVC_STS)  /* AssumeRole replies carry secrets */
+			hp_buf_release_secure(&resp.body);
 		hp_http_resp_release(&resp);
 		if (!retry)
 			break;

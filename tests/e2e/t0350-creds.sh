@@ -310,6 +310,23 @@ check "sweep: StartSession signed with more than one key" sh -c \
 	'[ "$(grep " signed .* ssm:StartSession" "$1" | cut -d" " -f3 | sort -u | wc -l)" -ge 2 ]' _ "$KEYS"
 check "sweep: zero calls signed with an expired key" lacks "$KEYS" " expired "
 check "sweep: --debug shows the refreshes" contains "$e2e_tmp/sweep.err" "hpnode: debug: credentials: refreshed from instance metadata"
+
+# credential_process output that expires in 6 s is asked for again during the run.
+cat >"$e2e_tmp/proc.sh" <<EOS
+#!/bin/sh
+echo run >>"$e2e_tmp/proc.log"
+printf '{"Version": 1, "AccessKeyId": "%s", "SecretAccessKey": "%s", "Expiration": "%s"}' \
+	"$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" "\$(date -u -d '+6 sec' +%Y-%m-%dT%H:%M:%SZ)"
+EOS
+chmod +x "$e2e_tmp/proc.sh"
+printf '[profile proc]\ncredential_process = %s\n' "$e2e_tmp/proc.sh" >"$AWS_CONFIG_FILE"
+env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$HPNODE" triage --cluster "$FIXTURE_CLUSTER" \
+	--profile proc --sample 8 --concurrency 16 --probe-timeout 30 --output json --debug \
+	>"$e2e_tmp/proc.json" 2>"$e2e_tmp/proc.err"
+expect_status "credential_process with short expiry: the run completes" 0 $?
+check "credential_process: run again before its output expired" sh -c '[ "$(wc -l <"$1")" -ge 2 ]' _ "$e2e_tmp/proc.log"
+check "credential_process: --debug shows the refresh" contains "$e2e_tmp/proc.err" \
+	"hpnode: debug: credentials: refreshed from credential_process of profile proc"
 fixture_stop
 
 # ---- a refresh that fails mid-run ----
