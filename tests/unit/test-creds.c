@@ -2,8 +2,12 @@
  * The credential chain (order, every error, no secret in any message) and
  * region resolution.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake-sys.h"
 #include "hp/creds.h"
@@ -1009,6 +1013,144 @@ static void t_release_wipes(void)
 	fx_release(&x);
 }
 
+/*
+ * Many threads signing at once: an hp_sys whose clock moves 100 ms at every
+ * reading and whose metadata service mints keys that live 60 s. Every copy
+ * handed out must still be valid, and keys are minted only when due.
+ */
+struct tsys {
+	struct hp_sys sys;
+	pthread_mutex_t mu;
+	int64_t now;
+	unsigned minted;
+	int in_http, overlap;
+};
+
+static int ts_http(struct hp_sys *s, const struct hp_http_req *req, struct hp_http_resp *resp)
+{
+	struct tsys *t = s->impl;
+	struct tm tm;
+	time_t exp;
+	char when[32];
+
+	pthread_mutex_lock(&t->mu);
+	if (t->in_http++)
+		t->overlap = 1;
+	resp->status = 200;
+	if (hp_ends_with(req->url, "/api/token")) {
+		hp_buf_puts(&resp->body, "tok");
+	} else if (hp_ends_with(req->url, "/security-credentials/")) {
+		hp_buf_puts(&resp->body, "role");
+	} else {
+		exp = (time_t)(t->now / 1000 + 60);
+		gmtime_r(&exp, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		hp_buf_printf(&resp->body, "{\"Code\":\"Success\",\"AccessKeyId\":\"AK%u\","
+			      "\"SecretAccessKey\":\"" SK "\",\"Token\":\"" TOK "\","
+			      "\"Expiration\":\"%s\"}", t->minted++, when);
+	}
+	t->in_http--;
+	pthread_mutex_unlock(&t->mu);
+	return 0;
+}
+
+static int64_t ts_now(struct hp_sys *s)
+{
+	struct tsys *t = s->impl;
+	int64_t v;
+
+	pthread_mutex_lock(&t->mu);
+	t->now += 100;
+	v = t->now;
+	pthread_mutex_unlock(&t->mu);
+	return v;
+}
+
+static const char *ts_getenv(struct hp_sys *s, const char *name)
+{
+	(void)s;
+	return !strcmp(name, "AWS_EC2_METADATA_SERVICE_ENDPOINT") ? "http://127.0.0.1:7" : NULL;
+}
+
+static int ts_read(struct hp_sys *s, const char *path, struct hp_buf *out)
+{
+	(void)s;
+	(void)path;
+	(void)out;
+	errno = ENOENT;
+	return -1;
+}
+
+struct worker {
+	struct hp_creds_provider *cp;
+	struct tsys *t;
+	int bad;
+};
+
+static void *ts_work(void *arg)
+{
+	struct worker *w = arg;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		struct hp_error e = HP_ERROR_INIT;
+		struct hp_creds c;
+		int64_t now;
+
+		if (hp_creds_provider_get(w->cp, 0, &c, &e)) {
+			w->bad++;
+			continue;
+		}
+		now = ts_now(&w->t->sys);
+		if (c.expires_ms <= now || !c.access_key || strncmp(c.access_key, "AK", 2))
+			w->bad++;
+		hp_creds_release(&c);
+	}
+	return NULL;
+}
+
+static void t_refresh_threads(void)
+{
+	struct tsys t;
+	struct hp_profile p;
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_creds_provider *cp = NULL;
+	struct worker w[8];
+	pthread_t tid[8];
+	int i, bad = 0;
+
+	memset(&t, 0, sizeof(t));
+	memset(&p, 0, sizeof(p));
+	hp_strlcpy(p.name, "default", sizeof(p.name));
+	pthread_mutex_init(&t.mu, NULL);
+	t.now = 1440938160000LL;
+	t.sys.http = ts_http;
+	t.sys.now_ms = ts_now;
+	t.sys.monotonic_ms = ts_now;
+	t.sys.getenv = ts_getenv;
+	t.sys.read_file = ts_read;
+	t.sys.impl = &t;
+	T_EQ(hp_creds_provider_open(&t.sys, &p, NULL, NULL, &cp, &e), 0);
+	for (i = 0; i < 8; i++) {
+		w[i].cp = cp;
+		w[i].t = &t;
+		w[i].bad = 0;
+		T_EQ(pthread_create(&tid[i], NULL, ts_work, &w[i]), 0);
+	}
+	for (i = 0; i < 8; i++) {
+		pthread_join(tid[i], NULL);
+		bad += w[i].bad;
+	}
+	T_EQ(bad, 0);
+	T_EQ(t.overlap, 0);
+	/* 2,400 reads x 200 ms of fake time: 480 s, a refresh every 30 s or so. */
+	if (t.minted < 10 || t.minted > 30)
+		T_FAILF("%u keys minted", t.minted);
+	T_EQ(hp_creds_provider_refreshes(cp), t.minted - 1);
+	hp_creds_provider_close(cp);
+	pthread_mutex_destroy(&t.mu);
+}
+
 /* ---- region ---- */
 
 static void t_region_order(void)
@@ -1124,5 +1266,6 @@ static void t_region_errors(void)
 T_MAIN(T(t_chain_order), T(t_trace_lines), T(t_env_tokens), T(t_env_expiration), T(t_env_partial),
        T(t_file_keys), T(t_process_split), T(t_process_split_errors), T(t_process_answers),
        T(t_process_errors), T(t_config_errors), T(t_assume_role), T(t_web_identity),
-       T(t_container), T(t_imds), T(t_sso), T(t_refresh), T(t_nobody_answered), T(t_release_wipes),
+       T(t_container), T(t_imds), T(t_sso), T(t_refresh),
+       T(t_refresh_threads), T(t_nobody_answered), T(t_release_wipes),
        T(t_region_order), T(t_region_validation), T(t_region_errors))
