@@ -70,10 +70,13 @@ int hp_imds_region(struct hp_sys *sys, const struct hp_profile *p, char *region,
 		   int *absent);
 
 /*
- * Walk the chain. trace receives one line per provider tried
- * ("environment: AWS_ACCESS_KEY_ID not set"), never a secret.
- * Returns 0, or -1 with e set (HP_ERR_NO_CREDS when nobody answered,
- * HP_ERR_CONFIG for a broken file or credential_process).
+ * Walk the chain once. trace receives one line per provider tried
+ * ("environment: AWS_ACCESS_KEY_ID not set"), never a secret. The region
+ * and STS endpoint for assume-role and web identity come from the
+ * environment and profile. Returns 0, or -1 with e set (HP_ERR_NO_CREDS
+ * when nobody answered, HP_ERR_CREDS for a provider that is configured but
+ * failed; the message starts with the provider's name and names the
+ * profile).
  */
 int hp_creds_resolve(struct hp_sys *sys, const struct hp_profile *p, struct hp_creds *out,
 		     struct hp_buf *trace, struct hp_error *e);
