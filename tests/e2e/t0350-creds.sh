@@ -327,6 +327,9 @@ expect_status "credential_process with short expiry: the run completes" 0 $?
 check "credential_process: run again before its output expired" sh -c '[ "$(wc -l <"$1")" -ge 2 ]' _ "$e2e_tmp/proc.log"
 check "credential_process: --debug shows the refresh" contains "$e2e_tmp/proc.err" \
 	"hpnode: debug: credentials: refreshed from credential_process of profile proc"
+check "sweeps: no secret or session token in any output or snapshot" secrets_in \
+	"$e2e_tmp/sweep.json" "$e2e_tmp/sweep.err" "$e2e_tmp/sweep.snap" "$e2e_tmp/proc.json" \
+	"$e2e_tmp/proc.err"
 fixture_stop
 
 # ---- a refresh that fails mid-run ----
