@@ -60,7 +60,16 @@ struct hp_aws {
 	long timeout_ms;        /* per attempt */
 	int debug;              /* 1: one stderr line per call */
 	struct hp_aws_stats stats;
+	/*
+	 * The refreshing credential source (shared by copies of this struct,
+	 * owned by the one hp_aws_init set up). NULL: `creds` is used as is.
+	 */
+	struct hp_creds_provider *cp;
+	int owns_cp;
 };
+
+/* The credential source kind for the report: "assume-role via profile ops", "" when unknown. */
+const char *hp_creds_source_desc(const struct hp_aws *a);
 
 /*
  * Set up from the environment, profile and flags (region, endpoint,

@@ -3,8 +3,7 @@
  *
  * The credential chain is a table of providers tried in order (see
  * src/aws/creds.c); each records why it did not answer, so --debug can say
- * which provider answered without ever printing a secret. New providers
- * (SSO, assume-role, web identity, container, IMDS) are one more table row.
+ * which provider answered without ever printing a secret.
  */
 #ifndef HP_CREDS_H
 #define HP_CREDS_H
@@ -22,15 +21,62 @@ struct hp_creds {
 	char *session_token;  /* NULL for long-term keys; wiped on release */
 	int64_t expires_ms;   /* 0 = no expiry known */
 	char provider[48];    /* which provider answered: "environment", "shared-credentials-file", ... */
+	char source[192];     /* the source kind in words: "assume-role via profile ops" */
 };
 
 void hp_creds_release(struct hp_creds *c);
 
 /*
- * Walk the chain. trace receives one line per provider tried
- * ("environment: AWS_ACCESS_KEY_ID not set"), never a secret.
- * Returns 0, or -1 with e set (HP_ERR_NO_CREDS when nobody answered,
- * HP_ERR_CONFIG for a broken file or credential_process).
+ * A resolved credential source that refreshes itself: the chain is walked
+ * once, and the provider that answered is asked again, by whichever thread
+ * signs next, before its credentials are within 5 minutes of expiring (half
+ * their lifetime when that is shorter). One thread refreshes at a time;
+ * the others wait for it. A failed refresh keeps the old keys until they
+ * expire, then every call gets a credential error.
+ */
+struct hp_creds_provider;
+
+/* Where the provider's own STS calls go and what they trust. */
+struct hp_creds_env {
+	const char *region;        /* may be NULL: assume-role then needs one */
+	const char *sts_endpoint;  /* "https://sts.us-west-2.amazonaws.com" */
+	const char *ca_bundle;     /* NULL: the system store */
+	int imds_absent;           /* 1: the metadata service already did not answer */
+};
+
+int hp_creds_provider_open(struct hp_sys *sys, const struct hp_profile *p,
+			   const struct hp_creds_env *env, struct hp_buf *trace,
+			   struct hp_creds_provider **out, struct hp_error *e);
+/*
+ * A copy of the current credentials (release it with hp_creds_release),
+ * refreshed first when due. debug: one stderr line per refresh. Returns -1
+ * with e set (HP_ERR_CREDS) when the credentials expired and no refresh
+ * worked.
+ */
+int hp_creds_provider_get(struct hp_creds_provider *cp, int debug, struct hp_creds *out,
+			  struct hp_error *e);
+/* The source kind, for the report and the snapshot: "assume-role via profile ops". */
+const char *hp_creds_provider_desc(const struct hp_creds_provider *cp);
+/* Number of refreshes done so far (for --debug and tests). */
+unsigned hp_creds_provider_refreshes(struct hp_creds_provider *cp);
+void hp_creds_provider_close(struct hp_creds_provider *cp);
+
+/*
+ * The region of the EC2 instance from IMDSv2 (1 s limit, one retry), for
+ * when no flag, variable or profile names one. Returns 0, or -1 and sets
+ * *absent when the service did not answer.
+ */
+int hp_imds_region(struct hp_sys *sys, const struct hp_profile *p, char *region, size_t n,
+		   int *absent);
+
+/*
+ * Walk the chain once. trace receives one line per provider tried
+ * ("environment: AWS_ACCESS_KEY_ID not set"), never a secret. The region
+ * and STS endpoint for assume-role and web identity come from the
+ * environment and profile. Returns 0, or -1 with e set (HP_ERR_NO_CREDS
+ * when nobody answered, HP_ERR_CREDS for a provider that is configured but
+ * failed; the message starts with the provider's name and names the
+ * profile).
  */
 int hp_creds_resolve(struct hp_sys *sys, const struct hp_profile *p, struct hp_creds *out,
 		     struct hp_buf *trace, struct hp_error *e);

@@ -83,6 +83,13 @@ struct hp_sys {
 	void (*sleep_ms)(struct hp_sys *sys, long ms);
 	uint32_t (*random)(struct hp_sys *sys);
 	void *impl;
+	/*
+	 * Replaces a file atomically (a temporary file in the same directory,
+	 * written with this mode, then renamed over it). 0, or -1 with errno.
+	 * May be NULL in a test table: nothing is then written.
+	 */
+	int (*write_file)(struct hp_sys *sys, const char *path, const char *data, size_t len,
+			  int mode);
 };
 
 struct hp_sys *hp_sys_real(void);

@@ -213,15 +213,24 @@ int hp_aws_init(struct hp_aws *a, struct hp_sys *sys, const struct hp_profile *p
 		struct hp_error *e)
 {
 	const char *src, *v;
-	int s;
+	struct hp_creds_env cenv;
+	struct hp_error re = HP_ERROR_INIT;
+	int s, imds_absent = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->sys = sys;
 	a->max_attempts = DEFAULT_ATTEMPTS;
 	a->retry_tokens = RETRY_QUOTA;
 	a->timeout_ms = DEFAULT_TIMEOUT_MS;
-	if (hp_region_resolve(sys, p, flag_region, a->region, sizeof(a->region), &src, e))
-		return -1;
+	if (hp_region_resolve(sys, p, flag_region, a->region, sizeof(a->region), &src, &re)) {
+		/* As the SDKs do, an EC2 instance's own region is the last resort. */
+		if (re.code != HP_ERR_NO_REGION ||
+		    hp_imds_region(sys, p, a->region, sizeof(a->region), &imds_absent)) {
+			*e = e->code == HP_OK ? re : *e;
+			return -1;
+		}
+		src = "instance metadata";
+	}
 	for (s = 0; s < HP_SVC__COUNT; s++)
 		if (hp_endpoint_resolve(sys, p, (enum hp_svc)s, a->region, flag_endpoint,
 					a->endpoint[s], sizeof(a->endpoint[s]), e))
@@ -242,12 +251,31 @@ int hp_aws_init(struct hp_aws *a, struct hp_sys *sys, const struct hp_profile *p
 		return hp_error_set(e, HP_ERR_CONFIG, "AWS_RETRY_MODE must be standard, legacy or adaptive, not '%s'", v);
 	if (trace)
 		hp_buf_printf(trace, "region: %s (from %s)\n", a->region, src);
-	return hp_creds_resolve(sys, p, &a->creds, trace, e);
+	memset(&cenv, 0, sizeof(cenv));
+	cenv.region = a->region;
+	cenv.sts_endpoint = a->endpoint[HP_SVC_STS];
+	cenv.ca_bundle = a->ca_bundle;
+	cenv.imds_absent = imds_absent;
+	if (hp_creds_provider_open(sys, p, &cenv, trace, &a->cp, e))
+		return -1;
+	a->owns_cp = 1;
+	return 0;
 }
 
 void hp_aws_release(struct hp_aws *a)
 {
+	if (a->owns_cp)
+		hp_creds_provider_close(a->cp);
+	a->cp = NULL;
+	a->owns_cp = 0;
 	hp_creds_release(&a->creds);
+}
+
+const char *hp_creds_source_desc(const struct hp_aws *a)
+{
+	if (a->cp)
+		return hp_creds_provider_desc(a->cp);
+	return a->creds.source;
 }
 
 /* Split "scheme://host[:port][/prefix]" into host (with port) and path prefix. */
@@ -320,6 +348,7 @@ struct call {
 	size_t body_len;
 };
 
+/* Returns 0, -1 on a transport failure, -2 when no valid credentials exist (errmsg says why). */
 static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp *resp)
 {
 	const struct hp_svc_info *info = hp_svc_info(c->svc);
@@ -330,9 +359,24 @@ static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp
 	struct hp_sigv4_request sr;
 	struct hp_http_req req;
 	size_t nh = 0;
-	time_t now = (time_t)(a->sys->now_ms(a->sys) / 1000);
+	time_t now;
+	struct hp_creds fresh;
+	const struct hp_creds *cr = &a->creds;
 	int rc;
 
+	memset(&fresh, 0, sizeof(fresh));
+	if (a->cp) {
+		struct hp_error ce = HP_ERROR_INIT;
+
+		if (hp_creds_provider_get(a->cp, a->debug, &fresh, &ce)) {
+			hp_strlcpy(resp->errmsg, ce.msg, sizeof(resp->errmsg));
+			hp_buf_release(&url);
+			hp_buf_release(&path);
+			return -2;
+		}
+		cr = &fresh;
+	}
+	now = (time_t)(a->sys->now_ms(a->sys) / 1000);
 	split_url(a->endpoint[c->svc], host, sizeof(host), prefix, sizeof(prefix));
 	hp_buf_printf(&path, "%s%s", prefix, c->path);
 	hp_buf_printf(&url, "%s%s", a->endpoint[c->svc], c->path);
@@ -343,11 +387,11 @@ static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp
 		hdr[nh++] = (struct hp_header){ "Content-Type", c->content_type };
 	if (c->target)
 		hdr[nh++] = (struct hp_header){ "X-Amz-Target", c->target };
-	if (a->creds.session_token)
-		hdr[nh++] = (struct hp_header){ "X-Amz-Security-Token", a->creds.session_token };
-	sp.access_key = a->creds.access_key;
-	sp.secret_key = a->creds.secret_key;
-	sp.session_token = a->creds.session_token;
+	if (cr->session_token)
+		hdr[nh++] = (struct hp_header){ "X-Amz-Security-Token", cr->session_token };
+	sp.access_key = cr->access_key;
+	sp.secret_key = cr->secret_key;
+	sp.session_token = cr->session_token;
 	sp.region = a->region;
 	sp.service = info->signing_name;
 	sp.now = now;
@@ -363,6 +407,7 @@ static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp
 		hp_buf_release(&path);
 		hp_strlcpy(resp->errmsg, "cannot sign request", sizeof(resp->errmsg));
 		resp->net = HP_NET_IO;
+		hp_creds_release(&fresh);
 		return -1;
 	}
 	hdr[nh++] = (struct hp_header){ "Authorization", authz.buf };
@@ -379,6 +424,7 @@ static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp
 	hp_buf_release(&url);
 	hp_buf_release(&path);
 	hp_buf_release(&authz);
+	hp_creds_release(&fresh);
 	return rc;
 }
 
@@ -422,7 +468,7 @@ static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *ou
 {
 	const struct hp_svc_info *info = hp_svc_info(c->svc);
 	int64_t t0 = a->sys->monotonic_ms(a->sys);
-	int attempt, last_cost = 0;
+	int attempt, last_cost = 0, rc;
 
 	memset(out, 0, sizeof(*out));
 	for (attempt = 1;; attempt++) {
@@ -433,7 +479,14 @@ static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *ou
 		out->attempts = attempt;
 		a->stats.calls++;
 		out->code[0] = out->message[0] = '\0';
-		if (send_once(a, c, &resp)) {
+		rc = send_once(a, c, &resp);
+		if (rc == -2) {
+			/* No valid credentials: a credential error, never retried. */
+			out->cls = HP_AWS_AUTH;
+			out->status = 0;
+			hp_strlcpy(out->code, "CredentialsExpired", sizeof(out->code));
+			hp_strlcpy(out->message, resp.errmsg, sizeof(out->message));
+		} else if (rc) {
 			out->cls = HP_AWS_NETWORK;
 			out->status = 0;
 			hp_strlcpy(out->code, resp.net == HP_NET_TIMEOUT ? "Timeout" :
@@ -491,6 +544,8 @@ static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *ou
 			if (out->cls == HP_AWS_CLIENT && resp.net == HP_NET_OK && resp.status >= 500)
 				out->cls = HP_AWS_SERVER;
 		}
+		if (c->svc == HP_SVC_STS)  /* AssumeRole replies carry secrets */
+			hp_buf_release_secure(&resp.body);
 		hp_http_resp_release(&resp);
 		if (!retry)
 			break;

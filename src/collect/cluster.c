@@ -355,6 +355,8 @@ cJSON *hp_collect_meta(struct hp_aws *a, struct hp_snapshot *s, const char *clus
 		cJSON_AddNullToObject(meta, "node_filter");
 	cJSON_AddNumberToObject(meta, "collected_at_ms", (double)a->sys->now_ms(a->sys));
 	cJSON_AddStringToObject(meta, "tool", "hpnode " HP_VERSION);
+	/* The credential source kind, never a secret: "assume-role via profile ops". */
+	cJSON_AddStringToObject(meta, "credential_source", hp_creds_source_desc(a));
 	hp_snapshot_set(s, "meta", meta);
 	return meta;
 }

@@ -237,6 +237,51 @@ static int real_read_file(struct hp_sys *sys, const char *path, struct hp_buf *o
 	return 0;
 }
 
+static int real_write_file(struct hp_sys *sys, const char *path, const char *data, size_t len,
+			   int mode)
+{
+	char *tmp = xasprintf("%s.hpnode-%ld.tmp", path, (long)getpid());
+	size_t off = 0;
+	int fd, saved;
+
+	(void)sys;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
+	if (fd < 0) {
+		saved = errno;
+		free(tmp);
+		errno = saved;
+		return -1;
+	}
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		off += (size_t)n;
+	}
+	if (fchmod(fd, (mode_t)mode) || fsync(fd))
+		goto fail;
+	if (close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path))
+		goto fail;
+	free(tmp);
+	return 0;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	errno = saved;
+	return -1;
+}
+
 static void real_sleep_ms(struct hp_sys *sys, long ms)
 {
 	struct timespec ts;
@@ -402,7 +447,7 @@ struct hp_sys *hp_sys_real(void)
 {
 	static struct hp_sys sys = {
 		real_http, real_run, real_now_ms, real_monotonic_ms, real_getenv,
-		real_read_file, real_sleep_ms, real_random, NULL
+		real_read_file, real_sleep_ms, real_random, NULL, real_write_file
 	};
 	return &sys;
 }

@@ -83,10 +83,36 @@ static const char *f_getenv(struct hp_sys *s, const char *name)
 	return NULL;
 }
 
+static int f_write_file(struct hp_sys *s, const char *path, const char *data, size_t len,
+			int mode)
+{
+	struct fake_sys *f = self(s);
+
+	if (f->nwrote >= FAKE_MAX) {
+		errno = ENOSPC;
+		return -1;
+	}
+	f->wrote[f->nwrote][0] = xstrdup(path);
+	f->wrote[f->nwrote][1] = xstrndup(data, len);
+	f->wrote_mode[f->nwrote] = mode;
+	f->nwrote++;
+	return 0;
+}
+
 static int f_read_file(struct hp_sys *s, const char *path, struct hp_buf *out)
 {
 	struct fake_sys *f = self(s);
 	size_t i;
+
+	for (i = f->nwrote; i-- > 0;) {
+		if (!strcmp(f->wrote[i][0], path)) {
+			if (hp_buf_adds(out, f->wrote[i][1])) {
+				errno = EFBIG;
+				return -1;
+			}
+			return 0;
+		}
+	}
 
 	for (i = 0; i < f->nfiles; i++) {
 		if (!strcmp(f->files[i][0], path)) {
@@ -124,6 +150,7 @@ void fake_sys_init(struct fake_sys *f)
 	f->sys.read_file = f_read_file;
 	f->sys.sleep_ms = f_sleep;
 	f->sys.random = f_random;
+	f->sys.write_file = f_write_file;
 	f->sys.impl = f;
 	f->now_ms = 1440938160000LL; /* 2015-08-30T12:36:00Z */
 }
@@ -139,6 +166,11 @@ void fake_sys_release(struct fake_sys *f)
 		free(f->req_headers[i]);
 	}
 	free(f->run_argv0);
+	for (i = 0; i < f->nwrote; i++) {
+		free(f->wrote[i][0]);
+		free(f->wrote[i][1]);
+	}
+	f->nwrote = 0;
 	f->nreq = 0;
 	f->run_argv0 = NULL;
 }

@@ -34,6 +34,10 @@ struct fake_sys {
 	const char *run_out, *run_err;
 	int run_fail;          /* 1: run() cannot start the child */
 	char *run_argv0;
+	/* Files written by write_file(); read_file() sees the newest first. */
+	char *wrote[FAKE_MAX][2];
+	int wrote_mode[FAKE_MAX];
+	size_t nwrote;
 };
 
 void fake_sys_init(struct fake_sys *f);

@@ -2,8 +2,12 @@
  * The credential chain (order, every error, no secret in any message) and
  * region resolution.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake-sys.h"
 #include "hp/creds.h"
@@ -14,13 +18,14 @@
 #define TOK "ToKeN"
 
 /*
- * Exact match on an error message: containment plus equal length (T_STREQ
- * on the 1024-byte message array trips -Wformat-truncation).
+ * Match on an error message after the provider's name: containment plus the
+ * same ending (T_STREQ on the 1024-byte message array trips
+ * -Wformat-truncation).
  */
 #define T_MSG(msg, want)                                               \
 	do {                                                           \
 		T_CONTAINS(msg, want);                                 \
-		T_EQ(strlen(msg), strlen(want));                       \
+		T_ASSERT(hp_ends_with(msg, want));                     \
 	} while (0)
 
 struct env_pair {
@@ -151,6 +156,9 @@ static void t_trace_lines(void)
 	T_EQ(fx_resolve(&x, "dev", "[profile dev]\ncredential_process = tool\n",
 			"[dev]\nregion = us-west-2\n"), 0);
 	T_STREQ(x.trace.buf, "environment: skipped because --profile was given\n"
+			     "assume-role: profile 'dev' has no role_arn\n"
+			     "web-identity: profile 'dev' has no web_identity_token_file\n"
+			     "sso: profile 'dev' has no sso_session or sso_start_url\n"
 			     "shared-credentials-file: no aws_access_key_id in section [dev] of the "
 			     "credentials file\n"
 			     "credential-process: answered (session credentials)\n");
@@ -230,7 +238,7 @@ static void t_env_expiration(void)
 		if (!cases[i].rc) {
 			T_EQ(x.c.expires_ms, cases[i].ms);
 		} else {
-			T_EQ(x.e.code, HP_ERR_CONFIG);
+			T_EQ(x.e.code, HP_ERR_CREDS);
 			if (cases[i].msg)
 				T_MSG(x.e.msg, cases[i].msg);
 		}
@@ -259,7 +267,7 @@ static void t_env_partial(void)
 			fake_setenv(&x.f, "AWS_SECRET_ACCESS_KEY", cases[i].sk);
 		/* A complete credentials file does not hide the broken environment. */
 		T_EQ(fx_resolve(&x, NULL, NULL, creds_file), -1);
-		T_EQ(x.e.code, HP_ERR_CONFIG);
+		T_EQ(x.e.code, HP_ERR_CREDS);
 		T_MSG(x.e.msg, cases[i].msg);
 		T_STREQ(x.trace.buf, "environment: failed\n");
 		fx_release(&x);
@@ -298,7 +306,7 @@ static void t_file_keys(void)
 		rc = fx_resolve(&x, NULL, cases[i].config, cases[i].creds);
 		if (cases[i].msg) {
 			T_EQ(rc, -1);
-			T_EQ(x.e.code, HP_ERR_CONFIG);
+			T_EQ(x.e.code, HP_ERR_CREDS);
 			T_MSG(x.e.msg, cases[i].msg);
 		} else {
 			if (rc)
@@ -413,7 +421,7 @@ static void t_process_split_errors(void)
 			T_MSG(x.e.msg, "cannot run credential_process '' of profile 'default'");
 		} else {
 			T_EQ(fx_resolve(&x, NULL, config, NULL), -1);
-			T_EQ(x.e.code, HP_ERR_CONFIG);
+			T_EQ(x.e.code, HP_ERR_CREDS);
 			T_CONTAINS(x.e.msg, "cannot split the credential_process of profile 'default'");
 			T_CONTAINS(x.e.msg, cases[i].why);
 			T_ASSERT(x.f.run_argv0 == NULL);
@@ -522,16 +530,16 @@ static void t_process_errors(void)
 				   "aws_access_key_id = AKIDCFG\naws_secret_access_key = " SK "\n",
 			       NULL) != -1)
 			T_FAILF("case %zu answered", i);
-		T_EQ(x.e.code, HP_ERR_CONFIG);
+		T_EQ(x.e.code, HP_ERR_CREDS);
 		T_MSG(x.e.msg, cases[i].msg);
 		T_CONTAINS(x.trace.buf, "credential-process: failed\n");
 		fx_release(&x);
 	}
 }
 
-/* ---- providers hpnode does not implement ---- */
+/* ---- configuration errors of the other providers ---- */
 
-static void t_unsupported(void)
+static void t_config_errors(void)
 {
 	static const struct {
 		const char *config;
@@ -539,22 +547,63 @@ static void t_unsupported(void)
 		const char *msg;
 	} cases[] = {
 		{ "[profile p]\nsso_session = corp\nsso_account_id = 1\n", { { NULL, NULL } },
-		  "profile 'p' uses SSO (sso_*), which hpnode does not support yet; export "
-		  "credentials with 'aws configure export-credentials --profile p --format env'" },
+		  "sso: profile 'p' names sso_session 'corp', but the config file has no "
+		  "[sso-session corp] section" },
 		{ "[profile p]\nsso_start_url = https://x/start\n", { { NULL, NULL } },
-		  "profile 'p' uses SSO (sso_*)" },
+		  "sso: SSO profile 'p' is incomplete: it needs sso_region" },
+		{ "[profile p]\nrole_arn = arn:aws:iam::1:role/r\n", { { NULL, NULL } },
+		  "assume-role: profile 'p' has role_arn but neither source_profile nor "
+		  "credential_source" },
+		{ "[profile p]\nrole_arn = arn:aws:iam::1:role/r\nsource_profile = q\n"
+		  "credential_source = Environment\n", { { NULL, NULL } },
+		  "assume-role: profile 'p' has both source_profile and credential_source" },
+		{ "[profile p]\nrole_arn = arn:aws:iam::1:role/r\nsource_profile = q\n"
+		  "mfa_serial = arn:aws:iam::1:mfa/u\n", { { NULL, NULL } },
+		  "assume-role: profile 'p' assumes role arn:aws:iam::1:role/r with mfa_serial, and "
+		  "hpnode does not prompt for MFA codes" },
 		{ "[profile p]\nrole_arn = arn:aws:iam::1:role/r\nsource_profile = q\n",
 		  { { NULL, NULL } },
-		  "profile 'p' assumes a role (role_arn), which hpnode does not support yet" },
+		  "assume-role: source_profile 'q' of profile 'p' does not exist in the config or "
+		  "credentials file" },
+		{ "[profile p]\nrole_arn = arn:aws:iam::1:role/r\nsource_profile = q\n"
+		  "[profile q]\nrole_arn = arn:aws:iam::1:role/s\nsource_profile = z\n"
+		  "[profile z]\nrole_arn = arn:aws:iam::1:role/t\nsource_profile = q\n",
+		  { { NULL, NULL } }, "assume-role: source_profile loop: p -> q -> z -> q" },
+		{ "[profile p]\nrole_arn = arn:aws:iam::1:role/r\nsource_profile = p\n",
+		  { { NULL, NULL } },
+		  "source_profile loop: p (profile 'p' names itself but holds no keys)" },
+		{ "[profile p]\nrole_arn = arn:aws:iam::1:role/r\ncredential_source = Ec2\n",
+		  { { NULL, NULL } },
+		  "credential_source 'Ec2' of profile 'p' must be Environment, Ec2InstanceMetadata "
+		  "or EcsContainer" },
+		{ "[profile p]\nrole_arn = arn:aws:iam::1:role/r\ncredential_source = Environment\n",
+		  { { NULL, NULL } },
+		  "assume-role: credential_source Environment of profile 'p' gave no credentials: "
+		  "AWS_ACCESS_KEY_ID not set" },
+		{ "[profile p]\nrole_arn = arn:aws:iam::1:role/r\nsource_profile = q\n"
+		  "duration_seconds = 60\n[profile q]\naws_access_key_id = A\n"
+		  "aws_secret_access_key = " SK "\n", { { NULL, NULL } },
+		  "duration_seconds '60' of profile 'p' must be a number of seconds from 900 to "
+		  "43200" },
 		{ "[profile p]\nrole_arn = arn:aws:iam::1:role/r\nweb_identity_token_file = /t\n",
-		  { { NULL, NULL } }, "profile 'p' uses web identity (web_identity_token_file)" },
-		{ "[profile p]\n", { { "AWS_WEB_IDENTITY_TOKEN_FILE", "/t" },
-				     { "AWS_ROLE_ARN", "arn:aws:iam::1:role/r" } },
-		  "AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN are set (web identity), which hpnode "
-		  "does not support yet; export credentials with 'aws configure export-credentials "
-		  "--profile p --format env'" },
+		  { { NULL, NULL } },
+		  "web-identity: cannot read the web identity token file '/t' "
+		  "(web_identity_token_file of profile 'p'): No such file or directory" },
+		{ "[profile p]\n", { { "AWS_ROLE_ARN", "arn:aws:iam::1:role/r" }, { NULL, NULL } },
+		  "web-identity: AWS_ROLE_ARN is set but AWS_WEB_IDENTITY_TOKEN_FILE is not" },
 		{ "[profile p]\nlogin_session = arn:aws:iam::1:user/u\n", { { NULL, NULL } },
-		  "profile 'p' uses an 'aws login' session (login_session)" },
+		  "login: profile 'p' uses an 'aws login' session (login_session)" },
+		{ "[profile p]\n", { { "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+				       "http://203.0.113.9/creds" }, { NULL, NULL } },
+		  "container: AWS_CONTAINER_CREDENTIALS_FULL_URI names host 203.0.113.9 over plain "
+		  "HTTP" },
+		{ "[profile p]\n", { { "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+				       "http://localhost.evil.example/creds" }, { NULL, NULL } },
+		  "names host localhost.evil.example over plain HTTP" },
+		{ "[profile p]\n", { { "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+				       "http://127.0.0.1:1/creds" },
+				     { "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", "/nope" } },
+		  "container: cannot read AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE '/nope'" },
 	};
 	size_t i, k;
 
@@ -562,20 +611,351 @@ static void t_unsupported(void)
 		struct fixture x;
 
 		fx_init(&x);
+		fake_setenv(&x.f, "AWS_PROFILE", "p");
+		fake_setenv(&x.f, "AWS_REGION", "us-west-2");
 		for (k = 0; k < 2 && cases[i].env[k].name; k++)
 			fake_setenv(&x.f, cases[i].env[k].name, cases[i].env[k].value);
-		/*
-		 * These come before the credentials file in the chain, except
-		 * login, which comes after it.
-		 */
-		if (fx_resolve(&x, "p", cases[i].config,
-			       strstr(cases[i].config, "login_session") ? "[p]\n" :
-			       "[p]\naws_access_key_id = A\naws_secret_access_key = " SK "\n") != -1)
+		if (fx_resolve(&x, NULL, cases[i].config, "[x]\n") != -1)
 			T_FAILF("case %zu answered from %s", i, x.c.provider);
-		T_EQ(x.e.code, HP_ERR_CONFIG);
+		T_EQ(x.e.code, HP_ERR_CREDS);
+		T_EQ(hp_err_exit_status(x.e.code), HP_EXIT_CREDS);
 		T_CONTAINS(x.e.msg, cases[i].msg);
 		fx_release(&x);
 	}
+}
+
+/* ---- the providers that call out ---- */
+
+#define STS_REPLY(op, ak)                                                               \
+	"<" op "Response xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><" op "Result>" \
+	"<Credentials><AccessKeyId>" ak "</AccessKeyId><SecretAccessKey>" SK "role"       \
+	"</SecretAccessKey><SessionToken>" TOK "role</SessionToken><Expiration>"          \
+	"2015-08-30T13:36:00Z</Expiration></Credentials></" op "Result></" op "Response>"
+
+static void t_assume_role(void)
+{
+	struct fixture x;
+
+	/* ops <- mid (a role itself) <- base (keys): two AssumeRole calls, in order. */
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_REGION", "us-west-2");
+	fake_setenv(&x.f, "AWS_ENDPOINT_URL_STS", "http://127.0.0.1:9");
+	fake_reply(&x.f, 200, NULL, STS_REPLY("AssumeRole", "ASIAMID"));
+	fake_reply(&x.f, 200, NULL, STS_REPLY("AssumeRole", "ASIAOPS"));
+	T_EQ(fx_resolve(&x, "ops",
+			"[profile ops]\nrole_arn = arn:aws:iam::123456789012:role/triage\n"
+			"source_profile = mid\nexternal_id = ext-1\nrole_session_name = me\n"
+			"duration_seconds = 3600\n"
+			"[profile mid]\nrole_arn = arn:aws:iam::123456789012:role/mid\n"
+			"source_profile = base\n",
+			"[base]\naws_access_key_id = AKIDBASE\naws_secret_access_key = " SK "b\n"), 0);
+	T_STREQ(x.c.provider, "assume-role");
+	T_STREQ(x.c.access_key, "ASIAOPS");
+	T_STREQ(x.c.session_token, TOK "role");
+	T_EQ(x.c.expires_ms, x.f.now_ms + 3600000);
+	T_STREQ(x.c.source, "assume-role via profile ops (source profile mid)");
+	T_EQ(x.f.nreq, 2);
+	T_CONTAINS(x.f.req_headers[0], "Credential=AKIDBASE/");
+	T_CONTAINS(x.f.req_body[0], "Action=AssumeRole&");
+	T_CONTAINS(x.f.req_body[0], "RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fmid");
+	T_CONTAINS(x.f.req_headers[1], "Credential=ASIAMID/");
+	T_CONTAINS(x.f.req_headers[1], "X-Amz-Security-Token: " TOK "role");
+	T_CONTAINS(x.f.req_body[1], "RoleSessionName=me&ExternalId=ext-1&DurationSeconds=3600");
+	T_STREQ(x.f.req_url[1], "http://127.0.0.1:9/");
+	T_CONTAINS(x.trace.buf, "assume-role: source profile 'base' answered (shared credentials "
+				"file, profile base)");
+	fx_release(&x);
+
+	/* A refusal names the role, the profile and the STS error. */
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_REGION", "us-west-2");
+	fake_reply(&x.f, 403, NULL, "<ErrorResponse><Error><Code>AccessDenied</Code><Message>not "
+		   "authorized to perform sts:AssumeRole</Message></Error></ErrorResponse>");
+	T_EQ(fx_resolve(&x, "ops", "[profile ops]\nrole_arn = arn:aws:iam::1:role/r\n"
+			"credential_source = Environment\n", NULL), -1);
+	T_EQ(x.e.code, HP_ERR_CREDS);
+	T_CONTAINS(x.e.msg, "assume-role: credential_source Environment of profile 'ops' gave no "
+			    "credentials");
+	fx_release(&x);
+
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_REGION", "us-west-2");
+	set_env_keys(&x);
+	fake_reply(&x.f, 403, NULL, "<ErrorResponse><Error><Code>AccessDenied</Code><Message>not "
+		   "authorized to perform sts:AssumeRole</Message></Error></ErrorResponse>");
+	T_EQ(fx_resolve(&x, "ops", "[profile ops]\nrole_arn = arn:aws:iam::1:role/r\n"
+			"credential_source = Environment\n", NULL), -1);
+	T_EQ(x.e.code, HP_ERR_CREDS);
+	T_CONTAINS(x.e.msg, "assume-role: sts:AssumeRole of arn:aws:iam::1:role/r for profile 'ops' "
+			    "failed: AccessDenied: not authorized to perform sts:AssumeRole");
+	T_CONTAINS(x.f.req_headers[0], "Credential=AKIDENV/");
+	fx_release(&x);
+}
+
+static void t_web_identity(void)
+{
+	struct fixture x;
+
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_REGION", "us-west-2");
+	fake_setenv(&x.f, "AWS_ROLE_ARN", "arn:aws:iam::1:role/irsa");
+	fake_setenv(&x.f, "AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token");
+	fake_setenv(&x.f, "AWS_ROLE_SESSION_NAME", "pod-1");
+	fake_file(&x.f, "/var/run/token", "eyJ" TOK "jwt\n");
+	fake_reply(&x.f, 200, NULL, STS_REPLY("AssumeRoleWithWebIdentity", "ASIAWEB"));
+	T_EQ(fx_resolve(&x, NULL, "[default]\n", "[default]\naws_access_key_id = AKIDFILE\n"
+			"aws_secret_access_key = " SK "\n"), 0);
+	T_STREQ(x.c.provider, "web-identity");
+	T_STREQ(x.c.access_key, "ASIAWEB");
+	T_STREQ(x.c.source, "web identity via AWS_WEB_IDENTITY_TOKEN_FILE");
+	T_EQ(x.f.nreq, 1);
+	T_NOT_CONTAINS(x.f.req_headers[0], "Authorization");
+	T_CONTAINS(x.f.req_body[0], "Action=AssumeRoleWithWebIdentity&Version=2011-06-15&"
+				    "RoleArn=arn%3Aaws%3Aiam%3A%3A1%3Arole%2Firsa&"
+				    "RoleSessionName=pod-1&WebIdentityToken=eyJ" TOK "jwt");
+	fx_release(&x);
+
+	/* --profile turns the environment off: the profile's keys answer. */
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_ROLE_ARN", "arn:aws:iam::1:role/irsa");
+	fake_setenv(&x.f, "AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token");
+	T_EQ(fx_resolve(&x, "dev", "[profile dev]\n", creds_file), 0);
+	T_STREQ(x.c.provider, "shared-credentials-file");
+	T_EQ(x.f.nreq, 0);
+	fx_release(&x);
+}
+
+static void t_container(void)
+{
+	struct fixture x;
+
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://127.0.0.1:8080/v1/creds");
+	fake_setenv(&x.f, "AWS_CONTAINER_AUTHORIZATION_TOKEN", "ignored");
+	fake_setenv(&x.f, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", "/tok");
+	fake_file(&x.f, "/tok", TOK "pod\n");
+	fake_net_error(&x.f, HP_NET_CONNECT);  /* one retry */
+	fake_reply(&x.f, 200, NULL, "{\"AccessKeyId\":\"ASIACTR\",\"SecretAccessKey\":\"" SK "c\","
+		   "\"Token\":\"" TOK "c\",\"Expiration\":\"2015-08-30T18:36:00Z\"}");
+	T_EQ(fx_resolve(&x, NULL, NULL, NULL), 0);
+	T_STREQ(x.c.provider, "container");
+	T_STREQ(x.c.access_key, "ASIACTR");
+	T_STREQ(x.c.source, "container credentials from 127.0.0.1");
+	T_EQ(x.f.nreq, 2);
+	T_CONTAINS(x.f.req_headers[1], "Authorization: " TOK "pod\n");
+	T_STREQ(x.f.req_url[1], "http://127.0.0.1:8080/v1/creds");
+	fx_release(&x);
+
+	/* RELATIVE_URI goes to 169.254.170.2; HTTPS may name any host. */
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "/v2/credentials/abc");
+	fake_reply(&x.f, 401, NULL, "{\"message\":\"bad token\"}");
+	T_EQ(fx_resolve(&x, NULL, NULL, NULL), -1);
+	T_STREQ(x.f.req_url[0], "http://169.254.170.2/v2/credentials/abc");
+	T_CONTAINS(x.e.msg, "container: the container credentials endpoint at 169.254.170.2 "
+			    "failed: HTTP 401");
+	fx_release(&x);
+}
+
+static const char imds_creds[] =
+	"{\"Code\":\"Success\",\"Type\":\"AWS-HMAC\",\"AccessKeyId\":\"ASIAIMDS\","
+	"\"SecretAccessKey\":\"" SK "i\",\"Token\":\"" TOK "i\","
+	"\"Expiration\":\"2015-08-30T12:46:00Z\"}";
+
+static void t_imds(void)
+{
+	struct fixture x;
+	char region[40];
+	int absent = 9;
+
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://127.0.0.1:7/");
+	fake_reply(&x.f, 200, NULL, "imds-" TOK);
+	fake_reply(&x.f, 200, NULL, "jump-host-role\n");
+	fake_reply(&x.f, 200, NULL, imds_creds);
+	T_EQ(fx_resolve(&x, NULL, NULL, NULL), 0);
+	T_STREQ(x.c.provider, "imds");
+	T_STREQ(x.c.source, "instance metadata (role jump-host-role)");
+	T_STREQ(x.f.req_method[0], "PUT");
+	T_STREQ(x.f.req_url[0], "http://127.0.0.1:7/latest/api/token");
+	T_CONTAINS(x.f.req_headers[0], "X-aws-ec2-metadata-token-ttl-seconds: 21600");
+	T_STREQ(x.f.req_url[2], "http://127.0.0.1:7/latest/meta-data/iam/security-credentials/"
+				"jump-host-role");
+	T_CONTAINS(x.f.req_headers[2], "X-aws-ec2-metadata-token: imds-" TOK);
+	fx_release(&x);
+
+	/* No instance profile: skipped, not an error. */
+	fx_init(&x);
+	fake_reply(&x.f, 200, NULL, "tok");
+	fake_reply(&x.f, 404, NULL, "");
+	T_EQ(fx_resolve(&x, NULL, NULL, NULL), -1);
+	T_EQ(x.e.code, HP_ERR_NO_CREDS);
+	T_CONTAINS(x.trace.buf, "imds: this EC2 instance has no instance profile");
+	fx_release(&x);
+
+	/* The region, and a service that is not there. */
+	fx_init(&x);
+	fake_reply(&x.f, 200, NULL, "tok");
+	fake_reply(&x.f, 200, NULL, "eu-north-1\n");
+	T_EQ(hp_imds_region(&x.f.sys, NULL, region, sizeof(region), &absent), 0);
+	T_STREQ(region, "eu-north-1");
+	T_EQ(absent, 0);
+	T_EQ(hp_imds_region(&x.f.sys, NULL, region, sizeof(region), &absent), -1);
+	T_EQ(absent, 1);
+	fx_release(&x);
+}
+
+static void t_sso(void)
+{
+	static const char cfg[] =
+		"[profile dev]\nsso_session = corp\nsso_account_id = 111122223333\n"
+		"sso_role_name = Triage\n[sso-session corp]\nsso_start_url = https://corp/start\n"
+		"sso_region = us-east-1\n";
+	static const char path[] = "/home/u/.aws/sso/cache/"
+				   "ee0bfd2552fbd840c02cc48b6e823320543c450f.json";
+	static const char portal[] = "{\"roleCredentials\":{\"accessKeyId\":\"ASIASSO\","
+				     "\"secretAccessKey\":\"" SK "s\",\"sessionToken\":\"" TOK "s\","
+				     "\"expiration\":1440945360000}}";
+	struct fixture x;
+
+	/* A valid cached token: straight to GetRoleCredentials. */
+	fx_init(&x);
+	fake_setenv(&x.f, "HOME", "/home/u");
+	fake_setenv(&x.f, "AWS_ENDPOINT_URL_SSO", "http://127.0.0.1:5/");
+	fake_file(&x.f, path, "{\"startUrl\":\"https://corp/start\",\"region\":\"us-east-1\","
+		  "\"accessToken\":\"" TOK "access\",\"expiresAt\":\"2015-08-30T20:00:00Z\"}");
+	fake_reply(&x.f, 200, NULL, portal);
+	T_EQ(fx_resolve(&x, "dev", cfg, NULL), 0);
+	T_STREQ(x.c.provider, "sso");
+	T_STREQ(x.c.access_key, "ASIASSO");
+	T_EQ(x.c.expires_ms, 1440945360000LL);
+	T_STREQ(x.c.source, "sso via profile dev");
+	T_STREQ(x.f.req_url[0], "http://127.0.0.1:5/federation/credentials?account_id=111122223333"
+				"&role_name=Triage");
+	T_CONTAINS(x.f.req_headers[0], "x-amz-sso_bearer_token: " TOK "access\n");
+	T_EQ(x.f.nwrote, 0);
+	fx_release(&x);
+
+	/* Expired with a refresh token: CreateToken, the cache rewritten (0600), then the portal. */
+	fx_init(&x);
+	fake_setenv(&x.f, "HOME", "/home/u");
+	fake_setenv(&x.f, "AWS_ENDPOINT_URL_SSO", "http://127.0.0.1:5");
+	fake_setenv(&x.f, "AWS_ENDPOINT_URL_SSO_OIDC", "http://127.0.0.1:6");
+	fake_file(&x.f, path, "{\"startUrl\":\"https://corp/start\",\"region\":\"us-east-1\","
+		  "\"accessToken\":\"" TOK "old\",\"expiresAt\":\"2015-08-30T12:00:00Z\","
+		  "\"clientId\":\"cid\",\"clientSecret\":\"" SK "client\","
+		  "\"refreshToken\":\"" TOK "refresh\"}");
+	fake_reply(&x.f, 200, NULL, "{\"accessToken\":\"" TOK "new\",\"expiresIn\":3600,"
+		   "\"refreshToken\":\"" TOK "refresh2\",\"tokenType\":\"Bearer\"}");
+	fake_reply(&x.f, 200, NULL, portal);
+	T_EQ(fx_resolve(&x, "dev", cfg, NULL), 0);
+	T_STREQ(x.c.access_key, "ASIASSO");
+	T_STREQ(x.f.req_url[0], "http://127.0.0.1:6/token");
+	T_CONTAINS(x.f.req_body[0], "\"grantType\":\"refresh_token\"");
+	T_CONTAINS(x.f.req_body[0], "\"refreshToken\":\"" TOK "refresh\"");
+	T_CONTAINS(x.f.req_headers[1], "x-amz-sso_bearer_token: " TOK "new\n");
+	T_EQ(x.f.nwrote, 1);
+	T_STREQ(x.f.wrote[0][0], path);
+	T_EQ(x.f.wrote_mode[0], 0600);
+	T_CONTAINS(x.f.wrote[0][1], "\"accessToken\":\t\"" TOK "new\"");
+	T_CONTAINS(x.f.wrote[0][1], "\"expiresAt\":\t\"2015-08-30T13:36:00Z\"");
+	T_CONTAINS(x.f.wrote[0][1], "\"refreshToken\":\t\"" TOK "refresh2\"");
+	T_CONTAINS(x.f.wrote[0][1], "\"clientId\":\t\"cid\"");
+	T_CONTAINS(x.trace.buf, "sso: token refreshed");
+	fx_release(&x);
+
+	/* No cache: log in first. Legacy keys hash the start URL. */
+	fx_init(&x);
+	fake_setenv(&x.f, "HOME", "/home/u");
+	T_EQ(fx_resolve(&x, "dev", cfg, NULL), -1);
+	T_MSG(x.e.msg, "sso: no valid SSO token cached for profile 'dev' (/home/u/.aws/sso/cache/"
+		       "ee0bfd2552fbd840c02cc48b6e823320543c450f.json); run `aws sso login "
+		       "--profile dev`");
+	T_EQ(x.e.code, HP_ERR_CREDS);
+	fx_release(&x);
+
+	fx_init(&x);
+	fake_setenv(&x.f, "HOME", "/home/u");
+	fake_file(&x.f, "/home/u/.aws/sso/cache/717f6b50ccf65f10839b090b78b6ff0786091a96.json",
+		  "{\"accessToken\":\"" TOK "old\",\"expiresAt\":\"2015-08-30T12:00:00Z\"}");
+	T_EQ(fx_resolve(&x, "old", "[profile old]\nsso_start_url = https://corp/start\n"
+			"sso_region = us-east-1\nsso_account_id = 1\nsso_role_name = R\n", NULL), -1);
+	T_CONTAINS(x.e.msg, "sso: the SSO token of profile 'old' has expired; run `aws sso login "
+			    "--profile old`");
+	T_EQ(x.f.nreq, 0);
+	fx_release(&x);
+}
+
+/* ---- refresh ---- */
+
+static void t_refresh(void)
+{
+	struct fixture x;
+	struct hp_creds_provider *cp = NULL;
+	struct hp_creds_env env;
+	struct hp_creds got;
+	static const char later[] =
+		"{\"Code\":\"Success\",\"AccessKeyId\":\"ASIAIMDS2\",\"SecretAccessKey\":\"" SK "2\","
+		"\"Token\":\"" TOK "2\",\"Expiration\":\"2015-08-30T12:56:00Z\"}";
+
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://127.0.0.1:7");
+	T_EQ(hp_profile_load(&x.f.sys, NULL, &x.p, &x.e), 0);
+	fake_reply(&x.f, 200, NULL, "tok");
+	fake_reply(&x.f, 200, NULL, "role");
+	fake_reply(&x.f, 200, NULL, imds_creds);  /* 10 minutes: refreshed after 5 */
+	memset(&env, 0, sizeof(env));
+	T_EQ(hp_creds_provider_open(&x.f.sys, &x.p, &env, &x.trace, &cp, &x.e), 0);
+	T_STREQ(hp_creds_provider_desc(cp), "instance metadata (role role)");
+	T_CONTAINS(x.trace.buf, "credentials: instance metadata (role role), valid until "
+				"2015-08-30T12:46:00Z");
+	x.f.now_ms += 4 * 60000;
+	T_EQ(hp_creds_provider_get(cp, 0, &got, &x.e), 0);
+	T_STREQ(got.access_key, "ASIAIMDS");
+	hp_creds_release(&got);
+	T_EQ(x.f.nreq, 3);
+	/* Inside the window: asked again. */
+	x.f.now_ms += 2 * 60000;
+	fake_reply(&x.f, 200, NULL, "tok");
+	fake_reply(&x.f, 200, NULL, "role");
+	fake_reply(&x.f, 200, NULL, later);
+	T_EQ(hp_creds_provider_get(cp, 0, &got, &x.e), 0);
+	T_STREQ(got.access_key, "ASIAIMDS2");
+	T_STREQ(got.provider, "imds");
+	T_EQ(hp_creds_provider_refreshes(cp), 1);
+	hp_creds_release(&got);
+	/* The next refresh fails: the old keys serve until they expire, then an error. */
+	x.f.now_ms += 10 * 60000;
+	fake_reply(&x.f, 500, NULL, "");
+	fake_reply(&x.f, 500, NULL, "");
+	T_EQ(hp_creds_provider_get(cp, 0, &got, &x.e), 0);
+	T_STREQ(got.access_key, "ASIAIMDS2");
+	hp_creds_release(&got);
+	x.f.now_ms += 5 * 60000;
+	fake_reply(&x.f, 500, NULL, "");
+	fake_reply(&x.f, 500, NULL, "");
+	T_EQ(hp_creds_provider_get(cp, 0, &got, &x.e), -1);
+	T_EQ(x.e.code, HP_ERR_CREDS);
+	T_CONTAINS(x.e.msg, "imds: the credentials (instance metadata (role role), profile "
+			    "'default') expired at 2015-08-30T12:56:00Z and could not be refreshed");
+	T_NOT_CONTAINS(x.e.msg, SK);
+	T_NOT_CONTAINS(x.e.msg, TOK);
+	T_ASSERT(got.access_key == NULL);
+	hp_creds_provider_close(cp);
+	fx_release(&x);
+
+	/* Static keys never expire and are never asked again. */
+	fx_init(&x);
+	set_env_keys(&x);
+	T_EQ(hp_profile_load(&x.f.sys, NULL, &x.p, &x.e), 0);
+	T_EQ(hp_creds_provider_open(&x.f.sys, &x.p, NULL, NULL, &cp, &x.e), 0);
+	x.f.now_ms += 86400000LL * 365;
+	T_EQ(hp_creds_provider_get(cp, 0, &got, &x.e), 0);
+	T_STREQ(got.access_key, "AKIDENV");
+	T_STREQ(hp_creds_provider_desc(cp), "environment variables");
+	hp_creds_release(&got);
+	hp_creds_provider_close(cp);
+	fx_release(&x);
 }
 
 static void t_nobody_answered(void)
@@ -583,28 +963,38 @@ static void t_nobody_answered(void)
 	struct fixture x;
 
 	fx_init(&x);
-	fake_setenv(&x.f, "AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://169.254.170.23/v1/c");
 	fake_setenv(&x.f, "AWS_PROFILE", "dev");
+	fake_setenv(&x.f, "AWS_EC2_METADATA_DISABLED", "true");
 	T_EQ(fx_resolve(&x, NULL, "[profile dev]\nregion = us-west-2\n", NULL), -1);
 	T_EQ(x.e.code, HP_ERR_NO_CREDS);
 	T_CONTAINS(x.e.msg, "no AWS credentials found for profile 'dev' (tried environment, "
-			    "shared-credentials-file, credential-process, config-file, container)");
+			    "assume-role, web-identity, sso, shared-credentials-file, "
+			    "credential-process, config-file, container, imds)");
 	T_CONTAINS(x.e.msg, "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
 	T_STREQ(x.trace.buf,
 		"environment: AWS_ACCESS_KEY_ID not set\n"
+		"assume-role: profile 'dev' has no role_arn\n"
+		"web-identity: AWS_WEB_IDENTITY_TOKEN_FILE not set and profile 'dev' has no "
+		"web_identity_token_file\n"
+		"sso: profile 'dev' has no sso_session or sso_start_url\n"
 		"shared-credentials-file: no [dev] section in the credentials file\n"
 		"credential-process: profile 'dev' has no credential_process\n"
 		"config-file: no aws_access_key_id in profile 'dev' of the config file\n"
-		"container: AWS_CONTAINER_CREDENTIALS_FULL_URI is set, but container credentials "
-		"are not supported yet\n");
+		"container: AWS_CONTAINER_CREDENTIALS_RELATIVE_URI and "
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI not set\n"
+		"imds: AWS_EC2_METADATA_DISABLED is true\n");
 	fx_release(&x);
 
-	/* Unused rows stay out of the trace; a NULL trace is allowed. */
+	/* A NULL trace is allowed; IMDS that does not answer is skipped, not an error. */
 	fx_init(&x);
 	T_EQ(hp_profile_load(&x.f.sys, NULL, &x.p, &x.e), 0);
 	T_EQ(hp_creds_resolve(&x.f.sys, &x.p, &x.c, NULL, &x.e), -1);
-	T_CONTAINS(x.e.msg, "(tried environment, shared-credentials-file, credential-process, "
-			    "config-file)");
+	T_EQ(x.e.code, HP_ERR_NO_CREDS);
+	T_CONTAINS(x.e.msg, "container, imds)");
+	/* The token PUT was tried twice (one retry), then nothing else. */
+	T_EQ(x.f.nreq, 2);
+	T_STREQ(x.f.req_method[0], "PUT");
+	T_STREQ(x.f.req_url[0], "http://169.254.169.254/latest/api/token");
 	fx_release(&x);
 }
 
@@ -621,6 +1011,148 @@ static void t_release_wipes(void)
 	T_EQ(x.c.provider[0], 0);
 	/* A second release is harmless. */
 	fx_release(&x);
+}
+
+/*
+ * Many threads signing at once: an hp_sys whose clock moves 100 ms at every
+ * reading and whose metadata service mints keys that live 60 s. Every copy
+ * handed out must still be valid, and keys are minted only when due.
+ */
+struct tsys {
+	struct hp_sys sys;
+	pthread_mutex_t mu;
+	int64_t now;
+	unsigned minted;
+	int in_http, overlap;
+};
+
+static int ts_http(struct hp_sys *s, const struct hp_http_req *req, struct hp_http_resp *resp)
+{
+	struct tsys *t = s->impl;
+	struct tm tm;
+	time_t exp;
+	char when[32];
+
+	pthread_mutex_lock(&t->mu);
+	if (t->in_http++)
+		t->overlap = 1;
+	resp->status = 200;
+	if (hp_ends_with(req->url, "/api/token")) {
+		hp_buf_puts(&resp->body, "tok");
+	} else if (hp_ends_with(req->url, "/security-credentials/")) {
+		hp_buf_puts(&resp->body, "role");
+	} else {
+		exp = (time_t)(t->now / 1000 + 60);
+		gmtime_r(&exp, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		hp_buf_printf(&resp->body, "{\"Code\":\"Success\",\"AccessKeyId\":\"AK%u\","
+			      "\"SecretAccessKey\":\"" SK "\",\"Token\":\"" TOK "\","
+			      "\"Expiration\":\"%s\"}", t->minted++, when);
+	}
+	t->in_http--;
+	pthread_mutex_unlock(&t->mu);
+	return 0;
+}
+
+static int64_t ts_now(struct hp_sys *s)
+{
+	struct tsys *t = s->impl;
+	int64_t v;
+
+	pthread_mutex_lock(&t->mu);
+	t->now += 100;
+	v = t->now;
+	pthread_mutex_unlock(&t->mu);
+	return v;
+}
+
+static const char *ts_getenv(struct hp_sys *s, const char *name)
+{
+	(void)s;
+	return !strcmp(name, "AWS_EC2_METADATA_SERVICE_ENDPOINT") ? "http://127.0.0.1:7" : NULL;
+}
+
+static int ts_read(struct hp_sys *s, const char *path, struct hp_buf *out)
+{
+	(void)s;
+	(void)path;
+	(void)out;
+	errno = ENOENT;
+	return -1;
+}
+
+struct worker {
+	struct hp_creds_provider *cp;
+	struct tsys *t;
+	int bad;
+};
+
+static void *ts_work(void *arg)
+{
+	struct worker *w = arg;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		struct hp_error e = HP_ERROR_INIT;
+		struct hp_creds c;
+		/*
+		 * The other threads move the clock too, so the test is against the
+		 * time before the call: a copy is handed out only with more than
+		 * the 1 s signing margin left at the moment of the call.
+		 */
+		int64_t before = ts_now(&w->t->sys);
+
+		if (hp_creds_provider_get(w->cp, 0, &c, &e)) {
+			w->bad++;
+			continue;
+		}
+		if (c.expires_ms <= before + 1000 || !c.access_key || strncmp(c.access_key, "AK", 2))
+			w->bad++;
+		hp_creds_release(&c);
+	}
+	return NULL;
+}
+
+static void t_refresh_threads(void)
+{
+	struct tsys t;
+	struct hp_profile p;
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_creds_provider *cp = NULL;
+	struct worker w[8];
+	pthread_t tid[8];
+	int i, bad = 0;
+
+	memset(&t, 0, sizeof(t));
+	memset(&p, 0, sizeof(p));
+	hp_strlcpy(p.name, "default", sizeof(p.name));
+	pthread_mutex_init(&t.mu, NULL);
+	t.now = 1440938160000LL;
+	t.sys.http = ts_http;
+	t.sys.now_ms = ts_now;
+	t.sys.monotonic_ms = ts_now;
+	t.sys.getenv = ts_getenv;
+	t.sys.read_file = ts_read;
+	t.sys.impl = &t;
+	T_EQ(hp_creds_provider_open(&t.sys, &p, NULL, NULL, &cp, &e), 0);
+	for (i = 0; i < 8; i++) {
+		w[i].cp = cp;
+		w[i].t = &t;
+		w[i].bad = 0;
+		T_EQ(pthread_create(&tid[i], NULL, ts_work, &w[i]), 0);
+	}
+	for (i = 0; i < 8; i++) {
+		pthread_join(tid[i], NULL);
+		bad += w[i].bad;
+	}
+	T_EQ(bad, 0);
+	T_EQ(t.overlap, 0);
+	/* 2,400 reads x 200 ms of fake time: 480 s, a refresh every 30 s or so. */
+	if (t.minted < 10 || t.minted > 30)
+		T_FAILF("%u keys minted", t.minted);
+	T_EQ(hp_creds_provider_refreshes(cp), t.minted - 1);
+	hp_creds_provider_close(cp);
+	pthread_mutex_destroy(&t.mu);
 }
 
 /* ---- region ---- */
@@ -737,5 +1269,7 @@ static void t_region_errors(void)
 
 T_MAIN(T(t_chain_order), T(t_trace_lines), T(t_env_tokens), T(t_env_expiration), T(t_env_partial),
        T(t_file_keys), T(t_process_split), T(t_process_split_errors), T(t_process_answers),
-       T(t_process_errors), T(t_unsupported), T(t_nobody_answered), T(t_release_wipes),
+       T(t_process_errors), T(t_config_errors), T(t_assume_role), T(t_web_identity),
+       T(t_container), T(t_imds), T(t_sso), T(t_refresh),
+       T(t_refresh_threads), T(t_nobody_answered), T(t_release_wipes),
        T(t_region_order), T(t_region_validation), T(t_region_errors))
