@@ -251,7 +251,7 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 		return -1;
 	}
 	r->status = hp_kube_classify(res.exit_status, res.timed_out, res.err.buf);
-	if (r->status == HP_KUBE_OK && res.out.len >= k->max_out)
+	if (res.out_capped || (r->status == HP_KUBE_OK && res.out.len >= k->max_out))
 		r->status = HP_KUBE_TOO_BIG;
 	if (r->status == HP_KUBE_TIMEOUT && res.timed_out)
 		snprintf(r->message, sizeof(r->message), "kubectl did not finish within %ld s",

@@ -15,7 +15,7 @@ static struct hp_snapshot snap;
 
 static const char sts_ok[] =
 	"<GetCallerIdentityResponse><GetCallerIdentityResult><Arn>arn:aws:iam::123456789012:user/t</Arn>"
-	"<Account>123456789012</Account></GetCallerIdentityResult></GetCallerIdentityResponse>";
+	"<Account>123456789012</Account><UserId>AIDAEXAMPLE</UserId></GetCallerIdentityResult></GetCallerIdentityResponse>";
 static const char cluster_ok[] =
 	"{\"ClusterArn\":\"arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456\","
 	"\"ClusterName\":\"c1\",\"ClusterStatus\":\"InService\",\"NodeProvisioningMode\":\"Continuous\",\"Orchestrator\":{\"Eks\":{\"ClusterArn\":\"arn:aws:eks:us-west-2:123456789012:cluster/e\"}},"
