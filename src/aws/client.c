@@ -519,7 +519,16 @@ static int parse_ok(const struct call *c, const struct hp_http_resp *resp, struc
 			return -1;
 		}
 	} else {
-		j = cJSON_ParseWithLength(b, resp->body.len - (size_t)(b - resp->body.buf));
+		const char *end = NULL;
+
+		j = cJSON_ParseWithOpts(b, &end, 0);
+		/* One JSON value and nothing after it (no second document, no NUL). */
+		while (j && end && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+			end++;
+		if (j && end != resp->body.buf + resp->body.len) {
+			cJSON_Delete(j);
+			j = NULL;
+		}
 		if (!cJSON_IsObject(j)) {
 			snprintf(why, why_n, "reply of %zu bytes is not %s", resp->body.len,
 				 j ? "a JSON object" : "valid JSON");

@@ -278,7 +278,16 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 		snprintf(r->message, sizeof(r->message), "kubectl exited with status %d",
 			 res.exit_status);
 	if (r->status == HP_KUBE_OK && (flags & HP_KUBE_JSON)) {
-		r->json = cJSON_ParseWithLength(res.out.buf, res.out.len);
+		const char *end = NULL;
+
+		r->json = cJSON_ParseWithOpts(res.out.buf, &end, 0);
+		/* One JSON document and nothing after it but white space. */
+		while (r->json && end && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+			end++;
+		if (r->json && end != res.out.buf + res.out.len) {
+			cJSON_Delete(r->json);
+			r->json = NULL;
+		}
 		if (!cJSON_IsObject(r->json)) {
 			cJSON_Delete(r->json);
 			r->json = NULL;

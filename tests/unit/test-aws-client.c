@@ -284,6 +284,8 @@ static void t_malformed_200_is_never_data(void)
 		  "<html><body>Sign in</body></html>", "text/html" },
 		{ 0, "Content-Type: text/xml\r\n", "<DescribeClusterResponse/>", "not JSON" },
 		{ 0, NULL, "[1,2]", "not a JSON object" },
+		{ 0, NULL, "{\"ClusterArn\":\"a\",\"ClusterStatus\":\"InService\",\"InstanceGroups\":[]}{\"x\":1}",
+		  "not valid JSON" },
 		{ 0, NULL, "{}", "no string 'ClusterArn'" },
 		{ 0, NULL, "{\"ClusterArn\":\"a\",\"ClusterStatus\":\"InService\"}",
 		  "no list 'InstanceGroups'" },

@@ -18,7 +18,7 @@ struct canned {
 	const char *out, *err;
 };
 
-static struct canned queue[8];
+static struct canned queue[16];
 static size_t nqueue, next;
 static char argv_seen[8][1024], env_seen[8][2048];
 
@@ -239,6 +239,15 @@ static void t_failures_carry_no_data(void)
 	push(0, "{\"items\":[", "");
 	T_EQ(hp_kube_run(&k, args, HP_KUBE_JSON, &r), -1);
 	T_EQ(r.status, HP_KUBE_PARSE);
+	hp_kube_result_release(&r);
+
+	/* A document followed by garbage is garbage. */
+	push(0, "{\"items\":[]}\n\x01garbage{{{", "");
+	T_EQ(hp_kube_run(&k, args, HP_KUBE_JSON, &r), -1);
+	T_EQ(r.status, HP_KUBE_PARSE);
+	hp_kube_result_release(&r);
+	push(0, "{\"items\":[]}\n", "");
+	T_EQ(hp_kube_run(&k, args, HP_KUBE_JSON, &r), 0);
 	hp_kube_result_release(&r);
 
 	/* An exit status without any stderr still says something. */
