@@ -389,7 +389,8 @@ static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp
 /*
  * The members each operation's reply always carries (after the query
  * protocols' <OpResult> is unwrapped), by type: 's' string, 'a' array,
- * 'o' object. A 2xx reply without them is not that operation's reply
+ * 'o' object, 'A' an array when present (the API model does not promise
+ * it). A 2xx reply without them is not that operation's reply
  * (an error page, a proxy's answer, a cut body), never an empty result.
  */
 static const struct {
@@ -401,7 +402,7 @@ static const struct {
 	{ HP_SVC_SAGEMAKER, "DescribeCluster", "ClusterArn:s,ClusterStatus:s,InstanceGroups:a" },
 	{ HP_SVC_SAGEMAKER, "ListClusters", "ClusterSummaries:a" },
 	{ HP_SVC_SAGEMAKER, "ListClusterNodes", "ClusterNodeSummaries:a" },
-	{ HP_SVC_SAGEMAKER, "ListClusterEvents", "Events:a" },
+	{ HP_SVC_SAGEMAKER, "ListClusterEvents", "Events:A" },
 	{ HP_SVC_SAGEMAKER, "DescribeClusterNode", "NodeDetails:o" },
 	{ HP_SVC_EC2, "DescribeInstanceTypes", "instanceTypeSet:a" },
 	{ HP_SVC_EC2, "DescribeSecurityGroups", "securityGroupInfo:a" },
@@ -440,10 +441,10 @@ static void check_shape(const struct call *c, const cJSON *j, char *why, size_t 
 			snprintf(name, sizeof(name), "%.*s", (int)len, m);
 			v = cJSON_GetObjectItemCaseSensitive(j, name);
 			ok = type == 's' ? cJSON_IsString(v) : type == 'a' ? cJSON_IsArray(v) :
-			     cJSON_IsObject(v);
+			     type == 'A' ? !v || cJSON_IsArray(v) : cJSON_IsObject(v);
 			if (!ok) {
 				snprintf(why, n, "reply has no %s '%s'",
-					 type == 's' ? "string" : type == 'a' ? "list" : "object", name);
+					 type == 's' ? "string" : type == 'o' ? "object" : "list", name);
 				return;
 			}
 			m += len + 2;
