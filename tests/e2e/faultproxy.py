@@ -24,14 +24,15 @@ call decides. Modes:
     badtoken   the protocol's invalid-token error
     reset      close the connection without a reply
 
-Every request is logged to --record as "action mode" lines. The proxy stops
+Every request is logged to --record as an "action mode" line (and, for the
+replies it passes on, an indented "upstream action status content-type"
+line). The proxy stops
 itself after --max-seconds. Test-only; never part of hpnode.
 """
 import argparse
 import http.client
 import json
 import os
-import re
 import signal
 import socket
 import sys
