@@ -20,7 +20,7 @@
 
 enum {
 	O_REGION = HP_CMD_OPT_BASE, O_PROFILE, O_ENDPOINT, O_OUTPUT, O_FAIL_ON, O_SAVE, O_REPLAY,
-	O_NO_COLOR, O_DEBUG, O_SUGGEST
+	O_NO_COLOR, O_DEBUG, O_SUGGEST, O_MAX_RUNTIME
 };
 
 static const struct option common_options[] = {
@@ -34,6 +34,7 @@ static const struct option common_options[] = {
 	{ "no-color", no_argument, NULL, O_NO_COLOR },
 	{ "debug", no_argument, NULL, O_DEBUG },
 	{ "suggest", no_argument, NULL, O_SUGGEST },
+	{ "max-runtime", required_argument, NULL, O_MAX_RUNTIME },
 	{ "help", no_argument, NULL, 'h' },
 };
 
@@ -78,6 +79,16 @@ static int common_option(struct hp_cmd_opts *o, int c, const char *arg)
 	case O_NO_COLOR: o->no_color = 1; break;
 	case O_DEBUG: o->debug = 1; break;
 	case O_SUGGEST: o->suggest = 1; break;
+	case O_MAX_RUNTIME: {
+		char *end;
+		long v = strtol(arg, &end, 10);
+
+		if (end == arg || *end || v < 1 || v > 86400)
+			return hp_cmd_usage_error(o->name, "--max-runtime must be whole seconds from 1 "
+						  "to 86400 (got '%s')", arg);
+		o->max_runtime_s = v;
+		break;
+	}
 	case O_OUTPUT:
 		if (!strcmp(arg, "json"))
 			o->json = 1;
@@ -251,6 +262,7 @@ int hp_cmd_run(const struct hp_cmd_opts *o, struct hp_sys *sys, hp_cmd_collect_f
 	struct hp_profile prof;
 	struct hp_aws aws;
 	struct hp_buf trace = HP_BUF_INIT(HP_MAX_LINE);
+	int64_t t0 = sys->monotonic_ms(sys);
 	int rc;
 
 	hp_snapshot_init(&snap);
@@ -280,6 +292,9 @@ int hp_cmd_run(const struct hp_cmd_opts *o, struct hp_sys *sys, hp_cmd_collect_f
 		goto out;
 	}
 	aws.debug = o->debug;
+	/* The run budget counts from the start of the run, credential lookup included. */
+	aws.budget_s = o->max_runtime_s > 0 ? o->max_runtime_s : HP_CMD_MAX_RUNTIME_S;
+	aws.deadline_ms = t0 + (int64_t)aws.budget_s * 1000;
 	if (o->debug)
 		debug_trace(&trace);
 	if (collect(&aws, &snap, arg, &e)) {

@@ -170,6 +170,9 @@ static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snaps
 		return;
 	}
 	t->probe.node = t->node;
+	/* No node waits past the run budget; past it StartSession is not sent at all. */
+	if (hp_aws_budget_left_ms(a) < t->probe.timeout_ms)
+		t->probe.timeout_ms = hp_aws_budget_left_ms(a) > 1000 ? (long)hp_aws_budget_left_ms(a) : 1000;
 	if (isatty(2)) {
 		t->probe.progress = progress;
 		t->probe.progress_ud = &shown;

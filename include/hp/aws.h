@@ -61,12 +61,31 @@ struct hp_aws {
 	int debug;              /* 1: one stderr line per call */
 	struct hp_aws_stats stats;
 	/*
+	 * Run budget: monotonic ms after which no request is sent (0: none);
+	 * attempts and backoff are cut to what is left. budget_s names it in
+	 * messages.
+	 */
+	int64_t deadline_ms;
+	long budget_s;
+	/*
+	 * Circuit breaker: after breaker_limit consecutive timeouts to one
+	 * endpoint (0: HP_AWS_BREAKER_LIMIT), calls to it fail fast with the same
+	 * error. Counted per service; services sharing an endpoint share a count.
+	 */
+	int breaker_limit;
+	int timeouts[HP_SVC__COUNT];
+	/*
 	 * The refreshing credential source (shared by copies of this struct,
 	 * owned by the one hp_aws_init set up). NULL: `creds` is used as is.
 	 */
 	struct hp_creds_provider *cp;
 	int owns_cp;
 };
+
+#define HP_AWS_BREAKER_LIMIT 3
+
+/* Milliseconds of the run budget left (LONG_MAX-like large value when none); 0 when spent. */
+int64_t hp_aws_budget_left_ms(struct hp_aws *a);
 
 /* The credential source kind for the report: "assume-role via profile ops", "" when unknown. */
 const char *hp_creds_source_desc(const struct hp_aws *a);

@@ -24,7 +24,11 @@ struct hp_cmd_opts {
 	enum hp_prio fail_on;
 	const char *title;          /* report banner; NULL = the triage banner */
 	const char *const *only;    /* check ids to run ("x.*" = prefix); NULL = every check */
+	long max_runtime_s;         /* --max-runtime; 0 = HP_CMD_MAX_RUNTIME_S */
 };
+
+/* The default run budget: 15 minutes for the whole run, retries included. */
+#define HP_CMD_MAX_RUNTIME_S 900L
 
 /* The usage lines of the shared options, for a command's --help text. */
 #define HP_CMD_COMMON_USAGE \
@@ -39,6 +43,8 @@ struct hp_cmd_opts {
 	"  --snapshot FILE        replay a saved snapshot instead of calling AWS\n" \
 	"  --no-color             no ANSI colours (also NO_COLOR, TERM=dumb, non-terminal)\n" \
 	"  --debug                log each AWS call and the credential source to stderr\n" \
+	"  --max-runtime S        run budget in seconds, retries included (default 900); what\n" \
+	"                         it leaves uncollected is reported as not checked\n" \
 	"  -h, --help             this help\n"
 
 /* The shared options use getopt_long codes from this up; a command's own use 256 and on. */

@@ -33,7 +33,7 @@
 /* Per kubectl run; each HTTP request inside it gets half of this. */
 #define HP_KUBE_TIMEOUT_MS 120000L
 /* What one kubectl run may print on stdout (a 20,000-node list is ~150 MiB). */
-#define HP_KUBE_MAX_OUT ((size_t)256 << 20)
+#define HP_KUBE_MAX_OUT ((size_t)128 << 20)
 #define HP_KUBE_MAX_ERR ((size_t)1 << 20)
 
 /* How one kubectl run ended. */
@@ -68,6 +68,8 @@ struct hp_kube {
 	long timeout_ms;
 	size_t max_out;
 	char **env;               /* NULL-terminated, owned; wiped on release */
+	int64_t deadline_ms;      /* run budget (monotonic ms; 0: none): runs are cut to it */
+	long budget_s;            /* the budget, for messages */
 };
 
 struct hp_kube_result {

@@ -57,12 +57,13 @@ struct hp_run_req {
 	const char *const *env;   /* full environment, NULL-terminated; NULL = inherit */
 	const char *stdin_data;
 	size_t stdin_len;
-	long timeout_ms;          /* child is killed (SIGKILL) past this */
+	long timeout_ms;          /* child and its process group killed (SIGKILL) past this */
 };
 
 struct hp_run_res {
 	int exit_status;          /* exit code, 128+signal, or -1 if not started */
 	int timed_out;
+	int out_capped;           /* stdout passed out's cap: the child was killed there */
 	struct hp_buf out;        /* capped at HP_MAX_PROC_OUT */
 	struct hp_buf err;
 };

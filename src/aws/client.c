@@ -5,6 +5,7 @@
  * to the collectors.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,7 +350,8 @@ struct call {
 };
 
 /* Returns 0, -1 on a transport failure, -2 when no valid credentials exist (errmsg says why). */
-static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp *resp)
+static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp *resp,
+		     int64_t left_ms)
 {
 	const struct hp_svc_info *info = hp_svc_info(c->svc);
 	char host[256], prefix[256], amzdate[17], date[9];
@@ -419,6 +421,8 @@ static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp
 	req.body = c->body;
 	req.body_len = c->body_len;
 	req.timeout_ms = a->timeout_ms;
+	if (left_ms < req.timeout_ms)
+		req.timeout_ms = left_ms > 1 ? (long)left_ms : 1;
 	req.ca_bundle = a->ca_bundle;
 	rc = a->sys->http(a->sys, &req, resp);
 	hp_buf_release(&url);
@@ -428,58 +432,238 @@ static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp
 	return rc;
 }
 
-/* Turn a 2xx body into JSON: JSON as is, XML converted, empty -> {}. */
-static int parse_ok(const struct call *c, const struct hp_http_resp *resp, struct hp_aws_result *out)
+/*
+ * The members each operation's reply always carries (after the query
+ * protocols' <OpResult> is unwrapped), by type: 's' string, 'a' array,
+ * 'o' object, 'A' an array when present (the API model does not promise
+ * it). A 2xx reply without them is not that operation's reply
+ * (an error page, a proxy's answer, a cut body), never an empty result.
+ */
+static const struct {
+	enum hp_svc svc;
+	const char *op;
+	const char *members;   /* "Name:t,Name:t" */
+} reply_shapes[] = {
+	{ HP_SVC_STS, "GetCallerIdentity", "Arn:s,Account:s,UserId:s" },
+	{ HP_SVC_SAGEMAKER, "DescribeCluster", "ClusterArn:s,ClusterStatus:s,InstanceGroups:a" },
+	{ HP_SVC_SAGEMAKER, "ListClusters", "ClusterSummaries:a" },
+	{ HP_SVC_SAGEMAKER, "ListClusterNodes", "ClusterNodeSummaries:a" },
+	{ HP_SVC_SAGEMAKER, "ListClusterEvents", "Events:A" },
+	{ HP_SVC_SAGEMAKER, "DescribeClusterNode", "NodeDetails:o" },
+	{ HP_SVC_EC2, "DescribeInstanceTypes", "instanceTypeSet:a" },
+	{ HP_SVC_EC2, "DescribeSecurityGroups", "securityGroupInfo:a" },
+	{ HP_SVC_EC2, "DescribeSubnets", "subnetSet:a" },
+	{ HP_SVC_EC2, "DescribeVpcs", "vpcSet:a" },
+	{ HP_SVC_EC2, "DescribeVpcAttribute", "vpcId:s" },
+	{ HP_SVC_EC2, "DescribeRouteTables", "routeTableSet:a" },
+	{ HP_SVC_EC2, "DescribeVpcEndpoints", "vpcEndpointSet:a" },
+	{ HP_SVC_EC2, "DescribeNetworkInterfaces", "networkInterfaceSet:a" },
+	{ HP_SVC_EC2, "DescribeInstanceTypeOfferings", "instanceTypeOfferingSet:a" },
+	{ HP_SVC_LOGS, "DescribeLogGroups", "logGroups:a" },
+	{ HP_SVC_LOGS, "FilterLogEvents", "events:a" },
+	{ HP_SVC_QUOTAS, "GetServiceQuota", "Quota:o" },
+	{ HP_SVC_EKS, "DescribeCluster", "cluster:o" },
+	{ HP_SVC_SSM, "StartSession", "SessionId:s" },
+};
+
+/* "" when j has every member the operation always returns, else what is missing. */
+static void check_shape(const struct call *c, const cJSON *j, char *why, size_t n)
+{
+	size_t i;
+
+	why[0] = '\0';
+	for (i = 0; i < HP_ARRAY_LEN(reply_shapes); i++) {
+		const char *m;
+
+		if (reply_shapes[i].svc != c->svc || strcmp(reply_shapes[i].op, c->op))
+			continue;
+		for (m = reply_shapes[i].members; *m;) {
+			char name[64];
+			size_t len = strcspn(m, ":");
+			char type = m[len + 1];
+			const cJSON *v;
+			int ok;
+
+			snprintf(name, sizeof(name), "%.*s", (int)len, m);
+			v = cJSON_GetObjectItemCaseSensitive(j, name);
+			ok = type == 's' ? cJSON_IsString(v) : type == 'a' ? cJSON_IsArray(v) :
+			     type == 'A' ? !v || cJSON_IsArray(v) : cJSON_IsObject(v);
+			if (!ok) {
+				snprintf(why, n, "reply has no %s '%s'",
+					 type == 's' ? "string" : type == 'o' ? "object" : "list", name);
+				return;
+			}
+			m += len + 2;
+			if (*m == ',')
+				m++;
+		}
+		return;
+	}
+}
+
+/* The two families of wire formats: JSON (JSON 1.1, rest-json) or XML (the query protocols). */
+static int wants_xml(const struct call *c)
+{
+	return protocols[svc_index(c->svc)].query_version != NULL;
+}
+
+/*
+ * Turn a 2xx reply into data. It is data only when it has the protocol's
+ * content type and shape (a JSON object; an <OpResponse> XML document) and
+ * the members the operation always returns; otherwise -1 with why set.
+ */
+static int parse_ok(const struct call *c, const struct hp_http_resp *resp, struct hp_aws_result *out,
+		    char *why, size_t why_n)
 {
 	const char *b = resp->body.buf;
-	char root[128];
+	char ctype[128], root[128], want[160];
+	int xml = wants_xml(c);
+	cJSON *j;
 
+	why[0] = '\0';
+	hp_http_resp_header(resp, "Content-Type", ctype, sizeof(ctype));
+	if (!ctype[0]) {
+		snprintf(why, why_n, "reply has no Content-Type (expected %s)", xml ? "XML" : "JSON");
+		return -1;
+	}
+	if (!hp_strcasestr(ctype, xml ? "xml" : "json")) {
+		/* Remote text: kept short; the reporter sanitises it. */
+		snprintf(why, why_n, "reply is %.60s, not %s", ctype, xml ? "XML" : "JSON");
+		return -1;
+	}
 	while (*b == ' ' || *b == '\n' || *b == '\r' || *b == '\t')
 		b++;
 	if (!*b) {
-		out->json = cJSON_CreateObject();
-		return 0;
+		snprintf(why, why_n, "reply body is empty");
+		return -1;
 	}
-	if (*b == '<') {
-		cJSON *j = hp_xml_to_json(b, strlen(b), root, sizeof(root));
+	if (xml) {
 		cJSON *res;
-		char want[160];
-		if (!j)
+
+		if (*b != '<' || !(j = hp_xml_to_json(b, strlen(b), root, sizeof(root)))) {
+			snprintf(why, why_n, "reply of %zu bytes is not valid XML", resp->body.len);
 			return -1;
+		}
+		snprintf(want, sizeof(want), "%sResponse", c->op);
+		if (strcmp(root, want) || !cJSON_IsObject(j)) {
+			snprintf(why, why_n, "reply is a <%.60s> document, not <%s>", root, want);
+			cJSON_Delete(j);
+			return -1;
+		}
 		/* Query protocol: unwrap <OpResult> inside <OpResponse>. */
 		snprintf(want, sizeof(want), "%sResult", c->op);
 		res = cJSON_DetachItemFromObjectCaseSensitive(j, want);
 		if (res) {
 			cJSON_Delete(j);
 			j = res;
+			if (!cJSON_IsObject(j)) {
+				cJSON_Delete(j);
+				j = cJSON_CreateObject();
+			}
+		} else if (c->svc == HP_SVC_STS) {
+			snprintf(why, why_n, "reply has no <%s>", want);
+			cJSON_Delete(j);
+			return -1;
+		}
+	} else {
+		const char *end = NULL;
+
+		j = cJSON_ParseWithOpts(b, &end, 0);
+		/* One JSON value and nothing after it (no second document, no NUL). */
+		while (j && end && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+			end++;
+		if (j && end != resp->body.buf + resp->body.len) {
+			cJSON_Delete(j);
+			j = NULL;
 		}
 		if (!cJSON_IsObject(j)) {
+			snprintf(why, why_n, "reply of %zu bytes is not %s", resp->body.len,
+				 j ? "a JSON object" : "valid JSON");
 			cJSON_Delete(j);
-			j = cJSON_CreateObject();
+			return -1;
 		}
-		out->json = j;
-		return 0;
 	}
-	out->json = cJSON_Parse(b);
-	return out->json ? 0 : -1;
+	check_shape(c, j, why, why_n);
+	if (why[0]) {
+		cJSON_Delete(j);
+		return -1;
+	}
+	out->json = j;
+	return 0;
+}
+
+int64_t hp_aws_budget_left_ms(struct hp_aws *a)
+{
+	int64_t left;
+
+	if (!a->deadline_ms)
+		return INT64_MAX;
+	left = a->deadline_ms - a->sys->monotonic_ms(a->sys);
+	return left > 0 ? left : 0;
+}
+
+/* Consecutive timeouts to svc's endpoint, counted on every service that shares it. */
+static void breaker_note(struct hp_aws *a, enum hp_svc svc, int timed_out)
+{
+	int s;
+
+	for (s = 0; s < HP_SVC__COUNT; s++) {
+		if (s != (int)svc && strcmp(a->endpoint[s], a->endpoint[svc]))
+			continue;
+		if (timed_out)
+			__atomic_add_fetch(&a->timeouts[s], 1, __ATOMIC_RELAXED);
+		else
+			__atomic_store_n(&a->timeouts[s], 0, __ATOMIC_RELAXED);
+	}
+}
+
+static int breaker_open(struct hp_aws *a, enum hp_svc svc)
+{
+	int limit = a->breaker_limit > 0 ? a->breaker_limit : HP_AWS_BREAKER_LIMIT;
+
+	return __atomic_load_n(&a->timeouts[svc], __ATOMIC_RELAXED) >= limit;
 }
 
 static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *out)
 {
 	const struct hp_svc_info *info = hp_svc_info(c->svc);
 	int64_t t0 = a->sys->monotonic_ms(a->sys);
-	int attempt, last_cost = 0, rc;
+	int attempt, last_cost = 0, parse_retried = 0, rc;
 
 	memset(out, 0, sizeof(*out));
 	for (attempt = 1;; attempt++) {
 		struct hp_http_resp resp;
 		int retry = 0;
+		int64_t left = hp_aws_budget_left_ms(a);
 
+		if (left <= 0) {
+			/* The run budget is spent: nothing more is sent (a retry keeps its error). */
+			if (attempt > 1)
+				break;
+			out->cls = HP_AWS_NETWORK;
+			out->status = 0;
+			hp_strlcpy(out->code, "RunBudgetExceeded", sizeof(out->code));
+			snprintf(out->message, sizeof(out->message),
+				 "not sent: the run budget (--max-runtime %ld s) was spent", a->budget_s);
+			break;
+		}
+		if (breaker_open(a, c->svc)) {
+			if (attempt > 1)
+				break;
+			out->cls = HP_AWS_NETWORK;
+			out->status = 0;
+			hp_strlcpy(out->code, "Timeout", sizeof(out->code));
+			snprintf(out->message, sizeof(out->message),
+				 "not sent: the last %d requests to %.300s timed out",
+				 __atomic_load_n(&a->timeouts[c->svc], __ATOMIC_RELAXED),
+				 a->endpoint[c->svc]);
+			break;
+		}
+		out->code[0] = out->message[0] = '\0';
 		hp_http_resp_init(&resp);
 		out->attempts = attempt;
 		a->stats.calls++;
-		out->code[0] = out->message[0] = '\0';
-		rc = send_once(a, c, &resp);
+		rc = send_once(a, c, &resp, left);
 		if (rc == -2) {
 			/* No valid credentials: a credential error, never retried. */
 			out->cls = HP_AWS_AUTH;
@@ -502,12 +686,13 @@ static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *ou
 				hp_http_resp_header(&resp, "x-amz-request-id", out->request_id,
 						    sizeof(out->request_id));
 			if (resp.status >= 200 && resp.status < 300) {
-				if (parse_ok(c, &resp, out)) {
+				char why[256];
+
+				if (parse_ok(c, &resp, out, why, sizeof(why))) {
 					out->cls = HP_AWS_PARSE;
 					hp_strlcpy(out->code, "MalformedReply", sizeof(out->code));
 					snprintf(out->message, sizeof(out->message),
-						 "reply of %zu bytes is not valid %s", resp.body.len,
-						 resp.body.buf[0] == '<' ? "XML" : "JSON");
+						 "malformed reply (HTTP %ld): %s", resp.status, why);
 				} else {
 					out->cls = HP_AWS_OK;
 				}
@@ -530,7 +715,16 @@ static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *ou
 				}
 			}
 		}
-		if (out->cls == HP_AWS_OK) {
+		breaker_note(a, c->svc, resp.net == HP_NET_TIMEOUT);
+		if (out->cls == HP_AWS_PARSE) {
+			/* A malformed reply is asked again once, like a transient error. */
+			if (!parse_retried && attempt < a->max_attempts && a->retry_tokens >= RETRY_COST) {
+				a->retry_tokens -= RETRY_COST;
+				last_cost = RETRY_COST;
+				parse_retried = 1;
+				retry = 1;
+			}
+		} else if (out->cls == HP_AWS_OK) {
 			a->retry_tokens += last_cost ? last_cost : 1;
 			if (a->retry_tokens > RETRY_QUOTA)
 				a->retry_tokens = RETRY_QUOTA;
@@ -552,6 +746,10 @@ static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *ou
 		a->stats.retries++;
 		{
 			long ms = backoff_ms(a, attempt);
+			int64_t rest = hp_aws_budget_left_ms(a);
+
+			if (ms > rest)
+				ms = (long)rest;
 			if (a->debug)
 				fprintf(stderr, "hpnode: debug: %s %s: %s, retry %d in %ld ms\n", info->name,
 					c->op, out->code, attempt, ms);

@@ -309,7 +309,7 @@ static void run_vpc(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *net = hp_snapshot_get(snap, "network"), *id;
 	cJSON *vpcs;
-	int subnets = 0, groups = 0, bad = 0;
+	int subnets = 0, groups = 0, bad = 0, unread = 0;
 	char label[160];
 
 	if (!net)
@@ -319,6 +319,8 @@ static void run_vpc(const struct hp_snapshot *snap, struct hp_emit *em)
 
 		if (member(net, "subnets", id_of(id)))
 			subnets++;
+		else if (!err || strcmp(hp_check_str(err, "class", ""), "not_found"))
+			unread++;  /* never read: neither in the VPC nor missing */
 		else if (err && !strcmp(hp_check_str(err, "class", ""), "not_found"))
 			hp_emit(em, HP_TAG_FAIL, "Subnet %s named in the cluster configuration does not "
 				"exist (%s)", id->valuestring, hp_check_str(err, "code", "not found"));
@@ -348,8 +350,10 @@ static void run_vpc(const struct hp_snapshot *snap, struct hp_emit *em)
 	cJSON_ArrayForEach(id, hp_json_arr(net, "sg_ids")) {
 		const char *sv = hp_json_str(member(net, "security_groups", id_of(id)), "vpcId");
 
-		if (!sv)
+		if (!sv) {
+			unread++;
 			continue;
+		}
 		groups++;
 		if (cJSON_GetArraySize(vpcs) == 1 && strcmp(sv, cJSON_GetArrayItem(vpcs, 0)->valuestring)) {
 			hp_emit(em, HP_TAG_FAIL, "Security group %s is in %s but the cluster %s in %s — "
@@ -359,7 +363,8 @@ static void run_vpc(const struct hp_snapshot *snap, struct hp_emit *em)
 			bad = 1;
 		}
 	}
-	if (!bad && cJSON_GetArraySize(vpcs) == 1 && (subnets || groups))
+	/* A PASS only when every subnet and group was read. */
+	if (!bad && !unread && cJSON_GetArraySize(vpcs) == 1 && (subnets || groups))
 		hp_emit(em, HP_TAG_PASS, "All %d subnet%s and %d security group%s are in %s", subnets,
 			subnets == 1 ? "" : "s", groups, groups == 1 ? "" : "s",
 			cJSON_GetArrayItem(vpcs, 0)->valuestring);

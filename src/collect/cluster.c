@@ -95,12 +95,43 @@ int hp_collect_identity(struct hp_aws *a, struct hp_snapshot *s, struct hp_error
 		return 0;
 	}
 	hp_collect_record(s, HP_SVC_STS, "GetCallerIdentity", &r);
-	if (r.cls == HP_AWS_NETWORK)
-		hp_error_set(e, HP_ERR_HTTP, "cannot reach AWS STS at '%s': %s", a->endpoint[HP_SVC_STS],
+	/* Only a credential error is a credential problem; the rest say what happened. */
+	switch (r.cls) {
+	case HP_AWS_NETWORK:
+		hp_error_set(e, HP_ERR_HTTP, "cannot reach AWS STS at '%s': %s%s%s",
+			     a->endpoint[HP_SVC_STS], r.code, r.message[0] ? ": " : "", r.message);
+		break;
+	case HP_AWS_THROTTLED:
+		hp_error_set(e, HP_ERR_API,
+			     "AWS STS throttled the credentials check (sts:GetCallerIdentity) "
+			     "after %d attempts: %s: %s; wait and rerun", r.attempts, r.code, r.message);
+		break;
+	case HP_AWS_SERVER:
+		hp_error_set(e, HP_ERR_API,
+			     "AWS STS service error on the credentials check (sts:GetCallerIdentity, "
+			     "HTTP %ld) after %d attempts: %s: %s", r.status, r.attempts, r.code,
 			     r.message);
-	else
+		break;
+	case HP_AWS_PARSE:
+		hp_error_set(e, HP_ERR_PARSE,
+			     "the credentials check (sts:GetCallerIdentity) at '%s' got a %s",
+			     a->endpoint[HP_SVC_STS], r.message);
+		break;
+	case HP_AWS_CLIENT:
+		/* 401/403 without a known code is a rejected credential too. */
+		if (r.status == 401 || r.status == 403)
+			hp_error_set(e, HP_ERR_CREDS, "AWS credentials not configured or expired: %s: %s",
+				     r.code, r.message);
+		else
+			hp_error_set(e, HP_ERR_API,
+				     "AWS STS refused the credentials check (sts:GetCallerIdentity, "
+				     "HTTP %ld): %s: %s", r.status, r.code, r.message);
+		break;
+	default:
 		hp_error_set(e, HP_ERR_CREDS, "AWS credentials not configured or expired: %s: %s", r.code,
 			     r.message);
+		break;
+	}
 	hp_aws_result_release(&r);
 	return -1;
 }

@@ -123,6 +123,10 @@ static int verify(struct hp_kube *k, const struct hp_snapshot *s, cJSON *kube)
 	if (current_server(k, kube, &r)) {
 		if (r.status == HP_KUBE_MISSING)
 			skip(kube, "kubectl_missing", &r, "%s", NOT_INSTALLED);
+		else if (r.status == HP_KUBE_TIMEOUT)
+			skip(kube, "timeout", &r, "kubectl did not answer in time");
+		else if (r.status == HP_KUBE_PARSE || r.status == HP_KUBE_TOO_BIG)
+			skip(kube, "output", &r, "kubectl printed something it should not");
 		else
 			skip(kube, "kubeconfig", &r, "kubectl has no usable current context");
 		hp_kube_result_release(&r);
@@ -604,6 +608,9 @@ void hp_collect_kube(struct hp_aws *a, const struct hp_kube_opts *o, struct hp_s
 		return;
 	}
 	hp_kube_init(&k, a->sys, o);
+	/* kubectl runs within what is left of the run budget. */
+	k.deadline_ms = a->deadline_ms;
+	k.budget_s = a->budget_s;
 	if (!verify(&k, s, kube) && !first_read(&k, kube)) {
 		collect_nodes(&k, kube);
 		collect_daemonsets(&k, kube);

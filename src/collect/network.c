@@ -131,19 +131,30 @@ static void describe_ids(struct net *n, const char *op, const char *param, const
 	rc = hp_aws_query(n->a, HP_SVC_EC2, op, &p, &r);
 	hp_aws_params_release(&p);
 	if (!rc) {
+		int missing = 0;
+
 		take_items(r.json, set_key, id_key, found);
 		hp_aws_result_release(&r);
+		/*
+		 * EC2 answers an id that does not exist with an error, never with a
+		 * reply that leaves it out: a "successful" reply without it is
+		 * malformed, and says nothing about whether the id exists.
+		 */
 		cJSON_ArrayForEach(id, ids) {
 			cJSON *e;
 
 			if (!cJSON_IsString(id) || known(found, errors, id->valuestring))
 				continue;
 			e = cJSON_CreateObject();
-			cJSON_AddStringToObject(e, "class", "not_found");
-			cJSON_AddStringToObject(e, "code", "");
-			cJSON_AddStringToObject(e, "message", "not in the reply");
+			cJSON_AddStringToObject(e, "class", "parse");
+			cJSON_AddStringToObject(e, "code", "MalformedReply");
+			cJSON_AddStringToObject(e, "message", "the reply does not list it");
 			cJSON_AddItemToObject(errors, id->valuestring, e);
+			missing++;
 		}
+		if (missing)
+			hp_snapshot_add_call(n->s, "ec2", op, "parse", "MalformedReply",
+					     "malformed reply (HTTP 200): a requested id is not in it", 200);
 		return;
 	}
 	if (k > 1 && (r.cls == HP_AWS_NOT_FOUND || r.cls == HP_AWS_CLIENT)) {
@@ -382,6 +393,11 @@ static void collect_vpcs(struct net *n, const cJSON *vpcs)
 				snprintf(path, sizeof(path), "%s.value", names[i]);
 				if (hp_json_get(r.json, path))
 					cJSON_AddBoolToObject(one, names[i], hp_json_bool(r.json, path, 0));
+				else
+					hp_snapshot_add_call(n->s, "ec2", "DescribeVpcAttribute", "parse",
+							     "MalformedReply",
+							     "malformed reply (HTTP 200): no attribute value in it",
+							     200);
 			} else {
 				hp_collect_record(n->s, HP_SVC_EC2, "DescribeVpcAttribute", &r);
 			}
@@ -464,7 +480,15 @@ static void collect_eni_quota(struct net *n)
 			hp_aws_result_release(&r);
 			return;
 		}
-		if (rc && (r.cls != HP_AWS_NOT_FOUND || i + 1 == HP_ARRAY_LEN(codes))) {
+		if (!rc) {
+			/* A quota without its value is no answer. */
+			hp_snapshot_add_call(n->s, "service-quotas", "GetServiceQuota", "parse",
+					     "MalformedReply",
+					     "malformed reply (HTTP 200): no 'Quota.Value' in it", 200);
+			hp_aws_result_release(&r);
+			return;
+		}
+		if (r.cls != HP_AWS_NOT_FOUND || i + 1 == HP_ARRAY_LEN(codes)) {
 			hp_collect_record(n->s, HP_SVC_QUOTAS, "GetServiceQuota", &r);
 			hp_aws_result_release(&r);
 			return;

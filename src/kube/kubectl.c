@@ -208,6 +208,13 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 
 	memset(r, 0, sizeof(*r));
 	hp_buf_init(&r->out, k->max_out);
+	if (k->deadline_ms && k->sys->monotonic_ms(k->sys) >= k->deadline_ms) {
+		r->status = HP_KUBE_TIMEOUT;
+		r->exit_status = -1;
+		snprintf(r->message, sizeof(r->message),
+			 "kubectl not run: the run budget (--max-runtime %ld s) was spent", k->budget_s);
+		return -1;
+	}
 	for (i = 0; args[i]; i++)
 		;
 	argv = xcalloc(i + 10, sizeof(*argv));
@@ -236,6 +243,8 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 	req.argv = argv;
 	req.env = (const char *const *)k->env;
 	req.timeout_ms = k->timeout_ms;
+	if (k->deadline_ms && k->deadline_ms - k->sys->monotonic_ms(k->sys) < req.timeout_ms)
+		req.timeout_ms = (long)(k->deadline_ms - k->sys->monotonic_ms(k->sys));
 	hp_run_res_init(&res);
 	hp_buf_init(&res.out, k->max_out);
 	hp_buf_init(&res.err, HP_KUBE_MAX_ERR);
@@ -251,9 +260,13 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 		return -1;
 	}
 	r->status = hp_kube_classify(res.exit_status, res.timed_out, res.err.buf);
-	if (r->status == HP_KUBE_OK && res.out.len >= k->max_out)
+	if (res.out_capped || (r->status == HP_KUBE_OK && res.out.len >= k->max_out))
 		r->status = HP_KUBE_TOO_BIG;
-	if (r->status == HP_KUBE_TIMEOUT && res.timed_out)
+	if (r->status == HP_KUBE_TIMEOUT && res.timed_out && req.timeout_ms < k->timeout_ms)
+		snprintf(r->message, sizeof(r->message),
+			 "kubectl stopped at the end of the run budget (--max-runtime %ld s)",
+			 k->budget_s);
+	else if (r->status == HP_KUBE_TIMEOUT && res.timed_out)
 		snprintf(r->message, sizeof(r->message), "kubectl did not finish within %ld s",
 			 k->timeout_ms / 1000);
 	else if (r->status == HP_KUBE_TOO_BIG)
@@ -265,7 +278,16 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 		snprintf(r->message, sizeof(r->message), "kubectl exited with status %d",
 			 res.exit_status);
 	if (r->status == HP_KUBE_OK && (flags & HP_KUBE_JSON)) {
-		r->json = cJSON_ParseWithLength(res.out.buf, res.out.len);
+		const char *end = NULL;
+
+		r->json = cJSON_ParseWithOpts(res.out.buf, &end, 0);
+		/* One JSON document and nothing after it but white space. */
+		while (r->json && end && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+			end++;
+		if (r->json && end != res.out.buf + res.out.len) {
+			cJSON_Delete(r->json);
+			r->json = NULL;
+		}
 		if (!cJSON_IsObject(r->json)) {
 			cJSON_Delete(r->json);
 			r->json = NULL;

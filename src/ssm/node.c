@@ -217,7 +217,18 @@ static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
 			break;
 		case HP_AWS_SERVER:
 			break;
+		case HP_AWS_PARSE:
+			/* The API's answer was unreadable: nothing is known about the node. */
+			set_reason(r, HP_SSM_SKIPPED, "ssm:StartSession reply unreadable (%.80s: %.200s)",
+				   res.code, res.message);
+			keep_call(r, "StartSession", &res);
+			return NULL;
 		case HP_AWS_NETWORK:
+			if (!strcmp(res.code, "RunBudgetExceeded")) {
+				set_reason(r, HP_SSM_SKIPPED, "not probed: %.200s", res.message);
+				keep_call(r, "StartSession", &res);
+				return NULL;
+			}
 			if (never_sent(&res))
 				break;
 			set_reason(r, HP_SSM_SKIPPED,

@@ -72,6 +72,7 @@ void hp_run_res_init(struct hp_run_res *r)
 {
 	r->exit_status = -1;
 	r->timed_out = 0;
+	r->out_capped = 0;
 	hp_buf_init(&r->out, HP_MAX_PROC_OUT);
 	hp_buf_init(&r->err, HP_MAX_PROC_OUT);
 }
@@ -306,18 +307,19 @@ static uint32_t real_random(struct hp_sys *sys)
 	return v;
 }
 
-/* Drain one pipe into buf; returns 0 at EOF, 1 when more may come. */
+/* Drain one pipe into buf; returns 0 at EOF, 1 when more may come, 2 past the cap. */
 static int drain(int fd, struct hp_buf *buf)
 {
 	char chunk[16384];
 	ssize_t n = read(fd, chunk, sizeof(chunk));
 
 	if (n > 0) {
-		/* Output past the cap is dropped, the child keeps running. */
+		/* Output past the cap is dropped; the caller decides about the child. */
 		if (hp_buf_add(buf, chunk, (size_t)n)) {
 			size_t room = buf->max - buf->len;
 			if (room && hp_buf_add(buf, chunk, room))
-				return 1;
+				return 2;
+			return 2;
 		}
 		return 1;
 	}
@@ -341,6 +343,8 @@ static int real_run(struct hp_sys *sys, const struct hp_run_req *req, struct hp_
 	if (pid < 0)
 		goto fail;
 	if (pid == 0) {
+		/* Its own process group, so a timeout ends its children too. */
+		setpgid(0, 0);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
@@ -355,6 +359,7 @@ static int real_run(struct hp_sys *sys, const struct hp_run_req *req, struct hp_
 			_exit(127);
 		_exit(127);
 	}
+	setpgid(pid, pid);  /* also here: whichever runs first */
 	close(in[0]); close(out[1]); close(err[1]); close(exec_fail[1]);
 	in[0] = out[1] = err[1] = exec_fail[1] = -1;
 	if (read(exec_fail[0], &ebyte, 1) == 1) {
@@ -379,6 +384,7 @@ static int real_run(struct hp_sys *sys, const struct hp_run_req *req, struct hp_
 		int np = 0, left = (int)(deadline - real_monotonic_ms(sys));
 
 		if (left <= 0) {
+			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			res->timed_out = 1;
 			break;
@@ -405,7 +411,15 @@ static int real_run(struct hp_sys *sys, const struct hp_run_req *req, struct hp_
 					in[1] = -1;
 				}
 			} else if (p[np].fd == out[0]) {
-				if (!drain(out[0], &res->out)) {
+				int d = drain(out[0], &res->out);
+
+				if (d == 2) {
+					/* Endless output: stop the child (and its group) now. */
+					res->out_capped = 1;
+					kill(-pid, SIGKILL);
+					kill(pid, SIGKILL);
+				}
+				if (!d || d == 2) {
 					close(out[0]);
 					out[0] = -1;
 					open_fds--;
@@ -425,8 +439,10 @@ static int real_run(struct hp_sys *sys, const struct hp_run_req *req, struct hp_
 		close(out[0]);
 	if (err[0] >= 0)
 		close(err[0]);
-	if (res->timed_out)
+	if (res->timed_out) {
+		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
+	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status))

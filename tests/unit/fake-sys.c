@@ -30,6 +30,7 @@ static int f_http(struct hp_sys *s, const struct hp_http_req *req, struct hp_htt
 		f->nreq++;
 	}
 	hp_buf_release(&h);
+	f->req_timeout_ms = req->timeout_ms;
 	if (f->next_reply >= f->nreplies) {
 		resp->net = HP_NET_CONNECT;
 		hp_strlcpy(resp->errmsg, "fake: no reply queued", sizeof(resp->errmsg));
@@ -44,6 +45,14 @@ static int f_http(struct hp_sys *s, const struct hp_http_req *req, struct hp_htt
 	resp->status = r->status;
 	if (r->headers)
 		hp_buf_puts(&resp->headers, r->headers);
+	/* Like AWS, every canned reply names its type unless the test gives one ("" for none). */
+	if (!r->headers || !hp_strcasestr(r->headers, "Content-Type:")) {
+		const char *b = r->body ? r->body : "";
+
+		b += strspn(b, " \r\n\t");
+		hp_buf_puts(&resp->headers, *b == '<' ? "Content-Type: text/xml\r\n" :
+			    "Content-Type: application/x-amz-json-1.1\r\n");
+	}
 	if (r->body)
 		hp_buf_puts(&resp->body, r->body);
 	return 0;

@@ -29,6 +29,7 @@ struct fake_sys {
 	char *req_method[FAKE_MAX], *req_url[FAKE_MAX], *req_body[FAKE_MAX], *req_headers[FAKE_MAX];
 	size_t nreq;
 	long slept_ms;
+	long req_timeout_ms;   /* timeout_ms of the last HTTP request */
 	/* Canned subprocess result for run(). */
 	int run_status;
 	const char *run_out, *run_err;

@@ -25,7 +25,7 @@ static void t_json_request_shape(void)
 	cJSON *in;
 
 	setup();
-	fake_reply(&fs, 200, "x-amzn-RequestId: abc\r\n", "{\"ClusterName\":\"c1\"}");
+	fake_reply(&fs, 200, "x-amzn-RequestId: abc\r\n", "{\"ClusterArn\":\"arn:c1\",\"ClusterName\":\"c1\",\"ClusterStatus\":\"InService\",\"InstanceGroups\":[]}");
 	in = cJSON_CreateObject();
 	cJSON_AddStringToObject(in, "ClusterName", "c1");
 	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "DescribeCluster", in, &r), 0);
@@ -50,7 +50,7 @@ static void t_session_token_is_sent_and_signed(void)
 
 	setup();
 	aws.creds.session_token = (char *)(uintptr_t)"TOKEN123";
-	fake_reply(&fs, 200, NULL, "{}");
+	fake_reply(&fs, 200, NULL, "{\"logGroups\":[]}");
 	T_EQ(hp_aws_json(&aws, HP_SVC_LOGS, "DescribeLogGroups", NULL, &r), 0);
 	T_STREQ(fs.req_body[0], "{}");
 	T_CONTAINS(fs.req_headers[0], "X-Amz-Security-Token: TOKEN123\n");
@@ -179,7 +179,7 @@ static void t_throttle_is_retried_with_backoff(void)
 	setup();
 	fake_reply(&fs, 400, NULL, "{\"__type\":\"ThrottlingException\",\"message\":\"Rate exceeded\"}");
 	fake_reply(&fs, 503, NULL, "<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>slow</Message></Error></Errors></Response>");
-	fake_reply(&fs, 200, NULL, "{\"ok\":true}");
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[]}");
 	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "ListClusterNodes", NULL, &r), 0);
 	T_EQ(r.attempts, 3);
 	T_EQ(fs.nreq, 3);
@@ -212,7 +212,7 @@ static void t_server_and_network_errors_retry(void)
 	setup();
 	fake_net_error(&fs, HP_NET_CONNECT);
 	fake_reply(&fs, 500, NULL, "{\"__type\":\"InternalFailure\"}");
-	fake_reply(&fs, 200, NULL, "{}");
+	fake_reply(&fs, 200, NULL, "{\"ClusterArn\":\"arn:c1\",\"ClusterName\":\"c1\",\"ClusterStatus\":\"InService\",\"InstanceGroups\":[]}");
 	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "DescribeCluster", NULL, &r), 0);
 	T_EQ(r.attempts, 3);
 	hp_aws_result_release(&r);
@@ -260,13 +260,156 @@ static void t_malformed_reply_is_parse_error(void)
 
 	setup();
 	fake_reply(&fs, 200, NULL, "{\"truncated\": [1, 2");
+	fake_reply(&fs, 200, NULL, "{\"truncated\": [1, 2");
 	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "DescribeCluster", NULL, &r), -1);
 	T_EQ(r.cls, HP_AWS_PARSE);
 	hp_aws_result_release(&r);
 	setup();
 	fake_reply(&fs, 200, NULL, "<a><b></a>");
+	fake_reply(&fs, 200, NULL, "<a><b></a>");
 	T_EQ(hp_aws_query(&aws, HP_SVC_EC2, "DescribeVpcs", NULL, &r), -1);
 	T_EQ(r.cls, HP_AWS_PARSE);
+	hp_aws_result_release(&r);
+}
+
+/* A 200 reply is data only with the protocol's type, shape and members; else malformed, asked twice. */
+static void t_malformed_200_is_never_data(void)
+{
+	static const struct {
+		int query;               /* 1: ec2 DescribeSubnets; 0: sagemaker DescribeCluster */
+		const char *headers, *body, *why;
+	} cases[] = {
+		{ 0, NULL, "", "body is empty" },
+		{ 0, "Content-Type: text/html; charset=utf-8\r\n",
+		  "<html><body>Sign in</body></html>", "text/html" },
+		{ 0, "Content-Type: text/xml\r\n", "<DescribeClusterResponse/>", "not JSON" },
+		{ 0, NULL, "[1,2]", "not a JSON object" },
+		{ 0, NULL, "{\"ClusterArn\":\"a\",\"ClusterStatus\":\"InService\",\"InstanceGroups\":[]}{\"x\":1}",
+		  "not valid JSON" },
+		{ 0, NULL, "{}", "no string 'ClusterArn'" },
+		{ 0, NULL, "{\"ClusterArn\":\"a\",\"ClusterStatus\":\"InService\"}",
+		  "no list 'InstanceGroups'" },
+		{ 0, "Content-Type: \r\n", "{\"ClusterArn\":\"a\",\"ClusterStatus\":\"InService\",\"InstanceGroups\":[]}",
+		  "no Content-Type" },
+		{ 1, "Content-Type: text/xml\r\n", "", "body is empty" },
+		{ 1, "Content-Type: application/json\r\n", "{\"subnetSet\":[]}", "not XML" },
+		{ 1, "Content-Type: text/html\r\n", "<html><body>hi</body></html>", "text/html" },
+		{ 1, NULL, "<html><body>hi</body></html>", "<html> document" },
+		{ 1, NULL, "<DescribeSubnetsResponse><requestId>r</requestId></DescribeSubnetsResponse>",
+		  "no list 'subnetSet'" },
+		{ 1, NULL, "<DescribeSubnetsResponse><subnetSet><item>", "not valid XML" },
+	};
+	struct hp_aws_result r_ok;
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		struct hp_aws_result r;
+		int rc;
+
+		setup();
+		fake_reply(&fs, 200, cases[i].headers, cases[i].body);
+		fake_reply(&fs, 200, cases[i].headers, cases[i].body);
+		fake_reply(&fs, 200, cases[i].headers, cases[i].body);
+		if (cases[i].query)
+			rc = hp_aws_query(&aws, HP_SVC_EC2, "DescribeSubnets", NULL, &r);
+		else
+			rc = hp_aws_json(&aws, HP_SVC_SAGEMAKER, "DescribeCluster", NULL, &r);
+		T_EQ(rc, -1);
+		T_EQ(r.cls, HP_AWS_PARSE);
+		T_STREQ(r.code, "MalformedReply");
+		T_CONTAINS(r.message, "malformed reply (HTTP 200)");
+		T_CONTAINS(r.message, cases[i].why);
+		T_ASSERT(r.json == NULL);
+		/* Retried once, like a transient error, then given up. */
+		T_EQ(fs.nreq, 2);
+		T_EQ(r.attempts, 2);
+		hp_aws_result_release(&r);
+	}
+	/* A malformed reply followed by a good one: the retry reads it. */
+	setup();
+	fake_reply(&fs, 200, "Content-Type: text/html\r\n", "<html/>");
+	fake_reply(&fs, 200, NULL, "{\"ClusterArn\":\"a\",\"ClusterStatus\":\"InService\",\"InstanceGroups\":[]}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "DescribeCluster", NULL, &r_ok), 0);
+	T_STREQ(hp_json_str(r_ok.json, "ClusterStatus"), "InService");
+	hp_aws_result_release(&r_ok);
+	/* STS needs its <GetCallerIdentityResult>. */
+	setup();
+	fake_reply(&fs, 200, NULL, "<GetCallerIdentityResponse><ResponseMetadata/></GetCallerIdentityResponse>");
+	fake_reply(&fs, 200, NULL, "<GetCallerIdentityResponse><ResponseMetadata/></GetCallerIdentityResponse>");
+	T_EQ(hp_aws_query(&aws, HP_SVC_STS, "GetCallerIdentity", NULL, &r_ok), -1);
+	T_EQ(r_ok.cls, HP_AWS_PARSE);
+	hp_aws_result_release(&r_ok);
+}
+
+/* The run budget: attempts are cut to what is left, and nothing is sent once it is spent. */
+static void t_run_budget(void)
+{
+	struct hp_aws_result r;
+
+	setup();
+	aws.budget_s = 20;
+	aws.deadline_ms = fs.sys.monotonic_ms(&fs.sys) + 400;
+	T_EQ(hp_aws_budget_left_ms(&aws), 400);
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "DescribeCluster", NULL, &r), -1);
+	T_STREQ(r.code, "Timeout");
+	hp_aws_result_release(&r);
+	T_EQ(fs.req_timeout_ms, 400);
+	T_ASSERT(fs.slept_ms <= 400);
+
+	setup();
+	aws.budget_s = 20;
+	aws.deadline_ms = fs.sys.monotonic_ms(&fs.sys);
+	fake_reply(&fs, 200, NULL, "{\"logGroups\":[]}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_LOGS, "DescribeLogGroups", NULL, &r), -1);
+	T_EQ(fs.nreq, 0);
+	T_EQ(r.cls, HP_AWS_NETWORK);
+	T_STREQ(r.code, "RunBudgetExceeded");
+	T_CONTAINS(r.message, "--max-runtime 20 s");
+	hp_aws_result_release(&r);
+	T_EQ(hp_aws_budget_left_ms(&aws), 0);
+}
+
+/* After HP_AWS_BREAKER_LIMIT timeouts in a row to one endpoint, its calls fail fast. */
+static void t_circuit_breaker(void)
+{
+	struct hp_aws_result r;
+	int i;
+
+	setup();
+	hp_strlcpy(aws.endpoint[HP_SVC_LOGS], "http://127.0.0.1:7", sizeof(aws.endpoint[0]));
+	for (i = 0; i < 3; i++)
+		fake_net_error(&fs, HP_NET_TIMEOUT);
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "ListClusterNodes", NULL, &r), -1);
+	T_EQ(fs.nreq, 3);
+	hp_aws_result_release(&r);
+	/* Same endpoint (ec2 shares http://127.0.0.1:9): not sent, same error. */
+	fake_reply(&fs, 200, NULL, "<DescribeVpcsResponse><vpcSet/></DescribeVpcsResponse>");
+	T_EQ(hp_aws_query(&aws, HP_SVC_EC2, "DescribeVpcs", NULL, &r), -1);
+	T_EQ(fs.nreq, 3);
+	T_EQ(r.cls, HP_AWS_NETWORK);
+	T_STREQ(r.code, "Timeout");
+	T_CONTAINS(r.message, "not sent: the last 3 requests to http://127.0.0.1:9 timed out");
+	hp_aws_result_release(&r);
+	/* Another endpoint is still asked. */
+	fs.next_reply = fs.nreplies;
+	fake_reply(&fs, 200, NULL, "{\"logGroups\":[]}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_LOGS, "DescribeLogGroups", NULL, &r), 0);
+	T_EQ(fs.nreq, 4);
+	hp_aws_result_release(&r);
+
+	/* A reply in between resets the count. */
+	setup();
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[]}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "ListClusterNodes", NULL, &r), 0);
+	hp_aws_result_release(&r);
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[]}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "ListClusterNodes", NULL, &r), 0);
 	hp_aws_result_release(&r);
 }
 
@@ -313,5 +456,6 @@ T_MAIN(T(t_json_request_shape), T(t_session_token_is_sent_and_signed), T(t_rest_
        T(t_query_ec2_xml), T(t_query_sts_unwraps_result), T(t_error_shapes),
        T(t_throttle_is_retried_with_backoff), T(t_retries_stop_at_max_attempts),
        T(t_server_and_network_errors_retry), T(t_client_errors_are_not_retried),
-       T(t_retry_quota_limits_retries), T(t_malformed_reply_is_parse_error), T(t_xml_edge_cases),
+       T(t_retry_quota_limits_retries), T(t_malformed_reply_is_parse_error), T(t_malformed_200_is_never_data),
+       T(t_run_budget), T(t_circuit_breaker), T(t_xml_edge_cases),
        T(t_classify_table))

@@ -116,9 +116,13 @@ static void t_sg_ids_without_cluster(void)
 	hp_collect_network(&aws, &o, &snap);
 	T_EQ(fs.nreq, 1);
 	T_CONTAINS(fs.req_body[0], "GroupId.1=sg-0123456789abcdef0");
-	/* Asked for, not returned: as good as not found. */
+	/*
+	 * Asked for, not returned: EC2 answers a missing id with an error, so this
+	 * reply is malformed; it never reads as "does not exist".
+	 */
 	T_STREQ(hp_json_str(cJSON_GetObjectItemCaseSensitive(net_get("security_group_errors"),
-							     "sg-0123456789abcdef0"), "class"), "not_found");
+							     "sg-0123456789abcdef0"), "class"), "parse");
+	T_EQ(calls_named("DescribeSecurityGroups"), 1);
 }
 
 static void t_nothing_without_vpc_config(void)
@@ -239,9 +243,9 @@ static void t_eks_missing_and_partial_lists(void)
 	fake_reply(&fs, 200, NULL, "<DescribeSubnetsResponse><subnetSet><item><subnetId>subnet-a</subnetId>"
 		   "<vpcId>vpc-1</vpcId></item></subnetSet></DescribeSubnetsResponse>");
 	fake_reply(&fs, 200, NULL, "<DescribeVpcsResponse><vpcSet/></DescribeVpcsResponse>");
-	fake_reply(&fs, 200, NULL, "<DescribeVpcAttributeResponse><enableDnsSupport><value>false</value>"
+	fake_reply(&fs, 200, NULL, "<DescribeVpcAttributeResponse><vpcId>vpc-1</vpcId><enableDnsSupport><value>false</value>"
 		   "</enableDnsSupport></DescribeVpcAttributeResponse>");
-	fake_reply(&fs, 200, NULL, "<DescribeVpcAttributeResponse><enableDnsHostnames><value>true</value>"
+	fake_reply(&fs, 200, NULL, "<DescribeVpcAttributeResponse><vpcId>vpc-1</vpcId><enableDnsHostnames><value>true</value>"
 		   "</enableDnsHostnames></DescribeVpcAttributeResponse>");
 	/* Route tables: page 1, then page 2 fails: no partial list. */
 	fake_reply(&fs, 200, NULL, "<DescribeRouteTablesResponse><routeTableSet><item><routeTableId>rtb-1"

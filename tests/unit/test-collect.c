@@ -15,7 +15,7 @@ static struct hp_snapshot snap;
 
 static const char sts_ok[] =
 	"<GetCallerIdentityResponse><GetCallerIdentityResult><Arn>arn:aws:iam::123456789012:user/t</Arn>"
-	"<Account>123456789012</Account></GetCallerIdentityResult></GetCallerIdentityResponse>";
+	"<Account>123456789012</Account><UserId>AIDAEXAMPLE</UserId></GetCallerIdentityResult></GetCallerIdentityResponse>";
 static const char cluster_ok[] =
 	"{\"ClusterArn\":\"arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456\","
 	"\"ClusterName\":\"c1\",\"ClusterStatus\":\"InService\",\"NodeProvisioningMode\":\"Continuous\",\"Orchestrator\":{\"Eks\":{\"ClusterArn\":\"arn:aws:eks:us-west-2:123456789012:cluster/e\"}},"
@@ -196,6 +196,68 @@ static void t_events_skipped_without_continuous_mode(void)
 	T_STREQ(hp_json_str(hp_snapshot_get(&snap, "meta"), "orchestrator"), "Slurm");
 }
 
+/* A failed STS preflight says what happened; only credential errors are credential problems (exit 4). */
+static void t_sts_preflight_says_what_happened(void)
+{
+	static const struct {
+		long status;
+		const char *headers, *body;
+		enum hp_err code;
+		const char *says, *never;
+	} cases[] = {
+		{ 400, NULL, "<ErrorResponse><Error><Code>Throttling</Code><Message>Rate exceeded</Message></Error></ErrorResponse>",
+		  HP_ERR_API, "AWS STS throttled the credentials check", "credentials not configured" },
+		{ 500, NULL, "<ErrorResponse><Error><Code>InternalFailure</Code><Message>oops</Message></Error></ErrorResponse>",
+		  HP_ERR_API, "AWS STS service error on the credentials check (sts:GetCallerIdentity, HTTP 500)",
+		  "credentials not configured" },
+		{ 200, "Content-Type: text/html\r\n", "<html><body>captive portal</body></html>",
+		  HP_ERR_PARSE, "malformed reply (HTTP 200): reply is text/html, not XML", "credentials not configured" },
+		{ 200, NULL, "", HP_ERR_PARSE, "malformed reply", "credentials not configured" },
+		{ 400, NULL, "<ErrorResponse><Error><Code>ExpiredToken</Code><Message>expired</Message></Error></ErrorResponse>",
+		  HP_ERR_CREDS, "ExpiredToken", "throttled" },
+		{ 403, NULL, "<ErrorResponse><Error><Code>InvalidClientTokenId</Code><Message>bad</Message></Error></ErrorResponse>",
+		  HP_ERR_CREDS, "AWS credentials not configured or expired", "throttled" },
+	};
+	size_t i;
+	int k;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		struct hp_collect_opts o = { "c1", NULL, 0, 0 };
+		struct hp_error e = HP_ERROR_INIT;
+
+		setup();
+		aws.max_attempts = 3;
+		for (k = 0; k < 3; k++)
+			fake_reply(&fs, cases[i].status, cases[i].headers, cases[i].body);
+		T_EQ(hp_collect_cluster(&aws, &o, &snap, &e), -1);
+		T_EQ(e.code, cases[i].code);
+		T_CONTAINS(e.msg, cases[i].says);
+		T_NOT_CONTAINS(e.msg, cases[i].never);
+		T_EQ(hp_err_exit_status(e.code), cases[i].code == HP_ERR_CREDS ? HP_EXIT_CREDS : HP_EXIT_FATAL);
+	}
+}
+
+/* An HTML page served for DescribeCluster is an error, never a phantom cluster. */
+static void t_html_describe_cluster_is_fatal(void)
+{
+	struct hp_collect_opts o = { "c1", NULL, 0, 0 };
+	struct hp_error e = HP_ERROR_INIT;
+
+	setup();
+	aws.max_attempts = 3;
+	fake_reply(&fs, 200, NULL, sts_ok);
+	fake_reply(&fs, 200, "Content-Type: text/html\r\n", "<html><body>Sign in</body></html>");
+	fake_reply(&fs, 200, "Content-Type: text/html\r\n", "<html><body>Sign in</body></html>");
+	fake_reply(&fs, 200, NULL, cluster_ok);
+	T_EQ(hp_collect_cluster(&aws, &o, &snap, &e), -1);
+	T_EQ(e.code, HP_ERR_API);
+	T_CONTAINS(e.msg, "cannot describe cluster 'c1': MalformedReply");
+	T_ASSERT(hp_snapshot_get(&snap, "cluster") == NULL);
+	/* Asked twice (one retry), then given up. */
+	T_EQ(fs.nreq, 3);
+}
+
 T_MAIN(T(t_events_skipped_without_continuous_mode), T(t_full_collection_and_node_cap), T(t_denied_page_drops_partial_list),
        T(t_node_not_found_is_recorded), T(t_cluster_not_found_lists_clusters),
-       T(t_bad_credentials_are_fatal), T(t_events_cap_and_log_streams))
+       T(t_bad_credentials_are_fatal), T(t_events_cap_and_log_streams),
+       T(t_sts_preflight_says_what_happened), T(t_html_describe_cluster_is_fatal))

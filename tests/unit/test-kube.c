@@ -18,7 +18,7 @@ struct canned {
 	const char *out, *err;
 };
 
-static struct canned queue[8];
+static struct canned queue[16];
 static size_t nqueue, next;
 static char argv_seen[8][1024], env_seen[8][2048];
 
@@ -241,6 +241,15 @@ static void t_failures_carry_no_data(void)
 	T_EQ(r.status, HP_KUBE_PARSE);
 	hp_kube_result_release(&r);
 
+	/* A document followed by garbage is garbage. */
+	push(0, "{\"items\":[]}\n\x01garbage{{{", "");
+	T_EQ(hp_kube_run(&k, args, HP_KUBE_JSON, &r), -1);
+	T_EQ(r.status, HP_KUBE_PARSE);
+	hp_kube_result_release(&r);
+	push(0, "{\"items\":[]}\n", "");
+	T_EQ(hp_kube_run(&k, args, HP_KUBE_JSON, &r), 0);
+	hp_kube_result_release(&r);
+
 	/* An exit status without any stderr still says something. */
 	push(3, "", "");
 	T_EQ(hp_kube_run(&k, args, HP_KUBE_JSON, &r), -1);
@@ -257,6 +266,38 @@ static void t_failures_carry_no_data(void)
 	hp_kube_release(&k);
 	fake_sys_release(&f);
 }
+
+/* kubectl runs within the run budget: cut to what is left, not run once it is spent. */
+static void t_run_budget(void)
+{
+	struct fake_sys f;
+	struct hp_kube k;
+	struct hp_kube_result r;
+	const char *args[] = { "get", "namespaces", NULL };
+
+	setup(&f);
+	hp_kube_init(&k, &f.sys, NULL);
+	k.budget_s = 30;
+	k.deadline_ms = f.sys.monotonic_ms(&f.sys) + 5000;
+	queue[nqueue].timed_out = 1;
+	queue[nqueue++].status = 137;
+	T_EQ(hp_kube_run(&k, args, HP_KUBE_JSON, &r), -1);
+	T_EQ(r.status, HP_KUBE_TIMEOUT);
+	T_CONTAINS(r.message, "end of the run budget (--max-runtime 30 s)");
+	hp_kube_result_release(&r);
+	T_EQ(next, 1);
+
+	k.deadline_ms = f.sys.monotonic_ms(&f.sys);
+	push(0, "{\"items\":[]}", "");
+	T_EQ(hp_kube_run(&k, args, HP_KUBE_JSON, &r), -1);
+	T_EQ(r.status, HP_KUBE_TIMEOUT);
+	T_CONTAINS(r.message, "not run: the run budget (--max-runtime 30 s) was spent");
+	T_EQ(next, 1);
+	hp_kube_result_release(&r);
+	hp_kube_release(&k);
+	fake_sys_release(&f);
+}
+
 
 static void t_same_server(void)
 {
@@ -315,4 +356,5 @@ static void t_instance_id(void)
 }
 
 T_MAIN(T(t_argv_and_env), T(t_classify), T(t_error_line), T(t_failures_carry_no_data),
+       T(t_run_budget),
        T(t_same_server), T(t_instance_id))

@@ -442,9 +442,34 @@ static void t_node_reply_without_url(void)
 	node_env_release(&e);
 }
 
+/* A malformed StartSession reply or a spent run budget says nothing about the node: skipped, never unreachable. */
+static void t_node_unreadable_reply_or_budget(void)
+{
+	struct node_env e;
+
+	node_env(&e);
+	fake_reply(&e.f, 200, "Content-Type: text/html\r\n", "<html>proxy login</html>");
+	hp_ssm_probe_node(&e.a, &e.c, &e.sh, &e.t, &e.r);
+	T_EQ(e.r.state, HP_SSM_SKIPPED);
+	T_CONTAINS(e.r.reason, "reply unreadable (MalformedReply");
+	T_STREQ(e.r.failed_action, "StartSession");
+	node_env_release(&e);
+
+	node_env(&e);
+	e.a.budget_s = 60;
+	e.a.deadline_ms = e.f.sys.monotonic_ms(&e.f.sys);
+	fake_reply(&e.f, 200, NULL, started);
+	hp_ssm_probe_node(&e.a, &e.c, &e.sh, &e.t, &e.r);
+	T_EQ(e.r.state, HP_SSM_SKIPPED);
+	T_CONTAINS(e.r.reason, "not probed: not sent: the run budget (--max-runtime 60 s) was spent");
+	T_EQ(e.f.nreq, 0);
+	node_env_release(&e);
+}
+
 T_MAIN(T(t_bucket_paces), T(t_bucket_burst_and_idle), T(t_bucket_adapts), T(t_backoff_full_jitter),
        T(t_pool_runs_each_item_once), T(t_plugin_output_parse), T(t_plugin_probe),
        T(t_node_target_not_connected), T(t_node_request_shape),
        T(t_node_throttling_retried_then_terminated), T(t_node_timeout_not_retried),
        T(t_node_denied_stops_the_sweep), T(t_node_throttled_too_long),
-       T(t_node_deadline_during_backoff), T(t_node_plugin_missing), T(t_node_reply_without_url))
+       T(t_node_deadline_during_backoff), T(t_node_plugin_missing), T(t_node_reply_without_url),
+       T(t_node_unreadable_reply_or_budget))
