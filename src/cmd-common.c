@@ -284,7 +284,7 @@ int hp_cmd_run(const struct hp_cmd_opts *o, struct hp_sys *sys, hp_cmd_collect_f
 		debug_trace(&trace);
 	if (collect(&aws, &snap, arg, &e)) {
 		rc = fatal(&e, &snap, aws.region);
-	} else if (o->save && hp_snapshot_save(&snap, o->save, &e)) {
+	} else if (o->save && hp_snapshot_save(&snap, sys, o->save, &e)) {
 		fprintf(stderr, "hpnode %s: %s\n", o->name, e.msg);
 		rc = HP_EXIT_FATAL;
 	} else {

@@ -372,7 +372,7 @@ int cmd_node(int argc, char **argv, struct hp_sys *sys)
 		hp_snapshot_release(&snap);
 		return HP_EXIT_FATAL;
 	}
-	if (o.save && hp_snapshot_save(&snap, o.save, &e)) {
+	if (o.save && hp_snapshot_save(&snap, sys, o.save, &e)) {
 		fprintf(stderr, "hpnode node: %s\n", e.msg);
 		hp_snapshot_release(&snap);
 		return HP_EXIT_FATAL;

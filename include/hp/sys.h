@@ -78,10 +78,21 @@ struct hp_sys {
 	int64_t (*now_ms)(struct hp_sys *sys);          /* wall clock, ms since the epoch */
 	int64_t (*monotonic_ms)(struct hp_sys *sys);
 	const char *(*getenv)(struct hp_sys *sys, const char *name);
-	/* Reads a whole file; -1 (errno set) when it cannot. */
+	/*
+	 * Reads a whole regular file (or /dev/null); -1 (errno set) when it
+	 * cannot. Never waits: anything else is refused with EINVAL (EISDIR for
+	 * a directory) and a file larger than out's cap with EFBIG, both before
+	 * any byte is read.
+	 */
 	int (*read_file)(struct hp_sys *sys, const char *path, struct hp_buf *out);
 	void (*sleep_ms)(struct hp_sys *sys, long ms);
 	uint32_t (*random)(struct hp_sys *sys);
+	/*
+	 * Writes a whole file atomically (temporary file in the same directory,
+	 * then rename), mode 0600. Refuses a path that is a symbolic link (ELOOP)
+	 * or another non-regular file (EINVAL, EISDIR). -1 (errno set) on failure.
+	 */
+	int (*write_file)(struct hp_sys *sys, const char *path, const char *data, size_t len);
 	void *impl;
 };
 

@@ -210,16 +210,49 @@ static const char *real_getenv(struct hp_sys *sys, const char *name)
 	return getenv(name);
 }
 
+/* /dev/null reads as an empty file (AWS_CONFIG_FILE=/dev/null is common). */
+static int is_dev_null(const struct stat *st)
+{
+	struct stat null;
+
+	return S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 &&
+	       S_ISCHR(null.st_mode) && st->st_rdev == null.st_rdev;
+}
+
+/*
+ * Regular files only: a FIFO, socket, directory or device (bar /dev/null)
+ * is refused with EINVAL before any read, and a file over out's cap with
+ * EFBIG. O_NONBLOCK keeps the open itself from waiting on a FIFO.
+ */
 static int real_read_file(struct hp_sys *sys, const char *path, struct hp_buf *out)
 {
 	char chunk[65536];
+	struct stat st;
 	ssize_t n;
 	int fd;
 
 	(void)sys;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		int null = is_dev_null(&st);
+
+		close(fd);
+		if (null)
+			return 0;
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	if (st.st_size < 0 || (uint64_t)st.st_size > (uint64_t)out->max - out->len) {
+		close(fd);
+		errno = EFBIG;
+		return -1;
+	}
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -234,6 +267,86 @@ static int real_read_file(struct hp_sys *sys, const char *path, struct hp_buf *o
 		}
 	}
 	close(fd);
+	return 0;
+}
+
+/* dir of path ("." when it has none) into out. */
+static void dir_of(const char *path, char *out, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(out, n, ".");
+	else if (slash == path)
+		snprintf(out, n, "/");
+	else
+		snprintf(out, n, "%.*s", (int)(slash - path), path);
+}
+
+/*
+ * Writes path as a whole, mode 0600: a fresh temporary file in the same
+ * directory, then rename(). An existing path that is not a regular file
+ * (a symlink, a device, a FIFO) is refused with EEXIST-like errnos and
+ * left as it is; a failure leaves no temporary file behind.
+ */
+static int real_write_file(struct hp_sys *sys, const char *path, const char *data, size_t len)
+{
+	char dir[4096], tmp[4096 + 32];
+	const char *base = strrchr(path, '/');
+	struct stat st;
+	size_t done = 0;
+	int fd, err = 0;
+
+	(void)sys;
+	if (!*path || (base && !base[1])) {
+		errno = EISDIR;
+		return -1;
+	}
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			errno = ELOOP;
+			return -1;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+			return -1;
+		}
+	} else if (errno != ENOENT) {
+		return -1;
+	}
+	dir_of(path, dir, sizeof(dir));
+	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base ? base + 1 : path) >=
+	    (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, 0600) < 0)
+		err = errno;
+	while (!err && done < len) {
+		ssize_t w = write(fd, data + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			err = w < 0 ? errno : EIO;
+		else
+			done += (size_t)w;
+	}
+	if (!err && fsync(fd) < 0)
+		err = errno;
+	if (close(fd) < 0 && !err)
+		err = errno;
+	/* rename() replaces the name itself: it never writes through a link. */
+	if (!err && rename(tmp, path) < 0)
+		err = errno;
+	if (err) {
+		unlink(tmp);
+		errno = err;
+		return -1;
+	}
 	return 0;
 }
 
@@ -402,7 +515,7 @@ struct hp_sys *hp_sys_real(void)
 {
 	static struct hp_sys sys = {
 		real_http, real_run, real_now_ms, real_monotonic_ms, real_getenv,
-		real_read_file, real_sleep_ms, real_random, NULL
+		real_read_file, real_sleep_ms, real_random, real_write_file, NULL
 	};
 	return &sys;
 }

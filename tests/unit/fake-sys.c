@@ -101,6 +101,18 @@ static int f_read_file(struct hp_sys *s, const char *path, struct hp_buf *out)
 	return -1;
 }
 
+/* Files written: the last one is kept (path and content). */
+static int f_write_file(struct hp_sys *s, const char *path, const char *data, size_t len)
+{
+	struct fake_sys *f = self(s);
+
+	free(f->written_path);
+	free(f->written);
+	f->written_path = xstrdup(path);
+	f->written = xstrndup(data, len);
+	return 0;
+}
+
 static void f_sleep(struct hp_sys *s, long ms)
 {
 	self(s)->slept_ms += ms;
@@ -122,6 +134,7 @@ void fake_sys_init(struct fake_sys *f)
 	f->sys.monotonic_ms = f_now;
 	f->sys.getenv = f_getenv;
 	f->sys.read_file = f_read_file;
+	f->sys.write_file = f_write_file;
 	f->sys.sleep_ms = f_sleep;
 	f->sys.random = f_random;
 	f->sys.impl = f;
@@ -139,6 +152,9 @@ void fake_sys_release(struct fake_sys *f)
 		free(f->req_headers[i]);
 	}
 	free(f->run_argv0);
+	free(f->written_path);
+	free(f->written);
+	f->written_path = f->written = NULL;
 	f->nreq = 0;
 	f->run_argv0 = NULL;
 }

@@ -34,6 +34,8 @@ struct fake_sys {
 	const char *run_out, *run_err;
 	int run_fail;          /* 1: run() cannot start the child */
 	char *run_argv0;
+	/* The last write_file(): its path and content. */
+	char *written_path, *written;
 };
 
 void fake_sys_init(struct fake_sys *f);
