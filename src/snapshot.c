@@ -74,7 +74,15 @@ void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char
 	add_str(call, "action", action);
 	add_str(call, "class", cls);
 	add_str(call, "code", code);
-	add_str(call, "message", message);
+	{
+		/* Replies can quote the endpoint URL: never its userinfo. */
+		size_t n = message ? 2 * strlen(message) + 8 : 1;
+		char *safe = xmalloc(n);
+
+		hp_redact_urls(message ? message : "", safe, n);
+		add_str(call, "message", safe);
+		free(safe);
+	}
 	cJSON_AddItemToObject(call, "status", need(cJSON_CreateNumber((double)status)));
 	cJSON_AddItemToArray(calls, call);
 }
