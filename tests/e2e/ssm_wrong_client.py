@@ -1,14 +1,14 @@
 """A deliberately wrong SSM data-channel client, to prove the fixture agent
 judges clients strictly (t0520-ssm-strict.sh).
 
-    python3 ssm_wrong_client.py MISTAKE TARGET
+    python3 ssm_wrong_client.py TARGET OUTDIR MISTAKE...
 
-starts an AWS-StartNonInteractiveCommand session on TARGET through the
-fixture's StartSession (boto3, the fixture's endpoint and keys from the
-environment), speaks the data channel correctly except for MISTAKE, and
-prints one JSON line: how the session ended (`closed_output`, the
-channel_closed Output), the exit code, stdout, stderr and the
-HandshakeComplete CustomerMessage.
+for each MISTAKE in turn, starts an AWS-StartNonInteractiveCommand session
+on TARGET through the fixture's StartSession (boto3, the fixture's endpoint
+and keys from the environment), speaks the data channel correctly except
+for MISTAKE, and writes OUTDIR/MISTAKE.json: the session id, how the
+session ended (`closed_output`, the channel_closed Output), the exit code,
+stdout, stderr and the HandshakeComplete CustomerMessage.
 
 MISTAKE is one of: none, unswapped_id, nul_type, seconds, ack_wrong_id,
 ack_seq, never_ack, no_exit_ack, old_version.
@@ -129,13 +129,7 @@ class Socket:
                 return data
 
 
-def main():
-    mistake, target = sys.argv[1], sys.argv[2]
-    if mistake not in MISTAKES:
-        raise SystemExit(f"unknown mistake {mistake}")
-    import boto3  # the fixture's own dependency
-    ssm = boto3.client("ssm", endpoint_url=os.environ["AWS_ENDPOINT_URL"],
-                       region_name=os.environ["AWS_REGION"])
+def session(ssm, target, mistake):
     started = ssm.start_session(Target=target, DocumentName="AWS-StartNonInteractiveCommand",
                                 Parameters={"command": [COMMAND],
                                             "separateOutputStream": ["true"]})
@@ -143,7 +137,7 @@ def main():
     ws.send(1, json.dumps({"MessageSchemaVersion": "1.0", "RequestId": str(uuid.uuid4()),
                            "TokenValue": started["TokenValue"], "ClientId": str(uuid.uuid4()),
                            "ClientVersion": "1.2.650.0"}).encode())
-    result = {"mistake": mistake, "closed_output": None, "exit_code": None, "stdout": "",
+    result = {"mistake": mistake, "session_id": started["SessionId"], "closed_output": None, "exit_code": None, "stdout": "",
               "stderr": "", "customer_message": None}
     expected, out_seq = 0, 0
     deadline = time.monotonic() + LIMIT_S
@@ -197,9 +191,24 @@ def main():
             result["exit_code"] = int(text.split(":", 1)[1])
     try:
         ws.send(8, (1000).to_bytes(2, "big"))
+        ws.sock.close()
     except OSError:
         pass
-    print(json.dumps(result))
+    return result
+
+
+def main():
+    target, outdir, mistakes = sys.argv[1], sys.argv[2], sys.argv[3:]
+    for mistake in mistakes:
+        if mistake not in MISTAKES:
+            raise SystemExit(f"unknown mistake {mistake}")
+    import boto3  # the fixture's own dependency
+    ssm = boto3.client("ssm", endpoint_url=os.environ["AWS_ENDPOINT_URL"],
+                       region_name=os.environ["AWS_REGION"])
+    for mistake in mistakes:
+        result = session(ssm, target, mistake)
+        with open(os.path.join(outdir, mistake + ".json"), "w", encoding="utf-8") as fh:
+            json.dump(result, fh)
 
 
 if __name__ == "__main__":
