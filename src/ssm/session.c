@@ -413,6 +413,8 @@ enum hp_ssm_end hp_ssm_session_run(struct hp_ssm_io *io, struct hp_sys *sys,
 		if (end == HP_SSM_KMS)
 			snprintf(out->detail, sizeof(out->detail),
 				 "the session is KMS-encrypted, which the native client does not support");
+		if (!s.ws.closed && end != HP_SSM_LOST)
+			(void)hp_ws_send(&s.ws, HP_WS_CLOSE, "\x03\xe8", 2, sys->monotonic_ms(sys) + 1000);
 		/* The node answered: the session ended on an action we refused. */
 		if ((end == HP_SSM_FAILED || end == HP_SSM_LOST) && out->refused_action[0] &&
 		    !out->has_exit) {
@@ -424,8 +426,6 @@ enum hp_ssm_end hp_ssm_session_run(struct hp_ssm_io *io, struct hp_sys *sys,
 				 out->refused_action, "')");
 			end = HP_SSM_UNSUPPORTED;
 		}
-		if (!s.ws.closed && end != HP_SSM_LOST)
-			(void)hp_ws_send(&s.ws, HP_WS_CLOSE, "\x03\xe8", 2, sys->monotonic_ms(sys) + 1000);
 	}
 	hp_ssm_rx_release(&s.rx);
 	hp_ssm_tx_release(&s.tx);
