@@ -58,13 +58,15 @@ int hp_cmd_valid_cluster(const char *s)
 
 int hp_cmd_usage_error(const char *name, const char *fmt, ...)
 {
+	char raw[1024], msg[1024];
 	va_list ap;
 
-	fprintf(stderr, "hpnode %s: ", name);
+	/* Arguments are echoed back: cleaned and with URL userinfo hidden. */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nRun 'hpnode %s --help' for usage.\n", name);
+	hp_safe_text(raw, msg, sizeof(msg));
+	fprintf(stderr, "hpnode %s: %s\nRun 'hpnode %s --help' for usage.\n", name, msg, name);
 	return HP_EXIT_USAGE;
 }
 
@@ -299,7 +301,7 @@ int hp_cmd_run(const struct hp_cmd_opts *o, struct hp_sys *sys, hp_cmd_collect_f
 		debug_trace(&trace);
 	if (collect(&aws, &snap, arg, &e)) {
 		rc = fatal(&e, &snap, aws.region);
-	} else if (o->save && hp_snapshot_save(&snap, o->save, &e)) {
+	} else if (o->save && hp_snapshot_save(&snap, sys, o->save, &e)) {
 		fprintf(stderr, "hpnode %s: %s\n", o->name, e.msg);
 		rc = HP_EXIT_FATAL;
 	} else {

@@ -32,8 +32,11 @@ static const char usage_text[] =
 
 static int bad_usage(const char *msg, const char *arg)
 {
+	char clean[512];
+
+	hp_safe_text(arg ? arg : "", clean, sizeof(clean));
 	fprintf(stderr, "hpnode explain: %s%s%s%s\nRun 'hpnode explain --help' for usage.\n", msg,
-		arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
+		arg ? " '" : "", clean, arg ? "'" : "");
 	return HP_EXIT_USAGE;
 }
 

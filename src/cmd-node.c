@@ -56,13 +56,14 @@ static int bad_usage(const char *fmt, ...) HP_PRINTF(1, 2);
 
 static int bad_usage(const char *fmt, ...)
 {
+	char raw[1024], msg[1024];
 	va_list ap;
 
-	fputs("hpnode node: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputs("\nRun 'hpnode node --help' for usage.\n", stderr);
+	hp_safe_text(raw, msg, sizeof(msg));
+	fprintf(stderr, "hpnode node: %s\nRun 'hpnode node --help' for usage.\n", msg);
 	return HP_EXIT_USAGE;
 }
 
@@ -372,7 +373,7 @@ int cmd_node(int argc, char **argv, struct hp_sys *sys)
 		hp_snapshot_release(&snap);
 		return HP_EXIT_FATAL;
 	}
-	if (o.save && hp_snapshot_save(&snap, o.save, &e)) {
+	if (o.save && hp_snapshot_save(&snap, sys, o.save, &e)) {
 		fprintf(stderr, "hpnode node: %s\n", e.msg);
 		hp_snapshot_release(&snap);
 		return HP_EXIT_FATAL;

@@ -64,7 +64,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < HP_ARRAY_LEN(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return finish(commands[i].fn(argc - 1, argv + 1, hp_sys_real()));
-	fprintf(stderr, "hpnode: unknown command '%s'\n\n", argv[1]);
+	{
+		char clean[256];
+
+		hp_safe_text(argv[1], clean, sizeof(clean));
+		fprintf(stderr, "hpnode: unknown command '%s'\n\n", clean);
+	}
 	usage(stderr);
 	return HP_EXIT_USAGE;
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hp/json.h"
@@ -73,15 +74,24 @@ void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char
 	add_str(call, "action", action);
 	add_str(call, "class", cls);
 	add_str(call, "code", code);
-	add_str(call, "message", message);
+	{
+		/* Replies can quote the endpoint URL: never its userinfo. */
+		size_t n = message ? 2 * strlen(message) + 8 : 1;
+		char *safe = xmalloc(n);
+
+		hp_redact_urls(message ? message : "", safe, n);
+		add_str(call, "message", safe);
+		free(safe);
+	}
 	cJSON_AddItemToObject(call, "status", need(cJSON_CreateNumber((double)status)));
 	cJSON_AddItemToArray(calls, call);
 }
 
-int hp_snapshot_save(const struct hp_snapshot *s, const char *path, struct hp_error *e)
+int hp_snapshot_save(const struct hp_snapshot *s, struct hp_sys *sys, const char *path,
+		     struct hp_error *e)
 {
 	char *text;
-	FILE *fp;
+	size_t len;
 	int err = 0;
 
 	if (!s->root)
@@ -89,20 +99,25 @@ int hp_snapshot_save(const struct hp_snapshot *s, const char *path, struct hp_er
 	text = cJSON_Print(s->root);
 	if (!text)
 		hp_die("out of memory");
-	fp = fopen(path, "w");
-	if (!fp) {
-		err = errno;
+	len = strlen(text);
+	{
+		/* The document and its final newline, written in one piece. */
+		char *full = xmalloc(len + 2);
+
+		memcpy(full, text, len);
+		full[len] = '\n';
+		full[len + 1] = '\0';
 		cJSON_free(text);
-		return hp_error_set(e, HP_ERR_FILE, "cannot write snapshot '%s': %s", path,
-				    strerror(err));
+		if (sys->write_file(sys, path, full, len + 1, 0600) < 0)
+			err = errno ? errno : EIO;
+		free(full);
 	}
-	errno = 0;
-	if (fputs(text, fp) == EOF || fputc('\n', fp) == EOF)
-		err = errno ? errno : EIO;
-	cJSON_free(text);
-	/* fclose flushes, so a full disk shows up here. */
-	if (fclose(fp) != 0 && !err)
-		err = errno ? errno : EIO;
+	if (err == ELOOP)
+		return hp_error_set(e, HP_ERR_FILE, "cannot write snapshot '%s': it is a symbolic "
+				    "link (write to the file itself)", path);
+	if (err == EINVAL)
+		return hp_error_set(e, HP_ERR_FILE, "cannot write snapshot '%s': it exists and is "
+				    "not a regular file", path);
 	if (err)
 		return hp_error_set(e, HP_ERR_FILE, "cannot write snapshot '%s': %s", path,
 				    strerror(err));
@@ -124,6 +139,9 @@ int hp_snapshot_load(struct hp_snapshot *s, struct hp_sys *sys, const char *path
 		if (err == EFBIG)
 			return hp_error_set(e, HP_ERR_FILE, "snapshot '%s' is larger than %zu MB",
 					    path, SNAPSHOT_MAX_BYTES >> 20);
+		if (err == EINVAL)
+			return hp_error_set(e, HP_ERR_FILE, "cannot read snapshot '%s': not a regular "
+					    "file", path);
 		return hp_error_set(e, HP_ERR_FILE, "cannot read snapshot '%s': %s", path,
 				    strerror(err));
 	}

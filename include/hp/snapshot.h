@@ -108,7 +108,8 @@ void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char
 			  const char *cls, const char *code, const char *message, long status);
 
 /* Serialise to / load from a JSON file. Load validates the version. */
-int hp_snapshot_save(const struct hp_snapshot *s, const char *path, struct hp_error *e);
+int hp_snapshot_save(const struct hp_snapshot *s, struct hp_sys *sys, const char *path,
+		     struct hp_error *e);
 int hp_snapshot_load(struct hp_snapshot *s, struct hp_sys *sys, const char *path,
 		     struct hp_error *e);
 

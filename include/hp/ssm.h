@@ -259,7 +259,8 @@ enum hp_ssm_end {
 	HP_SSM_LOST,        /* the connection dropped before the end */
 	HP_SSM_REFUSED,     /* the stream URL refused us (TLS, upgrade, closed at once) */
 	HP_SSM_KMS,         /* the session wants KMS encryption: refused */
-	HP_SSM_FAILED       /* the agent reported a failure, or a protocol error */
+	HP_SSM_FAILED,      /* the agent reported a failure, or a protocol error */
+	HP_SSM_UNSUPPORTED  /* the handshake asked for an action this client refused; it ended there */
 };
 
 /* "done", "timeout", ... for logs and tests. */
@@ -275,6 +276,7 @@ struct hp_ssm_output {
 	char detail[256];           /* why it failed, or the channel_closed text */
 	char agent_version[48];
 	char session_type[40];
+	char refused_action[48];    /* a handshake action refused as unsupported, "" if none */
 	/* Counters for tests and --debug. */
 	unsigned received, duplicates, held, dropped_bad, acks_sent, resent;
 };

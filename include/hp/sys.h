@@ -79,18 +79,25 @@ struct hp_sys {
 	int64_t (*now_ms)(struct hp_sys *sys);          /* wall clock, ms since the epoch */
 	int64_t (*monotonic_ms)(struct hp_sys *sys);
 	const char *(*getenv)(struct hp_sys *sys, const char *name);
-	/* Reads a whole file; -1 (errno set) when it cannot. */
+	/*
+	 * Reads a whole regular file (or /dev/null); -1 (errno set) when it
+	 * cannot. Never waits: anything else is refused with EINVAL (EISDIR for
+	 * a directory) and a file larger than out's cap with EFBIG, both before
+	 * any byte is read.
+	 */
 	int (*read_file)(struct hp_sys *sys, const char *path, struct hp_buf *out);
 	void (*sleep_ms)(struct hp_sys *sys, long ms);
 	uint32_t (*random)(struct hp_sys *sys);
-	void *impl;
 	/*
-	 * Replaces a file atomically (a temporary file in the same directory,
-	 * written with this mode, then renamed over it). 0, or -1 with errno.
-	 * May be NULL in a test table: nothing is then written.
+	 * Writes a whole file atomically (a temporary file in the same
+	 * directory, written with this mode, then renamed over the path).
+	 * Refuses a path that is a symbolic link (ELOOP) or another non-regular
+	 * file (EINVAL, EISDIR). 0, or -1 with errno set; nothing is left behind
+	 * on failure.
 	 */
 	int (*write_file)(struct hp_sys *sys, const char *path, const char *data, size_t len,
 			  int mode);
+	void *impl;
 };
 
 struct hp_sys *hp_sys_real(void);

@@ -52,5 +52,16 @@ int hp_ends_with(const char *s, const char *suffix);
 void hp_wipe(void *p, size_t n);
 /* Wipe and free a heap string (secrets). */
 void hp_free_secret(char *s);
+/*
+ * Text to show a person, from anything (arguments, URLs, replies):
+ * hp_redact_urls copies in to out (size n) with every URL's userinfo
+ * replaced by three stars (the "user:pw" of "http://user:pw@host");
+ * hp_clean_text turns, in place, tab/CR/LF into spaces and every other
+ * C0/C1 control or DEL into '?', so no escape sequence reaches a
+ * terminal; hp_safe_text does both.
+ */
+void hp_redact_urls(const char *in, char *out, size_t n);
+void hp_clean_text(char *s);
+void hp_safe_text(const char *in, char *out, size_t n);
 
 #endif

@@ -1100,10 +1100,11 @@ static const char *shell_split(const char *s, struct argv_list *out)
 		}
 		in_word = 1;
 		if (*s == '\\') {
-			if (!*++s)
+			/* Never step onto the terminator: the loop would read past it. */
+			if (!s[1])
 				err = "a backslash ends the line";
 			else
-				hp_buf_putc(&w, *s);
+				hp_buf_putc(&w, *++s);
 		} else if (*s == '\'') {
 			const char *q = strchr(s + 1, '\'');
 

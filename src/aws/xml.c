@@ -115,9 +115,37 @@ static int is_list_name(const char *name)
 	return hp_ends_with(name, "Set") || hp_ends_with(name, "s");
 }
 
+/* Sibling names of one element, hashed: one slot per distinct name. */
+struct slot {
+	const char *name;
+	size_t count;
+	cJSON *arr;
+};
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static struct slot *slot_find(struct slot *tab, size_t mask, const char *name)
+{
+	size_t i = name_hash(name) & mask;
+
+	while (tab[i].name && strcmp(tab[i].name, name))
+		i = (i + 1) & mask;
+	tab[i].name = name;
+	return &tab[i];
+}
+
 static cJSON *convert(const struct xnode *n)
 {
 	const struct xnode *c;
+	struct slot *tab;
+	size_t nchild = 0, size = 8;
 	cJSON *o;
 
 	if (is_list(n)) {
@@ -135,28 +163,33 @@ static cJSON *convert(const struct xnode *n)
 				return cJSON_CreateString(t);
 		return is_list_name(n->name) ? cJSON_CreateArray() : cJSON_CreateString("");
 	}
+	/*
+	 * Count each name first (one hash lookup per child), then add members
+	 * in document order: a name seen once is a plain member, a repeated
+	 * one becomes one array at the place of its first element.
+	 */
+	for (c = n->first; c; c = c->next)
+		nchild++;
+	while (size < 2 * nchild)
+		size *= 2;
+	tab = xcalloc(size, sizeof(*tab));
+	for (c = n->first; c; c = c->next)
+		slot_find(tab, size - 1, c->name)->count++;
 	o = cJSON_CreateObject();
 	for (c = n->first; c; c = c->next) {
-		const struct xnode *d;
-		int count = 0;
+		struct slot *sl = slot_find(tab, size - 1, c->name);
 
-		if (cJSON_GetObjectItemCaseSensitive(o, c->name))
-			continue; /* already gathered with its first sibling */
-		for (d = c; d; d = d->next)
-			count += !strcmp(d->name, c->name);
-		if (count == 1) {
+		if (sl->count == 1) {
 			cJSON_AddItemToObject(o, c->name, convert(c));
 			continue;
 		}
-		/* Repeated non-item elements become one array, in order. */
-		{
-			cJSON *arr = cJSON_CreateArray();
-			for (d = c; d; d = d->next)
-				if (!strcmp(d->name, c->name))
-					cJSON_AddItemToArray(arr, convert(d));
-			cJSON_AddItemToObject(o, c->name, arr);
+		if (!sl->arr) {
+			sl->arr = cJSON_CreateArray();
+			cJSON_AddItemToObject(o, c->name, sl->arr);
 		}
+		cJSON_AddItemToArray(sl->arr, convert(c));
 	}
+	free(tab);
 	return o;
 }
 

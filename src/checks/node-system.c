@@ -30,10 +30,15 @@ static void judge_probe(struct node_ctx *c)
 	struct node_say *s;
 
 	if (!n) {
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(c->entry, "exit_code");
+		char status[48] = "no exit status";
+
+		/* A session that ended without an exit code says so, never "-1". */
+		if (cJSON_IsNumber(code))
+			snprintf(status, sizeof(status), "exit status %.0f", code->valuedouble);
 		s = hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "Probe output holds no probe data",
 				"Probe output from %s holds no probe data; nothing on the node could "
-				"be checked (exit status %.0f)", c->who,
-				hp_json_num(c->entry, "exit_code", -1));
+				"be checked (%s)", c->who, status);
 		if (err && *err) {
 			char clip[HP_CHECK_CLIP_SIZE];
 

@@ -164,6 +164,11 @@ static int special_skip(struct hp_emit *em, const struct group *g)
 		f = hp_emitx(em, HP_TAG_WARN, HP_P1, "K.4", NULL,
 			     "SSM plugin installed but broken \xE2\x80\x94 on-node checks skipped on %zu node%s",
 			     g->n, g->n == 1 ? "" : "s");
+	} else if (strstr(r, "handshake action") && strstr(r, "does not support")) {
+		f = hp_emitx(em, HP_TAG_WARN, HP_P2, "K.5", NULL,
+			     "SSM agent asked for a session feature hpnode does not support; %zu node%s "
+			     "answered but %s not probed (a newer hpnode or --ssm-transport plugin "
+			     "may handle it)", g->n, g->n == 1 ? "" : "s", g->n == 1 ? "was" : "were");
 	} else if (strstr(r, "KMS-encrypted")) {
 		f = hp_emitx(em, HP_TAG_WARN, HP_P2, "K.5", NULL,
 			     "SSM sessions are KMS-encrypted; %zu node%s not probed \xE2\x80\x94 run with "

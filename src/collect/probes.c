@@ -142,6 +142,7 @@ static cJSON *entry(const cJSON *node, enum hp_ssm_state st, const char *reason,
 		cJSON_AddNumberToObject(e, "start_attempts", r->start_attempts);
 		cJSON_AddBoolToObject(e, "terminated", r->terminated);
 		cJSON_AddBoolToObject(e, "stdout_capped", r->output.out_capped);
+		cJSON_AddBoolToObject(e, "stderr_capped", r->output.err_capped);
 	}
 	return e;
 }

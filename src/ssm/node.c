@@ -359,6 +359,12 @@ static void judge(const struct hp_ssm_config *c, enum hp_ssm_end end, struct hp_
 	case HP_SSM_FAILED:
 		set_reason(r, HP_SSM_UNREACHABLE, "session ended with an error: %.270s", d);
 		break;
+	case HP_SSM_UNSUPPORTED:
+		set_reason(r, HP_SSM_SKIPPED,
+			   "the SSM agent asked for handshake action '%.48s', which hpnode does not "
+			   "support; the node answered but ended the session: %.160s",
+			   r->output.refused_action, d);
+		break;
 	case HP_SSM_KMS:
 		set_reason(r, HP_SSM_SKIPPED,
 			   "the session is KMS-encrypted; the native client refuses KMS (use "

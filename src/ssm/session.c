@@ -27,7 +27,8 @@
 
 const char *hp_ssm_end_name(enum hp_ssm_end e)
 {
-	static const char *const names[] = { "done", "timeout", "lost", "refused", "kms", "failed" };
+	static const char *const names[] = { "done", "timeout", "lost", "refused", "kms", "failed",
+						     "unsupported" };
 
 	return (unsigned)e < HP_ARRAY_LEN(names) ? names[e] : "unknown";
 }
@@ -149,6 +150,9 @@ static void handshake(struct sess *s, const uint8_t *p, size_t n)
 			cJSON_AddStringToObject(row, "Error",
 						"hpnode does not support KMS-encrypted sessions");
 		} else {
+			if (!s->out->refused_action[0])
+				hp_strlcpy(s->out->refused_action, t[0] ? t : "(no ActionType)",
+					   sizeof(s->out->refused_action));
 			cJSON_AddNumberToObject(row, "ActionStatus", 3);
 			cJSON_AddNullToObject(row, "ActionResult");
 			cJSON_AddStringToObject(row, "Error", "unsupported action");
@@ -411,6 +415,17 @@ enum hp_ssm_end hp_ssm_session_run(struct hp_ssm_io *io, struct hp_sys *sys,
 				 "the session is KMS-encrypted, which the native client does not support");
 		if (!s.ws.closed && end != HP_SSM_LOST)
 			(void)hp_ws_send(&s.ws, HP_WS_CLOSE, "\x03\xe8", 2, sys->monotonic_ms(sys) + 1000);
+		/* The node answered: the session ended on an action we refused. */
+		if ((end == HP_SSM_FAILED || end == HP_SSM_LOST) && out->refused_action[0] &&
+		    !out->has_exit) {
+			char was[sizeof(out->detail)];
+
+			hp_strlcpy(was, out->detail, sizeof(was));
+			snprintf(out->detail, sizeof(out->detail), "%.160s%s%.60s%s",
+				 was[0] ? was : "the session ended", " (after refusing '",
+				 out->refused_action, "')");
+			end = HP_SSM_UNSUPPORTED;
+		}
 	}
 	hp_ssm_rx_release(&s.rx);
 	hp_ssm_tx_release(&s.tx);

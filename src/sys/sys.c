@@ -211,16 +211,49 @@ static const char *real_getenv(struct hp_sys *sys, const char *name)
 	return getenv(name);
 }
 
+/* /dev/null reads as an empty file (AWS_CONFIG_FILE=/dev/null is common). */
+static int is_dev_null(const struct stat *st)
+{
+	struct stat null;
+
+	return S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 &&
+	       S_ISCHR(null.st_mode) && st->st_rdev == null.st_rdev;
+}
+
+/*
+ * Regular files only: a FIFO, socket, directory or device (bar /dev/null)
+ * is refused with EINVAL before any read, and a file over out's cap with
+ * EFBIG. O_NONBLOCK keeps the open itself from waiting on a FIFO.
+ */
 static int real_read_file(struct hp_sys *sys, const char *path, struct hp_buf *out)
 {
 	char chunk[65536];
+	struct stat st;
 	ssize_t n;
 	int fd;
 
 	(void)sys;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		int null = is_dev_null(&st);
+
+		close(fd);
+		if (null)
+			return 0;
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	if (st.st_size < 0 || (uint64_t)st.st_size > (uint64_t)out->max - out->len) {
+		close(fd);
+		errno = EFBIG;
+		return -1;
+	}
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -238,49 +271,85 @@ static int real_read_file(struct hp_sys *sys, const char *path, struct hp_buf *o
 	return 0;
 }
 
+/* dir of path ("." when it has none) into out. */
+static void dir_of(const char *path, char *out, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(out, n, ".");
+	else if (slash == path)
+		snprintf(out, n, "/");
+	else
+		snprintf(out, n, "%.*s", (int)(slash - path), path);
+}
+
+/*
+ * Writes path as a whole with the given mode: a fresh temporary file in the same
+ * directory, then rename(). An existing path that is not a regular file
+ * (a symlink, a device, a FIFO) is refused with EEXIST-like errnos and
+ * left as it is; a failure leaves no temporary file behind.
+ */
 static int real_write_file(struct hp_sys *sys, const char *path, const char *data, size_t len,
 			   int mode)
 {
-	char *tmp = xasprintf("%s.hpnode-%ld.tmp", path, (long)getpid());
-	size_t off = 0;
-	int fd, saved;
+	char dir[4096], tmp[4096 + 32];
+	const char *base = strrchr(path, '/');
+	struct stat st;
+	size_t done = 0;
+	int fd, err = 0;
 
 	(void)sys;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
-	if (fd < 0) {
-		saved = errno;
-		free(tmp);
-		errno = saved;
+	if (!*path || (base && !base[1])) {
+		errno = EISDIR;
 		return -1;
 	}
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			errno = ELOOP;
+			return -1;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+			return -1;
+		}
+	} else if (errno != ENOENT) {
+		return -1;
+	}
+	dir_of(path, dir, sizeof(dir));
+	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base ? base + 1 : path) >=
+	    (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, (mode_t)mode) < 0)
+		err = errno;
+	while (!err && done < len) {
+		ssize_t w = write(fd, data + done, len - done);
 
-		if (n < 0 && errno == EINTR)
+		if (w < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			goto fail;
-		off += (size_t)n;
+		if (w <= 0)
+			err = w < 0 ? errno : EIO;
+		else
+			done += (size_t)w;
 	}
-	if (fchmod(fd, (mode_t)mode) || fsync(fd))
-		goto fail;
-	if (close(fd)) {
-		fd = -1;
-		goto fail;
+	if (!err && fsync(fd) < 0)
+		err = errno;
+	if (close(fd) < 0 && !err)
+		err = errno;
+	/* rename() replaces the name itself: it never writes through a link. */
+	if (!err && rename(tmp, path) < 0)
+		err = errno;
+	if (err) {
+		unlink(tmp);
+		errno = err;
+		return -1;
 	}
-	fd = -1;
-	if (rename(tmp, path))
-		goto fail;
-	free(tmp);
 	return 0;
-fail:
-	saved = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	free(tmp);
-	errno = saved;
-	return -1;
 }
 
 static void real_sleep_ms(struct hp_sys *sys, long ms)
@@ -463,7 +532,7 @@ struct hp_sys *hp_sys_real(void)
 {
 	static struct hp_sys sys = {
 		real_http, real_run, real_now_ms, real_monotonic_ms, real_getenv,
-		real_read_file, real_sleep_ms, real_random, NULL, real_write_file
+		real_read_file, real_sleep_ms, real_random, real_write_file, NULL
 	};
 	return &sys;
 }

@@ -26,13 +26,16 @@ static const int category_exit[] = {
 int hp_error_set(struct hp_error *e, enum hp_err code, const char *fmt, ...)
 {
 	va_list ap;
+	char raw[sizeof(e->msg)];
 
 	if (!e || e->code != HP_OK)
 		return -1;
 	e->code = code;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* Messages reach terminals and reports: no secret in a URL, no control. */
+	hp_safe_text(raw, e->msg, sizeof(e->msg));
 	return -1;
 }
 

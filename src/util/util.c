@@ -137,3 +137,71 @@ void hp_free_secret(char *s)
 		free(s);
 	}
 }
+
+static int is_scheme_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '+' || c == '-' || c == '.';
+}
+
+/* End of the authority that starts at p: the first '/', '?', '#', blank or quote. */
+static const char *authority_end(const char *p)
+{
+	while (*p && !strchr("/?#'\"<>`", *p) && (unsigned char)*p > 0x20)
+		p++;
+	return p;
+}
+
+void hp_redact_urls(const char *in, char *out, size_t n)
+{
+	size_t o = 0;
+	const char *p = in;
+
+	if (!n)
+		return;
+	while (*p && o + 1 < n) {
+		const char *at = NULL, *end, *q;
+
+		if (p[0] == ':' && p[1] == '/' && p[2] == '/' && p > in && is_scheme_char(p[-1])) {
+			end = authority_end(p + 3);
+			for (q = p + 3; q < end; q++)
+				if (*q == '@')
+					at = q;
+		}
+		if (at) {
+			/* "user:secret" between "://" and '@' becomes three stars. */
+			const char *rep = "://***";
+
+			while (*rep && o + 1 < n)
+				out[o++] = *rep++;
+			p = at;
+			continue;
+		}
+		out[o++] = *p++;
+	}
+	out[o] = '\0';
+}
+
+void hp_clean_text(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p == '\t' || *p == '\n' || *p == '\r')
+			*p = ' ';
+		else if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			/* A C1 control (U+0080..U+009F), CSI among them. */
+			p[0] = '?';
+			p[1] = '?';
+			p++;
+		}
+	}
+}
+
+void hp_safe_text(const char *in, char *out, size_t n)
+{
+	hp_redact_urls(in, out, n);
+	hp_clean_text(out);
+}

@@ -93,6 +93,8 @@ e = p[ids["broken"]]
 if e["state"] != "skipped" or e["reason"] != "node not Running (Failure)" or "start_attempts" in e: fail(str(e))
 '
 check "no protocol violation seen by the fixture" sh -c '! grep -q "^violation\|^error" "$1"' _ "$FIXTURE_SSM_RECORD"
+check "every agent message acknowledged (no unacked line)" sh -c '! grep -q "^unacked" "$1"' _ "$FIXTURE_SSM_RECORD"
+check "no session failed on a protocol error" sh -c '! grep -q "^end .* protocol-error" "$1"' _ "$FIXTURE_SSM_RECORD"
 starts=$(grep -c '^ssm:StartSession$' "$FIXTURE_RECORD")
 [ "$starts" = 17 ] && ok "17 StartSession calls: 14 nodes + 2 throttled + the Slurm controller probe" ||
 	not_ok "17 StartSession calls" "$starts calls"

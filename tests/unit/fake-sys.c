@@ -105,6 +105,10 @@ static int f_write_file(struct hp_sys *s, const char *path, const char *data, si
 	f->wrote[f->nwrote][1] = xstrndup(data, len);
 	f->wrote_mode[f->nwrote] = mode;
 	f->nwrote++;
+	free(f->written_path);
+	free(f->written);
+	f->written_path = xstrdup(path);
+	f->written = xstrndup(data, len);
 	return 0;
 }
 
@@ -136,6 +140,7 @@ static int f_read_file(struct hp_sys *s, const char *path, struct hp_buf *out)
 	return -1;
 }
 
+/* Files written: the last one is kept (path and content). */
 static void f_sleep(struct hp_sys *s, long ms)
 {
 	self(s)->slept_ms += ms;
@@ -180,6 +185,9 @@ void fake_sys_release(struct fake_sys *f)
 		free(f->wrote[i][1]);
 	}
 	f->nwrote = 0;
+	free(f->written_path);
+	free(f->written);
+	f->written_path = f->written = NULL;
 	f->nreq = 0;
 	f->run_argv0 = NULL;
 }

@@ -39,6 +39,8 @@ struct fake_sys {
 	char *wrote[FAKE_MAX][2];
 	int wrote_mode[FAKE_MAX];
 	size_t nwrote;
+	/* The last write_file(): its path and content (also in wrote[]). */
+	char *written_path, *written;
 };
 
 void fake_sys_init(struct fake_sys *f);

@@ -1060,6 +1060,12 @@ static void t_probe_output_problems(void)
 	expect(&s, HP_TAG_WARN, HP_P2, "K.5", "Probe output from node " NODE_A " ended early (no end marker after 1 blocks)");
 	f = expect(&s, HP_TAG_WARN, HP_P1, "K.5", "Probe output from node " NODE_B " holds no probe data; nothing on the node could be checked (exit status 127)");
 	T_ASSERT(ck_evidence_has(f, "stderr: sh: 1: base64: not found"));
+	/* A session that ended without an exit code: said so, never "exit status -1". */
+	e = snap_node(&s, "i-0ccccccccccccccc3", NULL, "probed", NULL);
+	cJSON_ReplaceItemInObject(e, "exit_code", cJSON_CreateNull());
+	ck_run(&s.c, "node.probe");
+	expect(&s, HP_TAG_WARN, HP_P1, "K.5", "Probe output from node i-0ccccccccccccccc3 holds no probe data; nothing on the node could be checked (no exit status)");
+	T_EQ(ck_count_msg(&s.c, HP_TAG_WARN, "exit status -1"), 0);
 	/* The partial output is still used. */
 	ck_run(&s.c, "node.disk-root");
 	expect(&s, HP_TAG_FAIL, HP_P0, "I.2", "Root volume 93% full on node " NODE_A);

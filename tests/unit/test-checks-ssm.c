@@ -154,6 +154,17 @@ static void t_plugin_and_kms_skips(void)
 	f = ck_one(&c, HP_TAG_WARN, "KMS-encrypted");
 	T_CONTAINS(f->message, "--ssm-transport plugin");
 	ck_free(&c);
+
+	/* The agent asked for an action the client refused: the node answered, not unreachable. */
+	snprintf(json, sizeof(json), "{%s,'probes':{"
+		 "'i-1':{'state':'skipped','reason':'the SSM agent asked for handshake action FutureAction, which hpnode does not support; the node answered but ended the session: x'}}}", meta);
+	ck_load(&c, json);
+	ck_run(&c, "ssm.reachability");
+	f = ck_one(&c, HP_TAG_WARN, "session feature hpnode does not support");
+	T_EQ(f->prio, HP_P2);
+	T_CONTAINS(f->message, "1 node answered");
+	T_EQ(ck_count_msg(&c, HP_TAG_FAIL, "Cannot reach"), 0);
+	ck_free(&c);
 }
 
 static void t_note_and_many_skipped(void)

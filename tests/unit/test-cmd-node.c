@@ -79,18 +79,13 @@ static int run_node(struct fake_sys *f, char **out, const char *const *args)
 	return rc;
 }
 
-static cJSON *saved_snapshot(void)
+/* The snapshot the command wrote through hp_sys. */
+static cJSON *saved_snapshot(const struct fake_sys *f)
 {
-	FILE *fp = fopen(SNAP, "rb");
-	static char buf[1 << 22];
-	size_t n;
 	cJSON *doc;
 
-	T_ASSERT(fp);
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	buf[n] = '\0';
-	fclose(fp);
-	doc = cJSON_Parse(buf);
+	T_STREQ(f->written_path, SNAP);
+	doc = cJSON_Parse(f->written);
 	T_ASSERT(doc);
 	return doc;
 }
@@ -120,7 +115,7 @@ static void t_imds_names_the_node(void)
 	/* The report names the instance. */
 	T_CONTAINS(out, "\"node\":\"i-0123456789abcdef0\"");
 	T_CONTAINS(out, "Root volume 17% used on node i-0123456789abcdef0");
-	doc = saved_snapshot();
+	doc = saved_snapshot(&f);
 	e = hp_json_get(doc, "probes.i-0123456789abcdef0");
 	T_STREQ(hp_json_str(e, "state"), "probed");
 	T_STREQ(hp_json_str(e, "instance_type"), "p5.48xlarge");
@@ -148,7 +143,7 @@ static void t_imds_off_or_odd(void)
 	f.run_out = "@@HP@@ BEGIN hugepages\n0\n@@HP@@ END hugepages 0\n@@HP@@ DONE\n";
 	T_EQ(run_node(&f, &out, argv), HP_EXIT_OK);
 	T_EQ(f.nreq, 0);
-	doc = saved_snapshot();
+	doc = saved_snapshot(&f);
 	T_ASSERT(hp_json_get(doc, "probes.local") != NULL);
 	T_ASSERT(cJSON_IsNull(hp_json_get(doc, "probes.local.instance_type")));
 	cJSON_Delete(doc);
@@ -164,7 +159,7 @@ static void t_imds_off_or_odd(void)
 	f.run_out = "@@HP@@ DONE\n";
 	T_EQ(run_node(&f, &out, argv), HP_EXIT_OK);
 	T_STREQ(f.req_url[0], "http://127.0.0.1:1338/latest/api/token");
-	doc = saved_snapshot();
+	doc = saved_snapshot(&f);
 	T_ASSERT(hp_json_get(doc, "probes.local") != NULL);
 	T_ASSERT(cJSON_IsNull(hp_json_get(doc, "probes.local.instance_type")));
 	cJSON_Delete(doc);

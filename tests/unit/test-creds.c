@@ -403,6 +403,9 @@ static void t_process_split_errors(void)
 		{ "tool 'open", "a single quote is not closed" },
 		{ "tool \"open", "a double quote is not closed" },
 		{ "tool \\", "a backslash ends the line" },
+		/* Regression: the split read one byte past the value's end here. */
+		{ "/usr/local/bin/creds --profile prod\\", "a backslash ends the line" },
+		{ "\\", "a backslash ends the line" },
 		{ "'' ", NULL },
 	};
 	size_t i;

@@ -3,8 +3,11 @@
  * every load error), and the getters checks use.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake-sys.h"
@@ -81,7 +84,7 @@ static void t_round_trip(void)
 	hp_snapshot_set(&a, "note", cJSON_CreateString("caf\xC3\xA9 \"quoted\"\n"));
 	hp_snapshot_add_call(&a, "logs", "DescribeLogGroups", "throttled", "ThrottlingException",
 			     "Rate exceeded", 400);
-	T_EQ(hp_snapshot_save(&a, path, &e), 0);
+	T_EQ(hp_snapshot_save(&a, hp_sys_real(), path, &e), 0);
 
 	b.root = NULL;
 	T_EQ(hp_snapshot_load(&b, &sys, path, &e), 0);
@@ -99,7 +102,7 @@ static void t_save_error(void)
 	struct hp_snapshot s;
 
 	hp_snapshot_init(&s);
-	T_EQ(hp_snapshot_save(&s, "/nonexistent-hpnode-dir/snap.json", &e), -1);
+	T_EQ(hp_snapshot_save(&s, hp_sys_real(), "/nonexistent-hpnode-dir/snap.json", &e), -1);
 	T_EQ(e.code, HP_ERR_FILE);
 	T_CONTAINS(e.msg, "cannot write snapshot '/nonexistent-hpnode-dir/snap.json'");
 	hp_snapshot_release(&s);
@@ -165,6 +168,162 @@ static void t_load_too_big(void)
 	T_ASSERT(s.root == NULL);
 }
 
+/* A fresh directory under /tmp for the real file tests. */
+static void tmp_dir(char dir[64])
+{
+	snprintf(dir, 64, "/tmp/hpnode-files-XXXXXX");
+	T_ASSERT(mkdtemp(dir) != NULL);
+}
+
+static int dir_entries(const char *dir)
+{
+	char cmd[128];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+	p = popen(cmd, "r");
+	if (p) {
+		if (fscanf(p, "%d", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+static void rm_dir(const char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* Saved snapshots are 0600, replace an old file whole and leave no temporary file. */
+static void t_save_private_atomic(void)
+{
+	char dir[64], path[128];
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_snapshot s;
+	struct stat st;
+	mode_t old = umask(022);
+	FILE *fp;
+
+	tmp_dir(dir);
+	snprintf(path, sizeof(path), "%s/snap.json", dir);
+	fp = fopen(path, "w");
+	T_ASSERT(fp != NULL);
+	fputs("old content that is longer than nothing", fp);
+	fclose(fp);
+	chmod(path, 0644);
+	hp_snapshot_init(&s);
+	T_EQ(hp_snapshot_save(&s, hp_sys_real(), path, &e), 0);
+	umask(old);
+	T_EQ(stat(path, &st), 0);
+	T_EQ(st.st_mode & 0777, 0600);
+	T_EQ(dir_entries(dir), 1);
+	hp_snapshot_release(&s);
+	s.root = NULL;
+	T_EQ(hp_snapshot_load(&s, hp_sys_real(), path, &e), 0);
+	hp_snapshot_release(&s);
+	rm_dir(dir);
+}
+
+/* A symlink (even one to a harmless file) or a device is never written through. */
+static void t_save_refuses_links_and_devices(void)
+{
+	char dir[64], path[128], target[128], buf[64] = "";
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_snapshot s;
+	FILE *fp;
+
+	tmp_dir(dir);
+	snprintf(target, sizeof(target), "%s/victim", dir);
+	snprintf(path, sizeof(path), "%s/snap.json", dir);
+	fp = fopen(target, "w");
+	T_ASSERT(fp != NULL);
+	fputs("precious", fp);
+	fclose(fp);
+	T_EQ(symlink(target, path), 0);
+	hp_snapshot_init(&s);
+	T_EQ(hp_snapshot_save(&s, hp_sys_real(), path, &e), -1);
+	T_EQ(e.code, HP_ERR_FILE);
+	T_CONTAINS(e.msg, "is a symbolic link");
+	fp = fopen(target, "r");
+	T_ASSERT(fp != NULL);
+	T_ASSERT(fgets(buf, sizeof(buf), fp) != NULL);
+	fclose(fp);
+	T_STREQ(buf, "precious");
+	T_EQ(dir_entries(dir), 2);
+	/* A dangling link: no file appears at its target either. */
+	unlink(target);
+	hp_error_clear(&e);
+	T_EQ(hp_snapshot_save(&s, hp_sys_real(), path, &e), -1);
+	T_ASSERT(access(target, F_OK) != 0);
+	hp_error_clear(&e);
+	T_EQ(hp_snapshot_save(&s, hp_sys_real(), "/dev/null", &e), -1);
+	T_CONTAINS(e.msg, "not a regular file");
+	hp_error_clear(&e);
+	T_EQ(hp_snapshot_save(&s, hp_sys_real(), dir, &e), -1);
+	hp_snapshot_release(&s);
+	rm_dir(dir);
+}
+
+/* The save goes through hp_sys: one write of the whole document. */
+static void t_save_through_sys(void)
+{
+	struct fake_sys f;
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_snapshot s;
+
+	fake_sys_init(&f);
+	hp_snapshot_init(&s);
+	T_EQ(hp_snapshot_save(&s, &f.sys, "out.json", &e), 0);
+	T_STREQ(f.written_path, "out.json");
+	T_STREQ(f.written, "{\n\t\"version\":\t1\n}\n");
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
+/* A FIFO, /dev/zero, a directory and a huge sparse file are refused at once. */
+static void t_load_hostile_files(void)
+{
+	char dir[64], fifo[128], sparse[128];
+	struct timespec t0, t1;
+	const char *paths[4];
+	size_t i;
+	int fd;
+
+	tmp_dir(dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(sparse, sizeof(sparse), "%s/sparse.json", dir);
+	T_EQ(mkfifo(fifo, 0600), 0);
+	fd = open(sparse, O_WRONLY | O_CREAT, 0600);
+	T_ASSERT(fd >= 0);
+	T_EQ(ftruncate(fd, (off_t)1 << 33), 0); /* 8 GiB of holes */
+	close(fd);
+	paths[0] = fifo;
+	paths[1] = "/dev/zero";
+	paths[2] = dir;
+	paths[3] = sparse;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 4; i++) {
+		struct hp_error e = HP_ERROR_INIT;
+		struct hp_snapshot s = { NULL };
+
+		T_EQ(hp_snapshot_load(&s, hp_sys_real(), paths[i], &e), -1);
+		T_EQ(e.code, HP_ERR_FILE);
+		T_CONTAINS(e.msg, i == 3 ? "is larger than 256 MB" :
+				  i == 2 ? "Is a directory" : "not a regular file");
+		T_ASSERT(s.root == NULL);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* Nothing was read: reading 256 MB of zeros took seconds. */
+	T_ASSERT(t1.tv_sec - t0.tv_sec < 2);
+	rm_dir(dir);
+}
+
 static void t_load_data_file(void)
 {
 	struct ck c;
@@ -215,4 +374,6 @@ static void t_getters(void)
 }
 
 T_MAIN(T(t_init_has_version), T(t_set_replaces), T(t_add_call), T(t_round_trip),
-       T(t_save_error), T(t_load_errors), T(t_load_too_big), T(t_load_data_file), T(t_getters))
+       T(t_save_error), T(t_load_errors), T(t_load_too_big), T(t_load_data_file), T(t_getters),
+       T(t_save_private_atomic), T(t_save_refuses_links_and_devices), T(t_save_through_sys),
+       T(t_load_hostile_files))

@@ -706,6 +706,39 @@ static void t_session_agent_failure(void)
 	agent_release(&ag);
 }
 
+/* An action this client does not know is refused; the agent ending there is its own reason. */
+static void t_session_unknown_action(void)
+{
+	struct agent ag;
+	struct hp_ssm_output o;
+	const struct sent_msg *hs;
+	const cJSON *row;
+	cJSON *j;
+
+	agent_init(&ag);
+	out_msg(&ag, 0, HP_SSM_PT_HANDSHAKE_REQUEST,
+		"{\"AgentVersion\":\"3.4\",\"RequestedClientActions\":["
+		"{\"ActionType\":\"SessionType\",\"ActionParameters\":{\"SessionType\":\"NonInteractiveCommands\"}},"
+		"{\"ActionType\":\"FutureAction\",\"ActionParameters\":{}}]}");
+	agent_msg(&ag, "channel_closed", 0, 0,
+		  "{\"MessageType\":\"channel_closed\",\"Output\":\"Encountered error while initiating "
+		  "handshake. unsupported action\"}", 0, 1);
+	T_EQ(run(&ag, &o, 10000), HP_SSM_UNSUPPORTED);
+	T_STREQ(o.refused_action, "FutureAction");
+	T_CONTAINS(o.detail, "Encountered error while initiating handshake");
+	T_CONTAINS(o.detail, "after refusing 'FutureAction'");
+	T_STREQ(hp_ssm_end_name(HP_SSM_UNSUPPORTED), "unsupported");
+	hs = first_of(&ag, HP_SSM_PT_HANDSHAKE_RESPONSE);
+	T_ASSERT(hs != NULL);
+	j = cJSON_Parse(hs->payload);
+	row = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ProcessedClientActions"), 1);
+	T_STREQ(cJSON_GetObjectItem(row, "ActionType")->valuestring, "FutureAction");
+	T_EQ(cJSON_GetObjectItem(row, "ActionStatus")->valueint, 3);
+	cJSON_Delete(j);
+	hp_ssm_output_release(&o);
+	agent_release(&ag);
+}
+
 static void t_session_output_caps(void)
 {
 	struct agent ag;
@@ -804,4 +837,4 @@ T_MAIN(T(t_rx_in_order_and_duplicates), T(t_rx_reorders), T(t_rx_bounded), T(t_t
        T(t_session_dropped_mid_stream), T(t_session_upgrade_refused),
        T(t_session_closed_at_once_is_refused), T(t_session_ping_fragments_and_publication),
        T(t_session_agent_failure), T(t_session_output_caps), T(t_session_exit_code_without_close),
-       T(t_session_garbage_frames), T(t_url_parse))
+       T(t_session_garbage_frames), T(t_url_parse), T(t_session_unknown_action))
