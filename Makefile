@@ -12,12 +12,20 @@ WARN := -Wall -Wextra -Werror -pedantic -Wshadow -Wstrict-prototypes \
 	-Wformat-security -Wpointer-arith -Wvla -Wundef -fno-common
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) -lutil -pthread
+LDLIBS_ALL = $(PKG_LIBS) -lutil -lm -pthread
+
+# gcc builds go to build/default (./hpnode) and build/san; clang builds
+# (`make CC=clang`) to build/clang and build/clang-san, binary included.
+IS_CLANG := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),1,)
 
 ifdef SANITIZE
-BUILD   := build/san
+BUILD   := build/$(if $(IS_CLANG),clang-san,san)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
+HPNODE  := $(BUILD)/hpnode
+TOOLBIN := $(BUILD)/bin
+else ifdef IS_CLANG
+BUILD   := build/clang
 HPNODE  := $(BUILD)/hpnode
 TOOLBIN := $(BUILD)/bin
 else
