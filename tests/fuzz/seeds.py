@@ -79,9 +79,11 @@ def literals(path):
     mac = macros(src)
     out = []
     for m in RUN.finditer(src):
-        parts = re.findall(r"%s|[A-Z][A-Z0-9_]*" % LIT, re.sub(r"/\*.*?\*/|//[^\n]*", "", m.group(0), flags=re.S))
+        parts = re.findall(r"%s|/\*.*?\*/|//[^\n]*|[A-Z][A-Z0-9_]*" % LIT, m.group(0), flags=re.S)
         s = ""
         for p in parts:
+            if p.startswith("/"):
+                continue
             if p.startswith('"'):
                 s += c_unescape(p[1:-1])
             else:
@@ -97,7 +99,7 @@ def named_literals(path):
     for m in re.finditer(r"static const char (\w+)\[\]\s*=\s*", src):
         run = RUN.match(src, m.end())
         if run:
-            parts = re.findall(LIT, re.sub(r"/\*.*?\*/", "", run.group(0), flags=re.S))
+            parts = [t for t in re.findall(r"%s|/\*.*?\*/" % LIT, run.group(0), flags=re.S) if t.startswith('"')]
             res[m.group(1)] = "".join(c_unescape(p[1:-1]) for p in parts)
     return res
 
@@ -165,7 +167,7 @@ def replies(path):
             rest = fn[m.end():]
             run = RUN.match(rest)
             if run:
-                parts = re.findall(LIT, re.sub(r"/\*.*?\*/", "", run.group(0), flags=re.S))
+                parts = [t for t in re.findall(r"%s|/\*.*?\*/" % LIT, run.group(0), flags=re.S) if t.startswith('"')]
                 body = "".join(c_unescape(p[1:-1]) for p in parts)
             else:
                 ident = re.match(r"(\w+)", rest)
@@ -279,7 +281,7 @@ def ssm():
                                                     "AcknowledgedMessageId": "x",
                                                     "AcknowledgedMessageSequenceNumber": 0,
                                                     "IsSequentialMessage": True})),
-            ssm_msg("output_stream_data", 5, 12, "0"),
+            ssm_msg("output_stream_data", 5, 12, "EXIT_CODE: 0"),
             ssm_msg("channel_closed", 6, 0, json.dumps({"MessageId": "m", "CreatedDate": "x",
                                                         "DestinationId": "d", "SessionId": "s",
                                                         "MessageType": "channel_closed",
