@@ -68,7 +68,7 @@ check-deps:
 
 # Installs the Debian packages the build and the tests need (root or sudo).
 DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libssl-dev libcjson-dev \
-	libyaml-dev libexpat1-dev curl
+	libyaml-dev libexpat1-dev curl clang libclang-rt-14-dev
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

@@ -18,7 +18,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const secrets[] = { FZ_SECRET, FZ_TOKEN, NULL };
+	static const char *const all_secrets[] = { FZ_SECRET, FZ_TOKEN, NULL };
+	const char *const *secrets = all_secrets;
 	struct fz_parts ps;
 	struct fake_sys f;
 	struct hp_aws a;
@@ -31,6 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > (2u << 20))
 		return 0;
 	fz_split(data, size, 32, &ps);
+	/*
+	 * A reply may carry the secret only if the fuzzer put it there (it can
+	 * learn it from the oracle's own comparisons): then it is not a leak.
+	 */
+	if (memmem(data, size, FZ_SECRET, strlen(FZ_SECRET)) ||
+	    memmem(data, size, FZ_TOKEN, strlen(FZ_TOKEN)))
+		secrets = NULL;
 	opts = ps.p[0];
 	memset(&f, 0, sizeof(f));
 	fz_aws(&f, &a, &ps, 1, 64u << 10);
@@ -51,11 +59,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_check_report(&s, secrets);
 	}
 	saved = cJSON_PrintUnformatted(s.root);
-	if (saved) {
+	if (saved && secrets) {
 		fz_assert_absent("snapshot", saved, strlen(saved), FZ_SECRET);
 		fz_assert_absent("snapshot", saved, strlen(saved), FZ_TOKEN);
-		free(saved);
 	}
+	free(saved);
 	hp_snapshot_release(&s);
 	fake_sys_release(&f);
 	fz_parts_release(&ps);

@@ -74,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_aws(&f, &a, NULL, 0, 0);
 	f.sys.run = run_kubectl;
 	hp_snapshot_init(&s);
+	cJSON_Delete(s.root);
 	s.root = cJSON_Parse(fz_base_eks);
 	eks = cJSON_CreateObject();
 	cJSON_AddStringToObject(eks, "name", "ml-eks");

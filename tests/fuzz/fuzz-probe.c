@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cJSON_Delete(hp_probe_parse_some(ps.p[0], ps.len[0], part));
 
 	hp_snapshot_init(&s);
+	cJSON_Delete(s.root);
 	s.root = cJSON_Parse(size & 1 ? fz_base_slurm : fz_base_eks);
 	probes = cJSON_CreateObject();
 	cJSON_AddItemToObject(probes, FZ_NODE,

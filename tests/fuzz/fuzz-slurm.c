@@ -35,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cJSON_Delete(facts);
 
 	hp_snapshot_init(&s);
+	cJSON_Delete(s.root);
 	s.root = cJSON_Parse(fz_base_slurm);
 	hp_collect_slurm(&s, fz_probe_entry(ps.p[0], ps.len[0], ps.n > 1 ? ps.p[1] : "",
 					    ps.n > 1 ? ps.len[1] : 0, (int)(size & 1), "controller"));

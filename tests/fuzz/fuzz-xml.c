@@ -40,16 +40,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cJSON_Delete(j);
 	}
 
-	/* The same body as a successful EC2 reply, then as an error reply. */
+	/* The same body (up to a NUL) as a successful EC2 reply, then as an error reply. */
 	{
 		struct fz_parts two;
-		uint8_t *buf = malloc(2 * ps.len[0] + 8);
+		size_t n = strlen(ps.p[0]);
+		uint8_t *buf = malloc(2 * n + 8);
 
-		memcpy(buf, ps.p[0], ps.len[0]);
-		buf[ps.len[0]] = 0;
-		memcpy(buf + ps.len[0] + 1, "@400 ", 5);
-		memcpy(buf + ps.len[0] + 6, ps.p[0], ps.len[0]);
-		fz_split(buf, 2 * ps.len[0] + 6, 2, &two);
+		memcpy(buf, ps.p[0], n);
+		buf[n] = 0;
+		memcpy(buf + n + 1, "@400 ", 5);
+		memcpy(buf + n + 6, ps.p[0], n);
+		fz_split(buf, 2 * n + 6, 2, &two);
 		free(buf);
 
 		memset(&f, 0, sizeof(f));
