@@ -127,8 +127,9 @@ $(BUILD)/fuzzer/%: $(BUILD)/tests/fuzz/fuzz-%.o $(FUZZ_SUPPORT) $(BUILD)/libhp.a
 unit: $(UNIT_BIN) $(REPLAY_BIN)
 
 # `make fuzz` runs every target (or FUZZ_TARGETS) for FUZZ_TIME seconds
-# each, one after the other, on one core; new inputs go to
-# build/fuzz/corpus/NAME, crashes to build/fuzz/crash-NAME-*.
+# each, one after the other, on one core, with tests/fuzz/NAME.dict when
+# there is one; new inputs go to build/fuzz/corpus/NAME, crashes to
+# build/fuzz/crash-NAME-*.
 fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/fuzzer/%)
 
 fuzz:
@@ -136,7 +137,8 @@ fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus/$$t; \
 		echo "fuzz $$t: $(FUZZ_TIME) s"; \
-		build/fuzz/fuzzer/$$t -max_total_time=$(FUZZ_TIME) \
+		d=""; [ ! -f tests/fuzz/$$t.dict ] || d=-dict=tests/fuzz/$$t.dict; \
+		build/fuzz/fuzzer/$$t -max_total_time=$(FUZZ_TIME) $$d \
 			-rss_limit_mb=2048 -timeout=20 -print_final_stats=0 \
 			-artifact_prefix=build/fuzz/crash-$$t- \
 			build/fuzz/corpus/$$t tests/fuzz/corpus/$$t; \

@@ -301,7 +301,36 @@ def ssm():
     write("session", "reordered", b"".join(frames[i] for i in (0, 1, 3, 2, 4, 7, 8)))
 
 
-TARGETS = {"probe": probe, "slurm": slurm, "snapshot": snapshot, "collect": collect, "xml": xml,
+def dicts():
+    """libFuzzer dictionaries: the JSON member names the collectors and checks
+    read (snapshot, collect), the probe framing and block names (probe, slurm)."""
+    import glob
+    keys = set()
+    for f in sorted(glob.glob("src/checks/*.c") + glob.glob("src/collect/*.c") +
+                    glob.glob("src/report/*.c") + ["src/snapshot.c"]):
+        src = read(f).decode()
+        for m in re.finditer(r'hp_json_\w+\([^,]+,\s*"([^"]+)"', src):
+            keys.update(m.group(1).split("."))
+        for m in re.finditer(r'GetObjectItem\w*\([^,]+,\s*"([^"]+)"', src):
+            keys.add(m.group(1))
+    words = ['"\\"%s\\":"' % k for k in sorted(keys) if re.match(r"^[\w./-]+$", k)]
+    words += ['"Running"', '"InService"', '"probed"', '"unreachable"', '"true"', '"null"',
+              '"\\"version\\":1"']
+    for t in ("snapshot", "collect"):
+        with open(os.path.join(ROOT, "tests/fuzz/%s.dict" % t), "w") as f:
+            f.write("# JSON member names read by the collectors and checks (tests/fuzz/seeds.py)\n")
+            f.write("\n".join(words) + "\n")
+    probe_src = read("src/probe/probe.sh").decode() + read("src/slurm/slurm-probe.sh").decode()
+    blocks = sorted(set(re.findall(r"(?:hp_block|block|BEGIN)\s+([a-z_]+)", probe_src)))
+    words = ['"@@HP@@ BEGIN "', '"@@HP@@ END "', '"@@HP@@ DONE"', '"\\x1b["', '"\\x0d\\x0a"']
+    words += ['"%s"' % b for b in blocks]
+    for t in ("probe", "slurm"):
+        with open(os.path.join(ROOT, "tests/fuzz/%s.dict" % t), "w") as f:
+            f.write("# probe framing and block names (tests/fuzz/seeds.py)\n")
+            f.write("\n".join(words) + "\n")
+
+
+TARGETS = {"dicts": dicts, "probe": probe, "slurm": slurm, "snapshot": snapshot, "collect": collect, "xml": xml,
            "creds": creds, "kube": kube, "ssm": ssm}
 
 if __name__ == "__main__":
