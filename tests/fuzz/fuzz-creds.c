@@ -18,12 +18,17 @@
 #include "hp/profile.h"
 #include "hp/util.h"
 
-/* A secret worth checking for: long, and written exactly once in the input. */
+/*
+ * A secret worth checking for: long, secret-like (a digit or mixed case,
+ * no space: no word of a message), and written exactly once in the input.
+ */
 static int checkable(const char *v, const struct fz_parts *ps)
 {
 	size_t i, n = v ? strlen(v) : 0, count = 0;
 
-	if (n < 12)
+	if (n < 10 || strpbrk(v, " \t") ||
+	    !(strpbrk(v, "0123456789") || (strpbrk(v, "abcdefghijklmnopqrstuvwxyz") &&
+					   strpbrk(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"))))
 		return 0;
 	for (i = 0; i < ps->n; i++) {
 		const char *p = ps->p[i];
