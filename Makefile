@@ -1,6 +1,7 @@
 # hpnode — plain Makefile. `make` builds ./hpnode and tests/bin/sigv4-sign;
 # `make test` runs every test tier; `make SANITIZE=address,undefined test`
-# does the same under ASan+UBSan in build/san/.
+# does the same under ASan+UBSan in build/san/. `make CC=clang` builds with
+# clang (build/clang/); `make fuzz` runs the libFuzzer targets (tests/fuzz/).
 
 CC      ?= cc
 PKGS    := libcurl libcrypto libcjson yaml-0.1 expat
