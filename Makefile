@@ -1,6 +1,7 @@
 # hpnode — plain Makefile. `make` builds ./hpnode and tests/bin/sigv4-sign;
 # `make test` runs every test tier; `make SANITIZE=address,undefined test`
-# does the same under ASan+UBSan in build/san/.
+# does the same under ASan+UBSan in build/san/. `make CC=clang` builds with
+# clang (build/clang/); `make fuzz` runs the libFuzzer targets (tests/fuzz/).
 
 CC      ?= cc
 PKGS    := libcurl libcrypto libcjson yaml-0.1 expat
@@ -12,12 +13,28 @@ WARN := -Wall -Wextra -Werror -pedantic -Wshadow -Wstrict-prototypes \
 	-Wformat-security -Wpointer-arith -Wvla -Wundef -fno-common
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) -lutil -pthread
+LDLIBS_ALL = $(PKG_LIBS) -lutil -lm -pthread
 
-ifdef SANITIZE
-BUILD   := build/san
+# gcc builds go to build/default (./hpnode) and build/san; clang builds
+# (`make CC=clang`) to build/clang and build/clang-san, binary included.
+IS_CLANG := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),1,)
+
+ifdef FUZZ
+# Set by `make fuzz`: libFuzzer instrumentation with ASan+UBSan (clang).
+BUILD   := build/fuzz
+ALL_CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+HPNODE  := $(BUILD)/hpnode
+TOOLBIN := $(BUILD)/bin
+else ifdef SANITIZE
+BUILD   := build/$(if $(IS_CLANG),clang-san,san)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
+HPNODE  := $(BUILD)/hpnode
+TOOLBIN := $(BUILD)/bin
+else ifdef IS_CLANG
+BUILD   := build/clang
 HPNODE  := $(BUILD)/hpnode
 TOOLBIN := $(BUILD)/bin
 else
@@ -32,12 +49,19 @@ UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 UNIT_SUPPORT := $(BUILD)/tests/unit/t.o $(BUILD)/tests/unit/fake-sys.o
 TOOLS     := $(TOOLBIN)/sigv4-sign
+# Fuzz targets (tests/fuzz/fuzz-NAME.c): each also builds as a corpus
+# replay test, unit/test-fuzz-NAME, with any compiler.
+FUZZ_NAMES := $(sort $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c)))
+FUZZ_SUPPORT := $(BUILD)/tests/fuzz/common.o $(BUILD)/tests/unit/fake-sys.o
+REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/unit/test-fuzz-%)
+FUZZ_TIME ?= 30
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
 GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_slurm_probe.h
 
 # Objects are kept between runs (no intermediate-file cleanup after the tests).
 .SECONDARY:
 
-.PHONY: all deps test test-run unit demo demo-run bench clean check-deps
+.PHONY: all deps test test-run unit demo demo-run bench clean check-deps fuzz fuzz-build
 all: $(HPNODE) $(TOOLS)
 
 check-deps:
@@ -45,7 +69,7 @@ check-deps:
 
 # Installs the Debian packages the build and the tests need (root or sudo).
 DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libssl-dev libcjson-dev \
-	libyaml-dev libexpat1-dev curl
+	libyaml-dev libexpat1-dev curl clang libclang-rt-14-dev
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -87,14 +111,46 @@ $(BUILD)/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_SUPPORT) $(BUILD)/libhp.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-unit: $(UNIT_BIN)
+$(BUILD)/tests/fuzz/common.o $(BUILD)/tests/fuzz/replay.o $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz-%.o): \
+	$(wildcard tests/fuzz/*.h)
+$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Itests/unit -Itests/fuzz \
+	-DHP_FUZZ_CORPUS='"$(abspath tests/fuzz/corpus)"'
+
+$(BUILD)/unit/test-fuzz-%: $(BUILD)/tests/fuzz/fuzz-%.o $(BUILD)/tests/fuzz/replay.o \
+		$(FUZZ_SUPPORT) $(BUILD)/libhp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/fuzzer/%: $(BUILD)/tests/fuzz/fuzz-%.o $(FUZZ_SUPPORT) $(BUILD)/libhp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS_ALL)
+
+unit: $(UNIT_BIN) $(REPLAY_BIN)
+
+# `make fuzz` runs every target (or FUZZ_TARGETS) for FUZZ_TIME seconds
+# each, one after the other, on one core, with tests/fuzz/NAME.dict when
+# there is one; new inputs go to build/fuzz/corpus/NAME, crashes to
+# build/fuzz/crash-NAME-*.
+fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/fuzzer/%)
+
+fuzz:
+	@$(MAKE) --no-print-directory FUZZ=1 CC=clang fuzz-build
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		mkdir -p build/fuzz/corpus/$$t; \
+		echo "fuzz $$t: $(FUZZ_TIME) s"; \
+		d=""; [ ! -f tests/fuzz/$$t.dict ] || d=-dict=tests/fuzz/$$t.dict; \
+		build/fuzz/fuzzer/$$t -max_total_time=$(FUZZ_TIME) $$d \
+			-rss_limit_mb=2048 -timeout=20 -print_final_stats=0 \
+			-artifact_prefix=build/fuzz/crash-$$t- \
+			build/fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
+	done
 
 # test and demo install missing packages first, then build in a fresh make
 # (pkg-config flags are read when make starts).
 test: deps
 	@$(MAKE) --no-print-directory test-run
 
-test-run: all $(UNIT_BIN)
+test-run: all $(UNIT_BIN) $(REPLAY_BIN)
 	@HPNODE=$(abspath $(HPNODE)) SIGV4_SIGN=$(abspath $(TOOLBIN)/sigv4-sign) \
 		UNIT_DIR=$(abspath $(BUILD)/unit) sh tests/run-tests.sh
 

@@ -48,7 +48,7 @@ HP_WARN_UNUSED int hp_buf_add(struct hp_buf *b, const void *p, size_t n);
 HP_WARN_UNUSED int hp_buf_adds(struct hp_buf *b, const char *s);
 HP_WARN_UNUSED int hp_buf_addc(struct hp_buf *b, char c);
 HP_WARN_UNUSED int hp_buf_addf(struct hp_buf *b, const char *fmt, ...) HP_PRINTF(2, 3);
-HP_WARN_UNUSED int hp_buf_vaddf(struct hp_buf *b, const char *fmt, va_list ap);
+HP_WARN_UNUSED int hp_buf_vaddf(struct hp_buf *b, const char *fmt, va_list ap) HP_PRINTF(2, 0);
 
 /*
  * Unbounded-by-design appends for text hpnode itself composes (reports,

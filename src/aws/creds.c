@@ -1254,6 +1254,11 @@ static enum prov_result prov_process(struct chain *c)
 			     "finish within %ld s", prog, c->profile, PROCESS_TIMEOUT_MS / 1000);
 	} else if (res.exit_status != 0) {
 		first_line(&res.err, err1, sizeof(err1));
+		/* A tool that printed its credentials on stderr must not have them echoed. */
+		if (strcasestr(err1, "SecretAccessKey") || strcasestr(err1, "SessionToken") ||
+		    strcasestr(err1, "secret_access_key") || strcasestr(err1, "session_token"))
+			hp_strlcpy(err1, "(stderr not shown: it names a credential field)",
+				   sizeof(err1));
 		hp_error_set(c->e, HP_ERR_CREDS, "credential_process '%s' of profile '%s' exited "
 			     "with status %d: %s", prog, c->profile, res.exit_status,
 			     err1[0] ? err1 : "(nothing on stderr)");

@@ -106,6 +106,10 @@ const char *hp_section_title(const char *id)
 
 static struct hp_finding *push(struct hp_emit *em, enum hp_tag tag, enum hp_prio prio,
 			       const char *section, const char *node, const char *fmt, va_list ap)
+	HP_PRINTF(6, 0);
+
+static struct hp_finding *push(struct hp_emit *em, enum hp_tag tag, enum hp_prio prio,
+			       const char *section, const char *node, const char *fmt, va_list ap)
 {
 	struct hp_findings *out = em->out;
 	struct hp_finding *f;
