@@ -37,7 +37,7 @@ GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_sl
 # Objects are kept between runs (no intermediate-file cleanup after the tests).
 .SECONDARY:
 
-.PHONY: all deps test test-run unit demo demo-run bench clean check-deps
+.PHONY: FORCE all deps test test-run unit demo demo-run bench clean check-deps
 all: $(HPNODE) $(TOOLS)
 
 check-deps:
@@ -67,6 +67,16 @@ $(BUILD)/gen/hp_probe.h: src/probe/probe.sh tests/tools/embed.sh
 $(BUILD)/gen/hp_slurm_probe.h: src/slurm/slurm-probe.sh tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ src/slurm/slurm-probe.sh
+
+# The git revision, baked into src/version.c; rewritten only when it changes.
+$(BUILD)/gen/hp_revision.h: FORCE
+	@mkdir -p $(dir $@)
+	@rev=$$(git rev-parse --short=12 HEAD 2>/dev/null || true); \
+	if [ -n "$$rev" ] && ! git diff --quiet HEAD -- src include Makefile 2>/dev/null; then rev="$$rev+dirty"; fi; \
+	if [ -n "$$rev" ]; then line="#define HP_REVISION \"$$rev\""; else line="/* no git revision */"; fi; \
+	if [ ! -f $@ ] || [ "$$(cat $@)" != "$$line" ]; then echo "$$line" >$@; fi
+$(BUILD)/src/version.o: $(BUILD)/gen/hp_revision.h
+FORCE:
 
 $(BUILD)/%.o: %.c $(GEN) $(wildcard include/hp/*.h tests/unit/*.h) | check-deps
 	@mkdir -p $(dir $@)

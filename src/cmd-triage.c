@@ -39,8 +39,10 @@ static const char usage_text[] =
 	"                         or auto (native, the plugin for KMS-encrypted sessions)\n"
 	HP_CMD_COMMON_USAGE
 	"\n"
-	"Exit status: 0 triage complete, 1 fatal (credentials, cluster not found),\n"
-	"2 usage, 3 findings at or above --fail-on.\n";
+	"Exit status: 0 triage complete, 1 fatal (AWS error, cluster not found),\n"
+	"2 usage or configuration (also an output path that cannot be written),\n"
+	"3 findings at or above --fail-on, 4 credentials, 130/143 interrupted\n"
+	"(SIGINT/SIGTERM during the SSM sweep: the partial report is printed).\n";
 
 enum { O_CLUSTER = 256, O_NODE, O_KUBECONFIG, O_KUBE_CONTEXT, O_NO_KUBE, O_NO_PROBE, O_SAMPLE,
        O_CONCURRENCY, O_SSM_RATE, O_PROBE_TIMEOUT, O_SSM_TRANSPORT };
@@ -170,6 +172,9 @@ static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snaps
 		return;
 	}
 	t->probe.node = t->node;
+	/* From here Ctrl-C ends the sweep early and still prints the (partial) report. */
+	hp_cmd_catch_signals();
+	t->probe.stop = hp_cmd_stop_flag();
 	if (isatty(2)) {
 		t->probe.progress = progress;
 		t->probe.progress_ud = &shown;
@@ -185,7 +190,7 @@ static void slurm_controller(struct hp_aws *a, struct triage_args *t, struct hp_
 	const char *iid = NULL, *group, *how;
 	cJSON *probe = NULL;
 
-	if (!t->no_probe && !strcmp(hp_snap_orchestrator(s), "Slurm") &&
+	if (!t->no_probe && !*hp_cmd_stop_flag() && !strcmp(hp_snap_orchestrator(s), "Slurm") &&
 	    !hp_slurm_controller(s, &iid, &group, &how) && iid) {
 		struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
 		hp_slurm_probe_command(&cmd);

@@ -116,6 +116,8 @@ struct hp_probe_opts {
 	/* Called after each node (under a lock), e.g. for a progress line; may be NULL. */
 	void (*progress)(void *ud, const struct hp_ssm_progress *p);
 	void *progress_ud;
+	/* The run's interrupt flag (set by SIGINT/SIGTERM), or NULL. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Defaults: every Running node, 16 at once, 3 StartSession/s, 180 s each, native. */
