@@ -37,7 +37,7 @@ GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_sl
 # Objects are kept between runs (no intermediate-file cleanup after the tests).
 .SECONDARY:
 
-.PHONY: FORCE all deps test test-run unit demo demo-run bench clean check-deps
+.PHONY: FORCE install uninstall all deps test test-run unit demo demo-run bench clean check-deps
 all: $(HPNODE) $(TOOLS)
 
 check-deps:
@@ -45,7 +45,7 @@ check-deps:
 
 # Installs the Debian packages the build and the tests need (root or sudo).
 DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libssl-dev libcjson-dev \
-	libyaml-dev libexpat1-dev curl
+	libyaml-dev libexpat1-dev curl groff man-db zsh
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -116,6 +116,28 @@ demo-run: all
 
 bench: all
 	sh bench/api-phase.sh 1000
+
+# Installs the binary, the man page and the bash and zsh completions:
+#   make install PREFIX=/usr/local DESTDIR=   (DESTDIR stages into a tree)
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+INSTALLED  := $(BINDIR)/hpnode $(MANDIR)/man1/hpnode.1 $(BASHCOMPDIR)/hpnode $(ZSHCOMPDIR)/_hpnode
+
+INSTALL_BIN ?= $(HPNODE)
+
+install: $(INSTALL_BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 0755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/hpnode
+	install -m 0644 src/man/hpnode.1 $(DESTDIR)$(MANDIR)/man1/hpnode.1
+	install -m 0644 src/completion/hpnode.bash $(DESTDIR)$(BASHCOMPDIR)/hpnode
+	install -m 0644 src/completion/_hpnode $(DESTDIR)$(ZSHCOMPDIR)/_hpnode
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 clean:
 	rm -rf build hpnode tests/bin

@@ -76,7 +76,7 @@
 
 /* Evidence lines shown per finding in the text report. */
 #define TEXT_EVIDENCE 10
-/* A PASS covering more nodes than this shows a sample of TEXT_NODE_SAMPLE ids. */
+/* A PASS or INFO covering more nodes than this shows a sample of TEXT_NODE_SAMPLE ids. */
 #define TEXT_NODES_MAX 10
 #define TEXT_NODE_SAMPLE 5
 
@@ -485,7 +485,7 @@ static void put_finding(struct hp_buf *out, int color, const struct hp_finding *
 	const cJSON *item, *list = cJSON_IsArray(f->evidence) ? f->evidence : NULL;
 	int shown = 0, total = list ? cJSON_GetArraySize(list) : 0;
 	int nnodes = cJSON_IsArray(f->nodes) ? cJSON_GetArraySize(f->nodes) : 0;
-	int sample = f->tag == HP_TAG_PASS && nnodes > TEXT_NODES_MAX;
+	int sample = (f->tag == HP_TAG_PASS || f->tag == HP_TAG_INFO) && nnodes > TEXT_NODES_MAX;
 
 	hp_buf_puts(out, "  ");
 	if (tag_ok(f->tag)) {

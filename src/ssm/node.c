@@ -355,7 +355,7 @@ static void judge(const struct hp_ssm_config *c, enum hp_ssm_end end, struct hp_
 		set_reason(r, HP_SSM_UNREACHABLE, "session ended with an error: %.270s", d);
 		break;
 	case HP_SSM_STOPPED:
-		set_reason(r, HP_SSM_SKIPPED, "not probed: the run was interrupted during its session");
+		set_reason(r, HP_SSM_SKIPPED, "the run was interrupted during its session");
 		break;
 	case HP_SSM_KMS:
 		set_reason(r, HP_SSM_SKIPPED,
