@@ -159,6 +159,17 @@ static void progress(void *ud, const struct hp_ssm_progress *p)
 	*shown = 1;
 }
 
+/* "Reading ListClusterNodes: page 3 (300 so far)" redrawn in place, API phase, terminal only. */
+static void api_progress(void *ud, const char *action, int page, size_t items)
+{
+	int *shown = ud;
+
+	fprintf(stderr, "\r%-*.*s", PROGRESS_WIDTH, PROGRESS_WIDTH, "");
+	fprintf(stderr, "\rReading %.30s: page %d (%zu so far)", action, page, items);
+	fflush(stderr);
+	*shown = 1;
+}
+
 static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snapshot *s,
 			struct hp_error *e)
 {
@@ -205,11 +216,18 @@ static int collect(struct hp_aws *a, struct hp_snapshot *s, void *arg, struct hp
 	struct triage_args *t = arg;
 	struct hp_collect_opts co;
 	struct hp_kube_opts ko;
+	int shown = 0, rc;
 
 	memset(&co, 0, sizeof(co));
 	co.cluster = t->cluster;
 	co.node = t->node;
-	if (hp_collect_cluster(a, &co, s, e))
+	if (isatty(2))
+		hp_collect_set_progress(api_progress, &shown);
+	rc = hp_collect_cluster(a, &co, s, e);
+	hp_collect_set_progress(NULL, NULL);
+	if (shown)
+		fprintf(stderr, "\r%-*s\r", PROGRESS_WIDTH, "");
+	if (rc)
 		return -1;
 	memset(&ko, 0, sizeof(ko));
 	ko.kubeconfig = t->kubeconfig;
