@@ -59,6 +59,14 @@ else
 	not_ok "no secret in any output" "secret found or unset"
 fi
 
+# API-phase progress: on a terminal only.
+check "no progress on stderr when it is not a terminal" test ! -s "$e2e_tmp/stderr.txt"
+if command -v script >/dev/null 2>&1; then
+	script -qec "$HPNODE triage --cluster $FIXTURE_CLUSTER --no-probe --no-kube --quiet" /dev/null >"$e2e_tmp/tty.txt" 2>&1
+	check "API-phase progress on a terminal (pages of nodes, events, logs)" sh -c \
+		'grep -q "Reading ListClusterNodes: page 1 (8 so far)" "$1" && grep -q "Reading ListClusterEvents: page 1" "$1" && grep -q "Reading FilterLogEvents: page 1" "$1"' _ "$e2e_tmp/tty.txt"
+fi
+
 # 2. Output files: the --output format to --output-file, text still on the terminal.
 check "terminal shows the text report with --output-file" contains "$e2e_tmp/stdout.txt" "HyperPod Node Triage — READ-ONLY"
 sed "s/Duration: .*//" "$e2e_tmp/stdout.txt" >"$e2e_tmp/a.txt"
