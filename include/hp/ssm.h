@@ -321,6 +321,8 @@ struct hp_ssm_plugin_info {
 	int present;               /* found and answered --version */
 	char version[48];
 	char error[256];           /* why it is unusable */
+	/* The run's interrupt flag: a session under way ends (HP_SSM_STOPPED); may be NULL. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Look for session-manager-plugin on PATH and read its version (through sys->run). */

@@ -262,6 +262,7 @@ int hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp
 	cfg.stop = o->stop;
 	if (nt && o->transport != HP_SSM_NATIVE) {
 		hp_ssm_plugin_probe(a->sys, &cfg.plugin);
+		cfg.plugin.stop = o->stop;
 		if (cfg.plugin.present)
 			cJSON_AddStringToObject(meta, "plugin_version", cfg.plugin.version);
 		else

@@ -148,13 +148,13 @@ fixture_stop
 # 7. SIGINT in the middle of the sweep: sessions take 6 s, 4 at a time.
 fixture_start "$ROOT/tests/fixtures/ssm.yaml" --probe-latency 6 ||
 	{ not_ok "slow ssm fixture starts" "see messages above"; e2e_done; }
-interrupt() { # SIGNAL NAME: runs a sweep, signals it after the first sessions opened
-	"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --concurrency 4 --ssm-rate 50 --probe-timeout 60 \
+interrupt() { # SIGNAL NAME [OPTION]: runs a sweep, signals it after the first sessions opened
+	"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --concurrency 4 --ssm-rate 50 --probe-timeout 60 ${3:-} \
 		--save-snapshot "$e2e_tmp/$2.snap" --json-file "$e2e_tmp/$2.json" --no-color \
 		>"$e2e_tmp/$2.txt" 2>"$e2e_tmp/$2.err" &
 	pid=$!
 	i=0
-	while [ "$(grep -c '^open ' "$FIXTURE_SSM_RECORD" 2>/dev/null)" -lt 4 ] && [ $i -lt 100 ]; do
+	while [ "$(grep -c '^start ' "$FIXTURE_SSM_RECORD" 2>/dev/null)" -lt 4 ] && [ $i -lt 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -194,6 +194,23 @@ if d['run']['interrupted'] != {'signal': 'SIGINT', 'probed': 0, 'to_probe': 14}:
 interrupt TERM term
 expect_status "SIGTERM mid-sweep: exit 143" 143 $rc
 check "SIGTERM: partial report" grep -q "interrupted: 0 of 14 nodes probed (SIGTERM)" "$e2e_tmp/term.txt"
+# The same through session-manager-plugin (a fake one that speaks to the fixture).
+mkdir -p "$e2e_tmp/bin"
+ln -s "$ROOT/tests/e2e/fake-session-manager-plugin.py" "$e2e_tmp/bin/session-manager-plugin"
+: >"$FIXTURE_SSM_RECORD"
+PATH="$e2e_tmp/bin:$PATH" FAKE_PLUGIN_LOG=$e2e_tmp/plugin.log interrupt INT plugin "--ssm-transport plugin"
+expect_status "SIGINT mid-sweep with the plugin transport: exit 130" 130 $rc
+[ "$took" -le 8 ] && ok "plugin transport: the run ended within a few seconds ($took s)" || not_ok "plugin transport: prompt end" "$took s"
+check "plugin transport: a TerminateSession for every session the signal cut short" python3 - "$FIXTURE_SSM_RECORD" "$e2e_tmp/plugin.snap" <<'PY'
+import json, sys
+lines = [l.split() for l in open(sys.argv[1])]
+terminated = {l[2] for l in lines if l[0] == "terminate"}
+probes = json.load(open(sys.argv[2]))["probes"]
+cut = {i for i, e in probes.items() if "interrupted during its session" in e["reason"]}
+if not cut or cut - terminated or any(probes[i]["transport"] != "plugin" for i in cut):
+    print("cut short %s, terminated %s" % (sorted(cut), sorted(terminated)))
+    sys.exit(1)
+PY
 # A second Ctrl-C exits at once, without a report.
 : >"$FIXTURE_SSM_RECORD"
 "$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --concurrency 4 --ssm-rate 50 --probe-timeout 60 >"$e2e_tmp/twice.txt" 2>&1 &
