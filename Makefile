@@ -61,7 +61,7 @@ GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_sl
 # Objects are kept between runs (no intermediate-file cleanup after the tests).
 .SECONDARY:
 
-.PHONY: all deps test test-run unit demo demo-run bench clean check-deps fuzz fuzz-build
+.PHONY: FORCE install uninstall all deps test test-run unit demo demo-run bench clean check-deps fuzz fuzz-build
 all: $(HPNODE) $(TOOLS)
 
 check-deps:
@@ -69,7 +69,7 @@ check-deps:
 
 # Installs the Debian packages the build and the tests need (root or sudo).
 DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libssl-dev libcjson-dev \
-	libyaml-dev libexpat1-dev curl clang libclang-rt-14-dev
+	libyaml-dev libexpat1-dev curl clang libclang-rt-14-dev groff man-db zsh
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -91,6 +91,16 @@ $(BUILD)/gen/hp_probe.h: src/probe/probe.sh tests/tools/embed.sh
 $(BUILD)/gen/hp_slurm_probe.h: src/slurm/slurm-probe.sh tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ src/slurm/slurm-probe.sh
+
+# The git revision, baked into src/version.c; rewritten only when it changes.
+$(BUILD)/gen/hp_revision.h: FORCE
+	@mkdir -p $(dir $@)
+	@rev=$$(git rev-parse --short=12 HEAD 2>/dev/null || true); \
+	if [ -n "$$rev" ] && ! git diff --quiet HEAD -- src include Makefile 2>/dev/null; then rev="$$rev+dirty"; fi; \
+	if [ -n "$$rev" ]; then line="#define HP_REVISION \"$$rev\""; else line="/* no git revision */"; fi; \
+	if [ ! -f $@ ] || [ "$$(cat $@)" != "$$line" ]; then echo "$$line" >$@; fi
+$(BUILD)/src/version.o: $(BUILD)/gen/hp_revision.h
+FORCE:
 
 $(BUILD)/%.o: %.c $(GEN) $(wildcard include/hp/*.h tests/unit/*.h) | check-deps
 	@mkdir -p $(dir $@)
@@ -162,6 +172,28 @@ demo-run: all
 
 bench: all
 	sh bench/api-phase.sh 1000
+
+# Installs the binary, the man page and the bash and zsh completions:
+#   make install PREFIX=/usr/local DESTDIR=   (DESTDIR stages into a tree)
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+INSTALLED  := $(BINDIR)/hpnode $(MANDIR)/man1/hpnode.1 $(BASHCOMPDIR)/hpnode $(ZSHCOMPDIR)/_hpnode
+
+INSTALL_BIN ?= $(HPNODE)
+
+install: $(INSTALL_BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 0755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/hpnode
+	install -m 0644 src/man/hpnode.1 $(DESTDIR)$(MANDIR)/man1/hpnode.1
+	install -m 0644 src/completion/hpnode.bash $(DESTDIR)$(BASHCOMPDIR)/hpnode
+	install -m 0644 src/completion/_hpnode $(DESTDIR)$(ZSHCOMPDIR)/_hpnode
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 clean:
 	rm -rf build hpnode tests/bin

@@ -4,11 +4,14 @@
  * the checks and the report with its exit status. Commands keep only their
  * own options and their collection step.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hp/cmdutil.h"
@@ -20,7 +23,8 @@
 
 enum {
 	O_REGION = HP_CMD_OPT_BASE, O_PROFILE, O_ENDPOINT, O_OUTPUT, O_FAIL_ON, O_SAVE, O_REPLAY,
-	O_NO_COLOR, O_DEBUG, O_SUGGEST, O_MAX_RUNTIME
+	O_NO_COLOR, O_DEBUG, O_SUGGEST, O_MAX_RUNTIME, O_OUTPUT_FILE, O_TEXT_FILE, O_JSON_FILE,
+	O_JUNIT_FILE, O_QUIET
 };
 
 static const struct option common_options[] = {
@@ -35,6 +39,11 @@ static const struct option common_options[] = {
 	{ "debug", no_argument, NULL, O_DEBUG },
 	{ "suggest", no_argument, NULL, O_SUGGEST },
 	{ "max-runtime", required_argument, NULL, O_MAX_RUNTIME },
+	{ "output-file", required_argument, NULL, O_OUTPUT_FILE },
+	{ "text-file", required_argument, NULL, O_TEXT_FILE },
+	{ "json-file", required_argument, NULL, O_JSON_FILE },
+	{ "junit-file", required_argument, NULL, O_JUNIT_FILE },
+	{ "quiet", no_argument, NULL, O_QUIET },
 	{ "help", no_argument, NULL, 'h' },
 };
 
@@ -91,13 +100,17 @@ static int common_option(struct hp_cmd_opts *o, int c, const char *arg)
 		o->max_runtime_s = v;
 		break;
 	}
+	case O_OUTPUT_FILE: o->output_file = arg; break;
+	case O_TEXT_FILE: o->text_file = arg; break;
+	case O_JSON_FILE: o->json_file = arg; break;
+	case O_JUNIT_FILE: o->junit_file = arg; break;
+	case O_QUIET: o->quiet = 1; break;
 	case O_OUTPUT:
-		if (!strcmp(arg, "json"))
-			o->json = 1;
-		else if (!strcmp(arg, "text"))
-			o->json = 0;
-		else
-			return hp_cmd_usage_error(o->name, "--output must be 'text' or 'json' (got '%s')", arg);
+		o->json = !strcmp(arg, "json");
+		o->junit = !strcmp(arg, "junit");
+		if (!o->json && !o->junit && strcmp(arg, "text"))
+			return hp_cmd_usage_error(o->name, "--output must be 'text', 'json' or 'junit' "
+						  "(got '%s')", arg);
 		break;
 	case O_FAIL_ON:
 		if (!strcmp(arg, "P0"))
@@ -150,9 +163,142 @@ int hp_cmd_parse(const struct hp_cmd_spec *spec, int argc, char **argv, struct h
 		return rc;
 	if (optind < argc)
 		return hp_cmd_usage_error(o->name, "unexpected argument '%s'", argv[optind]);
+	o->argc = argc;
+	o->argv = argv;
+	{
+		const char *paths[] = { o->save, o->output_file, o->text_file, o->json_file,
+					o->junit_file };
+		size_t a, b;
+
+		for (a = 0; a < HP_ARRAY_LEN(paths); a++)
+			for (b = a + 1; b < HP_ARRAY_LEN(paths); b++)
+				if (paths[a] && paths[b] && !strcmp(paths[a], paths[b]))
+					return hp_cmd_usage_error(o->name, "'%s' is named for two outputs",
+								  paths[a]);
+	}
 	if (o->replay && (o->save || o->endpoint || o->profile))
 		return hp_cmd_usage_error(o->name, "%s", "--snapshot replays saved data: it cannot be "
 					  "combined with --save-snapshot, --endpoint-url or --profile");
+	return 0;
+}
+
+static volatile sig_atomic_t stop_signal;
+
+const volatile sig_atomic_t *hp_cmd_stop_flag(void)
+{
+	return &stop_signal;
+}
+
+static void on_signal(int sig)
+{
+	static const char again[] = "\nhpnode: interrupted again; exiting now\n";
+	static const char first[] = "\nhpnode: interrupted; ending open SSM sessions (press "
+				    "Ctrl-C again to exit at once)\n";
+
+	if (stop_signal) {
+		(void)!write(2, again, sizeof(again) - 1);
+		_exit(128 + sig);
+	}
+	stop_signal = sig;
+	(void)!write(2, first, sizeof(first) - 1);
+}
+
+void hp_cmd_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The directory part of path ("." when none), into a fresh string. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+/* A temporary file next to path: fd, its name in *tmp (free it); -1 with errno. */
+static int temp_beside(const char *path, char **tmp)
+{
+	char *dir = dir_of(path);
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	int fd;
+
+	*tmp = xasprintf("%s/.%.100s.hpnode-XXXXXX", dir, base);
+	free(dir);
+	fd = mkstemp(*tmp);
+	if (fd < 0) {
+		int err = errno;
+		free(*tmp);
+		*tmp = NULL;
+		errno = err;
+	}
+	return fd;
+}
+
+int hp_cmd_check_writable(const char *path, struct hp_error *e)
+{
+	struct stat st;
+	char *tmp;
+	int fd;
+
+	if (!*path)
+		return hp_error_set(e, HP_ERR_FILE, "an empty output path");
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': it is a directory", path);
+	fd = temp_beside(path, &tmp);
+	if (fd < 0)
+		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': %s", path, strerror(errno));
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return 0;
+}
+
+int hp_cmd_write_file(const char *path, const char *data, size_t len, struct hp_error *e)
+{
+	mode_t mask = umask(0);
+	char *tmp;
+	int fd, err = 0;
+	size_t done = 0;
+
+	umask(mask);
+	fd = temp_beside(path, &tmp);
+	if (fd < 0)
+		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': %s", path, strerror(errno));
+	while (done < len && !err) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			err = n < 0 ? errno : EIO;
+		else
+			done += (size_t)n;
+	}
+	/* Readable like any file the user creates (mkstemp makes it 0600). */
+	if (!err && fchmod(fd, 0666 & ~mask))
+		err = errno;
+	if (!err && fsync(fd))
+		err = errno;
+	if (close(fd) && !err)
+		err = errno;
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	if (err)
+		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': %s", path, strerror(err));
 	return 0;
 }
 
@@ -208,40 +354,146 @@ static int fatal(const struct hp_error *e, const struct hp_snapshot *s, const ch
 	return hp_err_exit_status(e->code);
 }
 
-static int report(const struct hp_snapshot *s, const struct hp_cmd_opts *o, struct hp_sys *sys)
+/* When and how the run started, for the report header. */
+struct run_clock {
+	int64_t wall_ms, mono_ms;
+};
+
+/* The header facts: tool, time, command line, identity, cluster, replay, interruption. */
+static void run_info(const struct hp_snapshot *s, const struct hp_cmd_opts *o, struct hp_sys *sys,
+		     const struct run_clock *clock, const char **argv, struct hp_report_run *r)
+{
+	const cJSON *meta = hp_snapshot_get(s, "meta"), *pm = hp_snapshot_get(s, "probes_meta");
+	const cJSON *id = hp_snapshot_get(s, "identity");
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->version = HP_VERSION;
+	r->revision = hp_revision();
+	r->started_ms = clock->wall_ms;
+	r->duration_ms = sys->monotonic_ms(sys) - clock->mono_ms;
+	argv[0] = "hpnode";
+	argv[1] = o->name;
+	for (i = 1; i < o->argc; i++)
+		argv[i + 1] = o->argv[i];
+	argv[o->argc > 0 ? o->argc + 1 : 2] = NULL;
+	r->argv = argv;
+	r->account = hp_json_str(id, "Account");
+	r->caller_arn = hp_json_str(id, "Arn");
+	r->cluster_arn = hp_snap_cluster_arn(s);
+	r->credential_source = hp_json_str(meta, "credential_source");
+	if (o->replay) {
+		r->replay_file = o->replay;
+		r->collected_ms = (int64_t)hp_json_num(meta, "collected_at_ms", 0);
+		r->collected_by = hp_json_str(meta, "tool");
+	}
+	if (hp_json_num(pm, "interrupted", 0) > 0) {
+		r->interrupted = (int)hp_json_num(pm, "interrupted", 0);
+		r->probed = (size_t)hp_json_num(pm, "probed", 0);
+		r->to_probe = (size_t)hp_json_num(pm, "to_probe", 0);
+	}
+}
+
+enum fmt { FMT_TEXT, FMT_JSON, FMT_JUNIT };
+
+static void render(enum fmt fmt, const struct hp_findings *f, const struct hp_report_opts *ro,
+		   struct hp_buf *out)
+{
+	if (fmt == FMT_JSON)
+		hp_report_json(f, ro, out);
+	else if (fmt == FMT_JUNIT)
+		hp_report_junit(f, ro, out);
+	else
+		hp_report_text(f, ro, out);
+}
+
+/* One output file, rendered without colour and written atomically. */
+static int write_output(const char *path, enum fmt fmt, const struct hp_findings *f,
+			const struct hp_report_opts *ro, const char *name)
+{
+	struct hp_report_opts plain = *ro;
+	struct hp_buf out = HP_BUF_INIT((size_t)1 << 30);
+	struct hp_error e = HP_ERROR_INIT;
+	int rc = 0;
+
+	if (!path)
+		return 0;
+	plain.color = 0;
+	render(fmt, f, &plain, &out);
+	if (hp_cmd_write_file(path, out.buf, out.len, &e)) {
+		fprintf(stderr, "hpnode %s: %s\n", name, e.msg);
+		rc = -1;
+	}
+	hp_buf_release(&out);
+	return rc;
+}
+
+static int report(const struct hp_snapshot *s, const struct hp_cmd_opts *o, struct hp_sys *sys,
+		  const struct run_clock *clock)
 {
 	struct hp_findings f = { 0 };
 	struct hp_report_opts ro;
+	struct hp_report_run run;
 	struct hp_buf out = HP_BUF_INIT((size_t)1 << 30);
 	const cJSON *meta = hp_snapshot_get(s, "meta");
 	const char *cluster = hp_snap_cluster_name(s);
+	const char **argv = xcalloc((size_t)(o->argc > 0 ? o->argc : 1) + 2, sizeof(*argv));
+	enum fmt fmt = o->json ? FMT_JSON : o->junit ? FMT_JUNIT : FMT_TEXT;
 	enum hp_prio worst;
-	int rc = HP_EXIT_OK;
+	int rc = HP_EXIT_OK, failed = 0;
 
 	if (o->only)
 		hp_checks_run_only(s, o->only, &f);
 	else
 		hp_checks_run(s, &f);
+	run_info(s, o, sys, clock, argv, &run);
 	memset(&ro, 0, sizeof(ro));
-	ro.color = !o->json && hp_report_want_color(o->no_color, sys->getenv(sys, "NO_COLOR"),
-						    sys->getenv(sys, "TERM"), isatty(1));
 	ro.cluster = *cluster ? cluster : NULL;
 	ro.region = hp_json_str(meta, "region");
 	ro.orchestrator = hp_snap_orchestrator(s);
 	ro.title = o->title;
 	ro.suggest = o->suggest;
 	ro.snap = s;
-	if (o->json)
-		hp_report_json(&f, &ro, &out);
-	else
-		hp_report_text(&f, &ro, &out);
-	fwrite(out.buf, 1, out.len, stdout);
+	ro.run = &run;
+	/* Files first: they are the artefact; the terminal copy is a courtesy. */
+	failed |= write_output(o->output_file, fmt, &f, &ro, o->name);
+	failed |= write_output(o->text_file, FMT_TEXT, &f, &ro, o->name);
+	failed |= write_output(o->json_file, FMT_JSON, &f, &ro, o->name);
+	failed |= write_output(o->junit_file, FMT_JUNIT, &f, &ro, o->name);
+	if (!o->quiet) {
+		/* With --output-file the --output format went to the file; the terminal reads text. */
+		enum fmt shown = o->output_file ? FMT_TEXT : fmt;
+		ro.color = shown == FMT_TEXT &&
+			   hp_report_want_color(o->no_color, sys->getenv(sys, "NO_COLOR"),
+						sys->getenv(sys, "TERM"), isatty(1));
+		render(shown, &f, &ro, &out);
+		fwrite(out.buf, 1, out.len, stdout);
+	}
 	worst = hp_report_worst(&f);
 	if (o->fail_on != HP_PNONE && worst <= o->fail_on)
 		rc = HP_EXIT_FINDINGS;
+	if (failed)
+		rc = HP_EXIT_FATAL;
 	hp_buf_release(&out);
 	hp_findings_release(&f);
+	free(argv);
 	return rc;
+}
+
+/* Every output path must be writable before anything is collected. */
+static int check_outputs(const struct hp_cmd_opts *o)
+{
+	const char *paths[] = { o->save, o->output_file, o->text_file, o->json_file, o->junit_file };
+	struct hp_error e = HP_ERROR_INIT;
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(paths); i++) {
+		if (paths[i] && hp_cmd_check_writable(paths[i], &e)) {
+			fprintf(stderr, "hpnode %s: %s; nothing was collected\n", o->name, e.msg);
+			return HP_EXIT_USAGE;
+		}
+	}
+	return 0;
 }
 
 /* The credential/region trace, one "hpnode: debug:" line each. */
@@ -265,15 +517,20 @@ int hp_cmd_run(const struct hp_cmd_opts *o, struct hp_sys *sys, hp_cmd_collect_f
 	struct hp_aws aws;
 	struct hp_buf trace = HP_BUF_INIT(HP_MAX_LINE);
 	int64_t t0 = sys->monotonic_ms(sys);
+	struct run_clock clock;
 	int rc;
 
+	clock.wall_ms = sys->now_ms(sys);
+	clock.mono_ms = sys->monotonic_ms(sys);
+	if ((rc = check_outputs(o)))
+		return rc;
 	hp_snapshot_init(&snap);
 	if (o->replay) {
 		if (hp_snapshot_load(&snap, sys, o->replay, &e)) {
 			fprintf(stderr, "hpnode %s: %s\n", o->name, e.msg);
 			rc = HP_EXIT_FATAL;
 		} else {
-			rc = report(&snap, o, sys);
+			rc = report(&snap, o, sys, &clock);
 		}
 		hp_snapshot_release(&snap);
 		hp_buf_release(&trace);
@@ -301,11 +558,18 @@ int hp_cmd_run(const struct hp_cmd_opts *o, struct hp_sys *sys, hp_cmd_collect_f
 		debug_trace(&trace);
 	if (collect(&aws, &snap, arg, &e)) {
 		rc = fatal(&e, &snap, aws.region);
-	} else if (o->save && hp_snapshot_save(&snap, sys, o->save, &e)) {
-		fprintf(stderr, "hpnode %s: %s\n", o->name, e.msg);
-		rc = HP_EXIT_FATAL;
 	} else {
-		rc = report(&snap, o, sys);
+		int saved = !o->save || !hp_snapshot_save(&snap, sys, o->save, &e);
+
+		if (!saved)
+			fprintf(stderr, "hpnode %s: %s\n", o->name, e.msg);
+		/* The report is printed even when the snapshot could not be saved. */
+		rc = report(&snap, o, sys, &clock);
+		if (!saved)
+			rc = HP_EXIT_FATAL;
+		/* Interrupted: the partial report is out; exit as the signal asks (130, 143). */
+		if (stop_signal)
+			rc = 128 + stop_signal;
 	}
 out:
 	hp_aws_release(&aws);

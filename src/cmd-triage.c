@@ -39,8 +39,10 @@ static const char usage_text[] =
 	"                         or auto (native, the plugin for KMS-encrypted sessions)\n"
 	HP_CMD_COMMON_USAGE
 	"\n"
-	"Exit status: 0 triage complete, 1 fatal (credentials, cluster not found),\n"
-	"2 usage, 3 findings at or above --fail-on.\n";
+	"Exit status: 0 triage complete, 1 fatal (AWS error, cluster not found),\n"
+	"2 usage or configuration (also an output path that cannot be written),\n"
+	"3 findings at or above --fail-on, 4 credentials, 130/143 interrupted\n"
+	"(SIGINT/SIGTERM during the SSM sweep: the partial report is printed).\n";
 
 enum { O_CLUSTER = 256, O_NODE, O_KUBECONFIG, O_KUBE_CONTEXT, O_NO_KUBE, O_NO_PROBE, O_SAMPLE,
        O_CONCURRENCY, O_SSM_RATE, O_PROBE_TIMEOUT, O_SSM_TRANSPORT };
@@ -157,6 +159,17 @@ static void progress(void *ud, const struct hp_ssm_progress *p)
 	*shown = 1;
 }
 
+/* "Reading ListClusterNodes: page 3 (300 so far)" redrawn in place, API phase, terminal only. */
+static void api_progress(void *ud, const char *action, int page, size_t items)
+{
+	int *shown = ud;
+
+	fprintf(stderr, "\r%-*.*s", PROGRESS_WIDTH, PROGRESS_WIDTH, "");
+	fprintf(stderr, "\rReading %.30s: page %d (%zu so far)", action, page, items);
+	fflush(stderr);
+	*shown = 1;
+}
+
 static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snapshot *s,
 			struct hp_error *e)
 {
@@ -173,6 +186,9 @@ static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snaps
 	/* No node waits past the run budget; past it StartSession is not sent at all. */
 	if (hp_aws_budget_left_ms(a) < t->probe.timeout_ms)
 		t->probe.timeout_ms = hp_aws_budget_left_ms(a) > 1000 ? (long)hp_aws_budget_left_ms(a) : 1000;
+	/* From here Ctrl-C ends the sweep early and still prints the (partial) report. */
+	hp_cmd_catch_signals();
+	t->probe.stop = hp_cmd_stop_flag();
 	if (isatty(2)) {
 		t->probe.progress = progress;
 		t->probe.progress_ud = &shown;
@@ -188,7 +204,7 @@ static void slurm_controller(struct hp_aws *a, struct triage_args *t, struct hp_
 	const char *iid = NULL, *group, *how;
 	cJSON *probe = NULL;
 
-	if (!t->no_probe && !strcmp(hp_snap_orchestrator(s), "Slurm") &&
+	if (!t->no_probe && !*hp_cmd_stop_flag() && !strcmp(hp_snap_orchestrator(s), "Slurm") &&
 	    !hp_slurm_controller(s, &iid, &group, &how) && iid) {
 		struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
 		hp_slurm_probe_command(&cmd);
@@ -203,11 +219,18 @@ static int collect(struct hp_aws *a, struct hp_snapshot *s, void *arg, struct hp
 	struct triage_args *t = arg;
 	struct hp_collect_opts co;
 	struct hp_kube_opts ko;
+	int shown = 0, rc;
 
 	memset(&co, 0, sizeof(co));
 	co.cluster = t->cluster;
 	co.node = t->node;
-	if (hp_collect_cluster(a, &co, s, e))
+	if (isatty(2))
+		hp_collect_set_progress(api_progress, &shown);
+	rc = hp_collect_cluster(a, &co, s, e);
+	hp_collect_set_progress(NULL, NULL);
+	if (shown)
+		fprintf(stderr, "\r%-*s\r", PROGRESS_WIDTH, "");
+	if (rc)
 		return -1;
 	memset(&ko, 0, sizeof(ko));
 	ko.kubeconfig = t->kubeconfig;

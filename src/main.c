@@ -7,6 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+#include <expat.h>
+#include <openssl/crypto.h>
+#include <yaml.h>
+
 #include "hp/cmd.h"
 #include "hp/err.h"
 
@@ -32,7 +38,7 @@ static void usage(FILE *f)
 	fputs("usage: hpnode <command> [options]\n\ncommands:\n", f);
 	for (i = 0; i < HP_ARRAY_LEN(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fputs("\nRun 'hpnode <command> --help' for a command's options.\n"
+	fputs("\nRun 'hpnode <command> --help' (or 'hpnode help <command>') for a command's options.\n"
 	      "hpnode is read-only: it never changes cluster, node or workload state.\n", f);
 }
 
@@ -45,11 +51,37 @@ static int finish(int rc)
 	return rc;
 }
 
+/* The version, the revision built from, and the libraries linked in. */
+static void version(void)
+{
+	const curl_version_info_data *c = curl_version_info(CURLVERSION_NOW);
+	const char *rev = hp_revision();
+
+	printf("hpnode %s%s%s\n", HP_VERSION, rev ? " revision " : "", rev ? rev : "");
+	printf("libcurl %s\n", c && c->version ? c->version : "unknown");
+	printf("%s\n", OpenSSL_version(OPENSSL_VERSION));
+	printf("cJSON %s\n", cJSON_Version());
+	printf("libyaml %s\n", yaml_get_version_string());
+	printf("%s\n", XML_ExpatVersion());
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
+	char help_flag[] = "--help";
 
 	if (argc < 2) {
+		usage(stderr);
+		return HP_EXIT_USAGE;
+	}
+	/* "hpnode help CMD" is "hpnode CMD --help". */
+	if (!strcmp(argv[1], "help") && argc == 3) {
+		for (i = 0; i < HP_ARRAY_LEN(commands); i++)
+			if (!strcmp(argv[2], commands[i].name)) {
+				char *args[] = { argv[2], help_flag, NULL };
+				return finish(commands[i].fn(2, args, hp_sys_real()));
+			}
+		fprintf(stderr, "hpnode: unknown command '%s'\n\n", argv[2]);
 		usage(stderr);
 		return HP_EXIT_USAGE;
 	}
@@ -58,7 +90,7 @@ int main(int argc, char **argv)
 		return finish(HP_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("hpnode %s\n", HP_VERSION);
+		version();
 		return finish(HP_EXIT_OK);
 	}
 	for (i = 0; i < HP_ARRAY_LEN(commands); i++)

@@ -56,6 +56,7 @@ struct hp_finding {
 	char *node;            /* instance id or NULL */
 	cJSON *evidence;       /* array of strings, or NULL */
 	cJSON *vars;           /* object: placeholder name ("SG_ID") -> string, or NULL */
+	cJSON *nodes;          /* array of instance ids a multi-node finding covers, or NULL */
 };
 
 struct hp_findings {
@@ -90,6 +91,8 @@ void hp_finding_evidence(struct hp_finding *f, const char *line);
  * value for the same name replaces the earlier one. Optional.
  */
 void hp_finding_var(struct hp_finding *f, const char *name, const char *value);
+/* Record one more instance id a finding covers (JSON "nodes", JUnit, text sample). */
+void hp_finding_node(struct hp_finding *f, const char *id);
 
 /* The registry. */
 extern const struct hp_check *const hp_checks[];

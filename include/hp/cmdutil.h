@@ -8,6 +8,7 @@
 #define HP_CMDUTIL_H
 
 #include <getopt.h>
+#include <signal.h>
 
 #include "hp/aws.h"
 #include "hp/check.h"
@@ -25,6 +26,12 @@ struct hp_cmd_opts {
 	const char *title;          /* report banner; NULL = the triage banner */
 	const char *const *only;    /* check ids to run ("x.*" = prefix); NULL = every check */
 	long max_runtime_s;         /* --max-runtime; 0 = HP_CMD_MAX_RUNTIME_S */
+	int junit;                  /* --output junit */
+	const char *output_file;    /* --output-file: the --output format, written atomically */
+	const char *json_file, *junit_file, *text_file;  /* --json-file, --junit-file, --text-file */
+	int quiet;                  /* --quiet: nothing on stdout */
+	int argc;                   /* the command's arguments (argv[0] = command name) */
+	char **argv;
 };
 
 /* The default run budget: 15 minutes for the whole run, retries included. */
@@ -35,7 +42,12 @@ struct hp_cmd_opts {
 	"  --region R             AWS region (else AWS_REGION, AWS_DEFAULT_REGION, profile)\n" \
 	"  --profile P            AWS profile from the shared config files\n" \
 	"  --endpoint-url URL     send every AWS call to URL (testing, private endpoints)\n" \
-	"  --output text|json     report format (default text)\n" \
+	"  --output text|json|junit  report format (default text)\n" \
+	"  --output-file FILE     write the --output report to FILE (atomically); the\n" \
+	"                         terminal still shows the text report unless --quiet\n" \
+	"  --text-file FILE, --json-file FILE, --junit-file FILE\n" \
+	"                         also write that format to FILE (any number at once)\n" \
+	"  --quiet                print no report on stdout (files only)\n" \
 	"  --fail-on P0|P1|P2     exit 3 when a finding of that priority or worse exists\n" \
 	"  --suggest              under each FAIL/WARN, the reference's suggested commands with\n" \
 	"                         this cluster's ids filled in (printed for you; never run)\n" \
@@ -73,6 +85,22 @@ int hp_cmd_match(const char *re, const char *s);
 
 /* Whether s is a HyperPod cluster name or ARN. */
 int hp_cmd_valid_cluster(const char *s);
+
+/* The run's interrupt flag: 0, or the signal (SIGINT, SIGTERM) that asked to stop. */
+const volatile sig_atomic_t *hp_cmd_stop_flag(void);
+/*
+ * From now on SIGINT/SIGTERM only set the stop flag (a sweep then winds
+ * down and the partial report is printed); a second one exits at once.
+ */
+void hp_cmd_catch_signals(void);
+
+/*
+ * Write len bytes to path atomically: a temporary file in the same
+ * directory, then rename(2). 0, or -1 with e set (HP_ERR_FILE).
+ */
+int hp_cmd_write_file(const char *path, const char *data, size_t len, struct hp_error *e);
+/* Whether a file can be created at path (a probe file is made and removed); -1 with e set. */
+int hp_cmd_check_writable(const char *path, struct hp_error *e);
 
 /* Gathers what a command knows about its run into the snapshot; -1 with e set is fatal. */
 typedef int (*hp_cmd_collect_fn)(struct hp_aws *a, struct hp_snapshot *s, void *arg,

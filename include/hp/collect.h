@@ -41,6 +41,13 @@ struct hp_collect_opts {
 };
 
 /*
+ * A function hp_collect_cluster calls after each page of a list call
+ * (nodes, events, log streams), e.g. for a progress line; NULL for none.
+ */
+void hp_collect_set_progress(void (*fn)(void *ud, const char *action, int page, size_t items),
+			     void *ud);
+
+/*
  * Cluster-level collection: identity, DescribeCluster, nodes, events,
  * instance types, CloudWatch logs. Returns -1 with e set only for what
  * makes a triage impossible: credentials rejected (HP_ERR_CREDS), no
@@ -116,6 +123,8 @@ struct hp_probe_opts {
 	/* Called after each node (under a lock), e.g. for a progress line; may be NULL. */
 	void (*progress)(void *ud, const struct hp_ssm_progress *p);
 	void *progress_ud;
+	/* The run's interrupt flag (set by SIGINT/SIGTERM), or NULL. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Defaults: every Running node, 16 at once, 3 StartSession/s, 180 s each, native. */

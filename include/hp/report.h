@@ -6,12 +6,34 @@
 #ifndef HP_REPORT_H
 #define HP_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "hp/buf.h"
 #include "hp/check.h"
 
 #define HP_REF_DOC "references/node-diagnostics-detail.md"
+
+/*
+ * What the report header says about the run itself (text, JSON "run",
+ * JUnit properties). Every string may be NULL (unknown); strings that came
+ * from AWS or the command line are sanitised by the reporter.
+ */
+struct hp_report_run {
+	const char *version;          /* HP_VERSION */
+	const char *revision;         /* git revision the binary was built from, or NULL */
+	int64_t started_ms;           /* wall clock at start, ms since the epoch; 0 unknown */
+	int64_t duration_ms;          /* -1 unknown */
+	const char *const *argv;      /* the command line (NULL-terminated), or NULL */
+	const char *account, *caller_arn;  /* sts:GetCallerIdentity */
+	const char *cluster_arn;
+	const char *credential_source;
+	const char *replay_file;      /* set when the report replays a snapshot */
+	int64_t collected_ms;         /* the snapshot's collection time; 0 unknown */
+	const char *collected_by;     /* "hpnode 0.1.0" */
+	int interrupted;              /* 0, or the signal that stopped the sweep */
+	size_t probed, to_probe;      /* with interrupted: N of M nodes probed */
+};
 
 struct hp_report_opts {
 	int color;              /* ANSI colours */
@@ -21,12 +43,33 @@ struct hp_report_opts {
 	const char *title;      /* banner title, default "HyperPod Node Triage — READ-ONLY" */
 	int suggest;            /* suggested commands under FAIL/WARN (include/hp/suggest.h) */
 	const struct hp_snapshot *snap; /* where --suggest finds ids; may be NULL */
+	const struct hp_report_run *run; /* header lines / JSON "run"; NULL = no header */
 };
 
 /* Text report into out. */
 void hp_report_text(const struct hp_findings *f, const struct hp_report_opts *o, struct hp_buf *out);
 /* JSON document into out (schema in README.md). */
 void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o, struct hp_buf *out);
+
+/* Title of a report group ("Cluster Identity") and its number ("1") into *num. */
+const char *hp_report_group_name(enum hp_group g, const char **num);
+/* Tag name ("FAIL"); "????" when out of range. */
+const char *hp_report_tag_name(enum hp_tag t);
+/* Issue priority name ("P0") of a FAIL/WARN that counts as an issue, else NULL. */
+const char *hp_report_issue_prio(const struct hp_finding *f);
+/* " → references/….md § A (Title)" for a section list into out ("" when none). */
+void hp_report_pointer(struct hp_buf *out, const char *section);
+
+/* JUnit XML document into out (one testsuite per report group). */
+void hp_report_junit(const struct hp_findings *f, const struct hp_report_opts *o, struct hp_buf *out);
+
+/* "2026-01-31T12:00:00Z" for ms since the epoch into out (size >= 21). */
+void hp_report_iso8601(int64_t ms, char *out, size_t n);
+/*
+ * The command line as one shell-quoted line, sanitised, with any
+ * user:password@ part of a URL argument replaced by "***@".
+ */
+void hp_report_command_line(const char *const *argv, struct hp_buf *out);
 
 /* Highest priority among FAIL/WARN findings, HP_PNONE when none. */
 enum hp_prio hp_report_worst(const struct hp_findings *f);

@@ -14,6 +14,7 @@
 #ifndef HP_SSM_H
 #define HP_SSM_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -260,7 +261,8 @@ enum hp_ssm_end {
 	HP_SSM_REFUSED,     /* the stream URL refused us (TLS, upgrade, closed at once) */
 	HP_SSM_KMS,         /* the session wants KMS encryption: refused */
 	HP_SSM_FAILED,      /* the agent reported a failure, or a protocol error */
-	HP_SSM_UNSUPPORTED  /* the handshake asked for an action this client refused; it ended there */
+	HP_SSM_UNSUPPORTED, /* the handshake asked for an action this client refused; it ended there */
+	HP_SSM_STOPPED      /* the run was interrupted (SIGINT/SIGTERM) */
 };
 
 /* "done", "timeout", ... for logs and tests. */
@@ -291,6 +293,7 @@ struct hp_ssm_channel {
 	const char *path;          /* path and query of StreamUrl */
 	const char *token;         /* TokenValue */
 	const char *client_id;     /* UUID string, one per run */
+	const volatile sig_atomic_t *stop; /* non-zero: the run was interrupted; may be NULL */
 };
 
 /*
@@ -320,6 +323,8 @@ struct hp_ssm_plugin_info {
 	int present;               /* found and answered --version */
 	char version[48];
 	char error[256];           /* why it is unusable */
+	/* The run's interrupt flag: a session under way ends (HP_SSM_STOPPED); may be NULL. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Look for session-manager-plugin on PATH and read its version (through sys->run). */
@@ -386,6 +391,8 @@ struct hp_ssm_config {
 	long backoff_base_ms, backoff_cap_ms;
 	struct hp_ssm_plugin_info plugin;
 	char client_id[37];
+	/* Set (by a signal handler) when the run is interrupted: no new session, open ones end. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Fill the defaults: native, 16 workers, 3/s, 180 s, 8 attempts. */
@@ -396,6 +403,7 @@ struct hp_ssm_shared {
 	struct hp_ssm_bucket *bucket;
 	int abort;                     /* a fatal StartSession error: skip the rest (under lock) */
 	char abort_reason[256];
+	const volatile sig_atomic_t *stop; /* the run's interrupt flag, or NULL */
 	int kms_seen;                  /* auto mode: go straight to the plugin (under lock) */
 	void *lock;                    /* pthread mutex (opaque here) */
 };

@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #define HP_VERSION "0.1.0"
+/* The git revision the binary was built from ("4e56961", "+dirty" when modified), or NULL. */
+const char *hp_revision(void);
 
 #define HP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

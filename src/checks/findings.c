@@ -176,6 +176,15 @@ void hp_finding_var(struct hp_finding *f, const char *name, const char *value)
 		hp_die("out of memory");
 }
 
+void hp_finding_node(struct hp_finding *f, const char *id)
+{
+	if (!id)
+		return;
+	if (!f->nodes && !(f->nodes = cJSON_CreateArray()))
+		hp_die("out of memory");
+	cJSON_AddItemToArray(f->nodes, cJSON_CreateString(id));
+}
+
 void hp_findings_release(struct hp_findings *f)
 {
 	size_t i;
@@ -186,6 +195,7 @@ void hp_findings_release(struct hp_findings *f)
 		free(f->v[i].node);
 		cJSON_Delete(f->v[i].evidence);
 		cJSON_Delete(f->v[i].vars);
+		cJSON_Delete(f->v[i].nodes);
 	}
 	free(f->v);
 	f->v = NULL;

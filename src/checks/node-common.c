@@ -113,6 +113,8 @@ static void emit_summary(struct hp_emit *em, const struct node_results *r, const
 					s->stem, n);
 	size_t i, j;
 
+	for (i = 0; i < n; i++)
+		hp_finding_node(f, r->v[idx[i]].node);
 	if (s->tag == HP_TAG_FAIL || s->tag == HP_TAG_WARN) {
 		/* Problems keep each node's own words. */
 		for (i = 0; i < n; i++)

@@ -121,6 +121,8 @@ static void report_bucket(struct hp_emit *em, const struct st_bucket *b)
 	else
 		f = hp_emitx(em, tag_of(b->rank), prio_of(b->rank), NULL, NULL,
 			     "%zu nodes have no status", b->n);
+	for (i = 0; i < b->n; i++)
+		hp_finding_node(f, hp_check_str(b->nodes[i], "InstanceId", NULL));
 	for (i = 0; i < NODES_ONE_BY_ONE; i++) {
 		node_line(b->nodes[i], b->status, 0, line, sizeof(line));
 		hp_finding_evidence(f, line);

@@ -101,6 +101,8 @@ static void evidence(struct hp_finding *f, const struct group *g)
 	char line[HP_CHECK_CLIP_SIZE + 64], clip[HP_CHECK_CLIP_SIZE];
 	size_t i;
 
+	for (i = 0; i < g->n; i++)
+		hp_finding_node(f, g->ids[i]);
 	for (i = 0; i < g->n && i < SAMPLES; i++) {
 		snprintf(line, sizeof(line), "%.40s: %s", g->ids[i],
 			 hp_check_clip(hp_check_str(g->v[i], "reason", ""), clip));

@@ -44,6 +44,17 @@ struct pager {
  * (truncated set when a cap cut the list), -1 when a call failed (recorded;
  * *items is freed and NULL, so a partial list can never pass for a whole one).
  */
+/* The API phase's progress callback (the API phase runs on one thread). */
+static void (*progress_fn)(void *ud, const char *action, int page, size_t items);
+static void *progress_ud;
+
+void hp_collect_set_progress(void (*fn)(void *ud, const char *action, int page, size_t items),
+			     void *ud)
+{
+	progress_fn = fn;
+	progress_ud = ud;
+}
+
 static int paginate(struct hp_aws *a, struct hp_snapshot *s, const struct pager *pg,
 		    const cJSON *input, cJSON **items, int *truncated)
 {
@@ -65,6 +76,8 @@ static int paginate(struct hp_aws *a, struct hp_snapshot *s, const struct pager 
 			return -1;
 		}
 		move_items(*items, cJSON_GetObjectItemCaseSensitive(r.json, pg->result_key));
+		if (progress_fn)
+			progress_fn(progress_ud, pg->op, page + 1, (size_t)cJSON_GetArraySize(*items));
 		tok = hp_json_str(r.json, pg->token_out);
 		if (!tok || !*tok) {
 			hp_aws_result_release(&r);

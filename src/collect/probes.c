@@ -260,8 +260,10 @@ int hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp
 	cfg.concurrency = o->concurrency;
 	cfg.rate_per_s = o->rate_per_s;
 	cfg.timeout_ms = o->timeout_ms;
+	cfg.stop = o->stop;
 	if (nt && o->transport != HP_SSM_NATIVE) {
 		hp_ssm_plugin_probe(a->sys, &cfg.plugin);
+		cfg.plugin.stop = o->stop;
 		if (cfg.plugin.present)
 			cJSON_AddStringToObject(meta, "plugin_version", cfg.plugin.version);
 		else
@@ -298,6 +300,11 @@ done:
 	cJSON_AddNumberToObject(meta, "unreachable", (double)counts[HP_SSM_UNREACHABLE]);
 	cJSON_AddNumberToObject(meta, "skipped", (double)counts[HP_SSM_SKIPPED]);
 	cJSON_AddNumberToObject(meta, "wall_ms", (double)(a->sys->monotonic_ms(a->sys) - t0));
+	/* Interrupted (SIGINT 2, SIGTERM 15): the report says N of M nodes probed. */
+	if (o->stop && *o->stop) {
+		cJSON_AddNumberToObject(meta, "interrupted", (double)*o->stop);
+		cJSON_AddNumberToObject(meta, "to_probe", (double)nt);
+	}
 	hp_snapshot_set(s, "probes", probes);
 	hp_snapshot_set(s, "probes_meta", meta);
 	free(results);

@@ -48,9 +48,11 @@
  *   terminal escape sequences removed, invalid UTF-8 replaced by '?'), so
  *   the document is valid UTF-8; it is written compact, on one line.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hp/report.h"
 #include "hp/suggest.h"
@@ -74,6 +76,9 @@
 
 /* Evidence lines shown per finding in the text report. */
 #define TEXT_EVIDENCE 10
+/* A PASS or INFO covering more nodes than this shows a sample of TEXT_NODE_SAMPLE ids. */
+#define TEXT_NODES_MAX 10
+#define TEXT_NODE_SAMPLE 5
 
 static const struct {
 	const char *num;
@@ -268,6 +273,8 @@ static void put_header(struct hp_buf *out, int color, const char *num, const cha
 	put_rule(out, color);
 }
 
+static void put_run(struct hp_buf *out, const struct hp_report_opts *o);
+
 static void put_banner(struct hp_buf *out, const struct hp_report_opts *o)
 {
 	int color = o->color;
@@ -291,6 +298,137 @@ static void put_banner(struct hp_buf *out, const struct hp_report_opts *o)
 			    "them.");
 		hp_buf_putc(out, '\n');
 	}
+	if (o->run)
+		put_run(out, o);
+}
+
+void hp_report_iso8601(int64_t ms, char *out, size_t n)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		hp_strlcpy(out, "unknown", n);
+}
+
+/* Whether c needs quoting in a POSIX shell word. */
+static int shell_special(unsigned char c)
+{
+	return !(c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		 (c >= '0' && c <= '9') || strchr("-_./:=@,+%", c));
+}
+
+/* One argument, sanitised, with the password of a scheme://user:pass@host URL hidden. */
+static void clean_arg(const char *a, struct hp_buf *out)
+{
+	const char *scheme = strstr(a, "://"), *at;
+
+	if (scheme && (at = strchr(scheme + 3, '@')) != NULL &&
+	    (size_t)(at - scheme - 3) < strcspn(scheme + 3, "/?#")) {
+		char *redacted = xasprintf("%.*s***%s", (int)(scheme + 3 - a), a, at);
+		hp_sanitize(redacted, out, MAX_TEXT_FIELD);
+		free(redacted);
+	} else {
+		hp_sanitize(a, out, MAX_TEXT_FIELD);
+	}
+}
+
+void hp_report_command_line(const char *const *argv, struct hp_buf *out)
+{
+	struct hp_buf clean = HP_BUF_INIT(MAX_TEXT_FIELD);
+	size_t i;
+
+	for (i = 0; argv && argv[i]; i++) {
+		const char *p;
+		int quote;
+
+		hp_buf_reset(&clean);
+		/* The program is named by name, never by the path it was started from. */
+		clean_arg(i == 0 ? "hpnode" : argv[i], &clean);
+		quote = !clean.len;
+		for (p = clean.buf; *p; p++)
+			quote |= shell_special((unsigned char)*p);
+		if (i)
+			hp_buf_putc(out, ' ');
+		if (!quote) {
+			hp_buf_puts(out, clean.buf);
+			continue;
+		}
+		hp_buf_putc(out, '\'');
+		for (p = clean.buf; *p; p++) {
+			if (*p == '\'')
+				hp_buf_puts(out, "'\\''");
+			else
+				hp_buf_putc(out, *p);
+		}
+		hp_buf_putc(out, '\'');
+	}
+	hp_buf_release(&clean);
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal";
+}
+
+/* "Label: value" pieces of one header line, joined by "  |  ". */
+static void put_field(struct hp_buf *out, int *first, const char *label, const char *value)
+{
+	if (!*first)
+		hp_buf_puts(out, "  |  ");
+	*first = 0;
+	hp_buf_puts(out, label);
+	hp_buf_puts(out, ": ");
+	put_clean(out, value, MAX_NAME, "unknown");
+}
+
+/* The run header: tool, time, command line, identity, cluster, replay, interruption. */
+static void put_run(struct hp_buf *out, const struct hp_report_opts *o)
+{
+	const struct hp_report_run *r = o->run;
+	struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
+	char when[32], tool[128];
+	int first = 1;
+
+	snprintf(tool, sizeof(tool), "hpnode %s%s%s%s", r->version ? r->version : HP_VERSION,
+		 r->revision ? " (" : "", r->revision ? r->revision : "", r->revision ? ")" : "");
+	hp_report_iso8601(r->started_ms, when, sizeof(when));
+	hp_buf_putc(out, '\n');
+	put_field(out, &first, "Tool", tool);
+	put_field(out, &first, "Started", r->started_ms ? when : NULL);
+	if (r->duration_ms >= 0)
+		hp_buf_printf(out, "  |  Duration: %.1f s", (double)r->duration_ms / 1000.0);
+	hp_buf_puts(out, "\nCommand: ");
+	hp_report_command_line(r->argv, &cmd);
+	hp_buf_puts(out, cmd.len ? cmd.buf : "unknown");
+	hp_buf_putc(out, '\n');
+	first = 1;
+	put_field(out, &first, "Account", r->account);
+	put_field(out, &first, "Caller", r->caller_arn);
+	put_field(out, &first, "Credentials", r->credential_source);
+	hp_buf_putc(out, '\n');
+	first = 1;
+	put_field(out, &first, "Cluster", o->cluster);
+	put_field(out, &first, "ARN", r->cluster_arn);
+	put_field(out, &first, "Region", o->region);
+	put_field(out, &first, "Orchestrator", o->orchestrator);
+	hp_buf_putc(out, '\n');
+	if (r->replay_file) {
+		hp_report_iso8601(r->collected_ms, when, sizeof(when));
+		hp_buf_puts(out, "Replayed from ");
+		put_clean(out, r->replay_file, MAX_NAME, "");
+		hp_buf_printf(out, ", collected at %s by ", r->collected_ms ? when : "an unknown time");
+		put_clean(out, r->collected_by, MAX_NAME, "an unknown hpnode");
+		hp_buf_putc(out, '\n');
+	}
+	if (r->interrupted) {
+		put_colored(out, o->color, C_YELLOW,
+			    "PARTIAL REPORT");
+		hp_buf_printf(out, " \xe2\x80\x94 interrupted: %zu of %zu nodes probed (%s); "
+			      "nodes not probed are listed as skipped\n",
+			      r->probed, r->to_probe, signal_name(r->interrupted));
+	}
+	hp_buf_release(&cmd);
 }
 
 /* One evidence element; a non-string element is shown as its JSON text. */
@@ -307,6 +445,33 @@ static void put_evidence_item(struct hp_buf *out, const cJSON *item, size_t max)
 	}
 }
 
+/* An evidence line that only lists ids: "nodes 1-100 of 250: i-… i-…" (or "ids …"). */
+static int is_id_list(const cJSON *item)
+{
+	unsigned a, b, n;
+	char colon = 0;
+	const char *s = cJSON_IsString(item) ? item->valuestring : "";
+
+	return (sscanf(s, "nodes %u-%u of %u%c", &a, &b, &n, &colon) == 4 ||
+		sscanf(s, "ids %u-%u of %u%c", &a, &b, &n, &colon) == 4) && colon == ':';
+}
+
+/* "    250 nodes, e.g. i-… i-… (every id: --output json, --junit-file)" */
+static void put_node_sample(struct hp_buf *out, const cJSON *nodes, int n)
+{
+	const cJSON *id;
+	int k = 0;
+
+	hp_buf_printf(out, "    %d nodes, e.g.", n);
+	cJSON_ArrayForEach(id, nodes) {
+		if (k++ == TEXT_NODE_SAMPLE)
+			break;
+		hp_buf_putc(out, ' ');
+		put_clean(out, cJSON_IsString(id) ? id->valuestring : "?", MAX_NAME, "?");
+	}
+	hp_buf_puts(out, " " ELLIPSIS " (every id: --json-file or --junit-file)\n");
+}
+
 static void put_finding(struct hp_buf *out, int color, const struct hp_finding *f,
 			const struct hp_suggest *sg)
 {
@@ -319,6 +484,8 @@ static void put_finding(struct hp_buf *out, int color, const struct hp_finding *
 	};
 	const cJSON *item, *list = cJSON_IsArray(f->evidence) ? f->evidence : NULL;
 	int shown = 0, total = list ? cJSON_GetArraySize(list) : 0;
+	int nnodes = cJSON_IsArray(f->nodes) ? cJSON_GetArraySize(f->nodes) : 0;
+	int sample = (f->tag == HP_TAG_PASS || f->tag == HP_TAG_INFO) && nnodes > TEXT_NODES_MAX;
 
 	hp_buf_puts(out, "  ");
 	if (tag_ok(f->tag)) {
@@ -336,7 +503,13 @@ static void put_finding(struct hp_buf *out, int color, const struct hp_finding *
 		put_pointer(out, f->section);
 	hp_buf_putc(out, '\n');
 
+	if (sample)
+		put_node_sample(out, f->nodes, nnodes);
 	cJSON_ArrayForEach(item, list) {
+		if (sample && is_id_list(item)) {
+			total--;
+			continue;
+		}
 		if (shown == TEXT_EVIDENCE)
 			break;
 		hp_buf_puts(out, "    ");
@@ -509,6 +682,68 @@ static void json_add_const(cJSON *obj, const char *key, const char *s)
 		need(cJSON_AddNullToObject(obj, key));
 }
 
+static void json_add_item_str(cJSON *arr, const char *s)
+{
+	struct hp_buf b = HP_BUF_INIT(MAX_JSON_FIELD + 8);
+
+	hp_sanitize(s, &b, MAX_JSON_FIELD);
+	cJSON_AddItemToArray(arr, need(cJSON_CreateString(b.buf)));
+	hp_buf_release(&b);
+}
+
+/* The "run" object: the header of the text report. */
+static cJSON *json_run(const struct hp_report_opts *o)
+{
+	const struct hp_report_run *r = o->run;
+	cJSON *run = need(cJSON_CreateObject()), *argv = need(cJSON_CreateArray());
+	struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
+	char when[32];
+	size_t i;
+
+	json_add_const(run, "version", r->version ? r->version : HP_VERSION);
+	json_add_str(run, "revision", r->revision);
+	hp_report_iso8601(r->started_ms, when, sizeof(when));
+	json_add_const(run, "started_at", r->started_ms ? when : NULL);
+	if (r->duration_ms >= 0)
+		need(cJSON_AddNumberToObject(run, "duration_s", (double)r->duration_ms / 1000.0));
+	else
+		need(cJSON_AddNullToObject(run, "duration_s"));
+	hp_report_command_line(r->argv, &cmd);
+	json_add_str(run, "command_line", cmd.len ? cmd.buf : NULL);
+	hp_buf_release(&cmd);
+	for (i = 1; r->argv && r->argv[i]; i++) {
+		clean_arg(r->argv[i], &cmd);
+		cJSON_AddItemToArray(argv, need(cJSON_CreateString(cmd.buf)));
+		hp_buf_reset(&cmd);
+	}
+	hp_buf_release(&cmd);
+	cJSON_AddItemToObject(run, "arguments", argv);
+	json_add_str(run, "account", r->account);
+	json_add_str(run, "caller_arn", r->caller_arn);
+	json_add_str(run, "credential_source", r->credential_source);
+	json_add_str(run, "cluster_arn", r->cluster_arn);
+	if (r->replay_file) {
+		cJSON *rp = need(cJSON_CreateObject());
+		json_add_str(rp, "file", r->replay_file);
+		hp_report_iso8601(r->collected_ms, when, sizeof(when));
+		json_add_const(rp, "collected_at", r->collected_ms ? when : NULL);
+		json_add_str(rp, "collected_by", r->collected_by);
+		cJSON_AddItemToObject(run, "replay", rp);
+	} else {
+		need(cJSON_AddNullToObject(run, "replay"));
+	}
+	if (r->interrupted) {
+		cJSON *it = need(cJSON_CreateObject());
+		json_add_const(it, "signal", signal_name(r->interrupted));
+		need(cJSON_AddNumberToObject(it, "probed", (double)r->probed));
+		need(cJSON_AddNumberToObject(it, "to_probe", (double)r->to_probe));
+		cJSON_AddItemToObject(run, "interrupted", it);
+	} else {
+		need(cJSON_AddNullToObject(run, "interrupted"));
+	}
+	return run;
+}
+
 /* "EFA / Security Group + VPC / Routing"; NULL when no part has a title. */
 static char *section_titles(const char *section)
 {
@@ -546,6 +781,19 @@ static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *
 	json_add_const(o, "group", groups[finding_group(f)].name);
 	json_add_str(o, "message", f->message ? f->message : "");
 	json_add_str(o, "node", f->node);
+	{
+		cJSON *nodes = need(cJSON_CreateArray());
+		const cJSON *id;
+
+		if (cJSON_IsArray(f->nodes)) {
+			cJSON_ArrayForEach(id, f->nodes)
+				if (cJSON_IsString(id))
+					json_add_item_str(nodes, id->valuestring);
+		} else if (f->node) {
+			json_add_item_str(nodes, f->node);
+		}
+		cJSON_AddItemToObject(o, "nodes", nodes);
+	}
 	cJSON_ArrayForEach(item, list) {
 		struct hp_buf b = HP_BUF_INIT(MAX_JSON_FIELD + 8);
 
@@ -579,11 +827,15 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	order = report_order(f);
 	sg = suggest_open(o, &store, &e);
 	tally_count(f, &t);
-	json_add_const(doc, "schema", "hpnode.triage/1");
+	json_add_const(doc, "schema", "hpnode.triage/2");
 	json_add_const(doc, "tool", "hpnode");
 	json_add_str(doc, "cluster", o->cluster);
 	json_add_str(doc, "region", o->region);
 	json_add_str(doc, "orchestrator", o->orchestrator);
+	if (o->run)
+		cJSON_AddItemToObject(doc, "run", json_run(o));
+	else
+		need(cJSON_AddNullToObject(doc, "run"));
 	for (i = 0; i < f->n; i++)
 		cJSON_AddItemToArray(list, json_finding(&f->v[order[i]], sg));
 	cJSON_AddItemToObject(doc, "findings", list);
@@ -609,6 +861,30 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	if (sg)
 		hp_suggest_release(sg);
 	free(order);
+}
+
+const char *hp_report_group_name(enum hp_group g, const char **num)
+{
+	if ((unsigned)g >= HP_GROUP__COUNT)
+		g = HP_GROUP_IDENTITY;
+	if (num)
+		*num = groups[g].num;
+	return groups[g].name;
+}
+
+const char *hp_report_tag_name(enum hp_tag t)
+{
+	return tag_ok(t) ? tag_names[t] : "????";
+}
+
+const char *hp_report_issue_prio(const struct hp_finding *f)
+{
+	return is_issue(f) ? prio_names[f->prio] : NULL;
+}
+
+void hp_report_pointer(struct hp_buf *out, const char *section)
+{
+	put_pointer(out, section);
 }
 
 /* Lowest P number among the issues (FAIL/WARN with a priority), HP_PNONE when none. */

@@ -117,6 +117,10 @@ static int take_token(struct hp_sys *sys, struct hp_ssm_shared *sh, int64_t dead
 		int stop;
 
 		lock(sh);
+		if (sh->stop && *sh->stop && !sh->abort) {
+			snprintf(sh->abort_reason, sizeof(sh->abort_reason), "the run was interrupted");
+			sh->abort = 1;
+		}
 		stop = sh->abort;
 		wait = stop ? 0 : hp_ssm_bucket_take(sh->bucket, sys->monotonic_ms(sys));
 		unlock(sh);
@@ -279,7 +283,8 @@ static void terminate(struct hp_aws *a, const char *session_id, struct hp_ssm_re
 	cJSON *in = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(in, "SessionId", session_id);
-	a->max_attempts = 2;
+	/* Interrupted: one quick try each, so the whole stop stays within a few seconds. */
+	a->max_attempts = r->output.detail[0] && !strcmp(r->output.detail, "interrupted") ? 1 : 2;
 	a->timeout_ms = TERMINATE_TIMEOUT_MS;
 	r->terminated = 1;
 	if (hp_aws_json(a, HP_SVC_SSM, "TerminateSession", in, &res))
@@ -310,6 +315,7 @@ static enum hp_ssm_end native(struct hp_aws *a, const struct hp_ssm_config *c, c
 	ch.path = path;
 	ch.token = hp_json_str(reply, "TokenValue");
 	ch.client_id = c->client_id;
+	ch.stop = c->stop;
 	end = hp_ssm_session_run(io, a->sys, &ch, deadline, out);
 	io->close(io);
 	return end;
@@ -365,6 +371,9 @@ static void judge(const struct hp_ssm_config *c, enum hp_ssm_end end, struct hp_
 			   "support; the node answered but ended the session: %.160s",
 			   r->output.refused_action, d);
 		break;
+	case HP_SSM_STOPPED:
+		set_reason(r, HP_SSM_SKIPPED, "the run was interrupted during its session");
+		break;
 	case HP_SSM_KMS:
 		set_reason(r, HP_SSM_SKIPPED,
 			   "the session is KMS-encrypted; the native client refuses KMS (use "
@@ -401,7 +410,11 @@ void hp_ssm_probe_node(struct hp_aws *a, const struct hp_ssm_config *c, struct h
 		if (!reply)
 			break;
 		r->used = use == HP_SSM_PLUGIN ? HP_SSM_PLUGIN : HP_SSM_NATIVE;
-		if (r->used == HP_SSM_PLUGIN)
+		if (c->stop && *c->stop) {
+			/* Interrupted while StartSession was on its way: end the new session now. */
+			snprintf(r->output.detail, sizeof(r->output.detail), "interrupted");
+			end = HP_SSM_STOPPED;
+		} else if (r->used == HP_SSM_PLUGIN)
 			end = plugin(a, c, reply, in, deadline, &r->output);
 		else
 			end = native(a, c, reply, deadline, &r->output);
@@ -493,6 +506,7 @@ void hp_ssm_sweep(struct hp_aws *a, const struct hp_ssm_config *c,
 	pthread_mutex_init(&s.progress_lock, NULL);
 	s.sh.bucket = &bucket;
 	s.sh.lock = &shared_lock;
+	s.sh.stop = cfg.stop;
 	/* Each worker has its own client: settings and counters are per call. */
 	s.workers = xcalloc((size_t)workers, sizeof(*s.workers));
 	for (k = 0; k < workers; k++) {

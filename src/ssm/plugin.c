@@ -224,7 +224,7 @@ enum hp_ssm_end hp_ssm_plugin_run(struct hp_sys *sys, const struct hp_ssm_plugin
 	struct termios tio;
 	struct winsize wsz;
 	enum hp_ssm_end end;
-	int master = -1, status = 0, timed_out = 0;
+	int master = -1, status = 0, timed_out = 0, stopped = 0;
 	pid_t pid;
 
 	if (find_plugin(sys, path, sizeof(path))) {
@@ -277,7 +277,12 @@ enum hp_ssm_end hp_ssm_plugin_run(struct hp_sys *sys, const struct hp_ssm_plugin
 			timed_out = 1;
 			break;
 		}
-		if (poll(&pfd, 1, left > 1000 ? 1000 : (int)left) <= 0)
+		if (info->stop && *info->stop) {
+			/* Interrupted: end the plugin like a timeout, the caller terminates the session. */
+			timed_out = stopped = 1;
+			break;
+		}
+		if (poll(&pfd, 1, left > 100 ? 100 : (int)left) <= 0)
 			continue;
 		got = read(master, chunk, sizeof(chunk));
 		if (got > 0) {
@@ -300,7 +305,10 @@ enum hp_ssm_end hp_ssm_plugin_run(struct hp_sys *sys, const struct hp_ssm_plugin
 	}
 	close(master);
 	end = hp_ssm_plugin_parse(text.buf, text.len, out);
-	if (timed_out) {
+	if (stopped) {
+		snprintf(out->detail, sizeof(out->detail), "interrupted");
+		end = HP_SSM_STOPPED;
+	} else if (timed_out) {
 		end = HP_SSM_TIMEOUT;
 	} else if (end == HP_SSM_LOST) {
 		snprintf(out->detail, sizeof(out->detail),

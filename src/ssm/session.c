@@ -28,7 +28,7 @@
 const char *hp_ssm_end_name(enum hp_ssm_end e)
 {
 	static const char *const names[] = { "done", "timeout", "lost", "refused", "kms", "failed",
-						     "unsupported" };
+						     "unsupported", "stopped" };
 
 	return (unsigned)e < HP_ARRAY_LEN(names) ? names[e] : "unknown";
 }
@@ -48,6 +48,7 @@ void hp_ssm_output_release(struct hp_ssm_output *o)
 }
 
 struct sess {
+	const volatile sig_atomic_t *stop;
 	struct hp_ws ws;
 	struct hp_sys *sys;
 	struct hp_ssm_output *out;
@@ -341,6 +342,11 @@ static enum hp_ssm_end loop(struct sess *s)
 			end = HP_SSM_TIMEOUT;
 			break;
 		}
+		if (s->stop && *s->stop) {
+			snprintf(s->out->detail, sizeof(s->out->detail), "interrupted");
+			end = HP_SSM_STOPPED;
+			break;
+		}
 		tick = now + TICK_MS < s->deadline ? now + TICK_MS : s->deadline;
 		rc = hp_ws_next(&s->ws, tick, &op, &msg, why, sizeof(why));
 		if (rc == 0) {
@@ -401,6 +407,7 @@ enum hp_ssm_end hp_ssm_session_run(struct hp_ssm_io *io, struct hp_sys *sys,
 	s.sys = sys;
 	s.out = out;
 	s.deadline = deadline;
+	s.stop = ch->stop;
 	hp_ws_init(&s.ws, io, sys);
 	hp_ssm_rx_init(&s.rx, MAX_HELD, MAX_HELD_BYTES);
 	hp_ssm_tx_init(&s.tx, MAX_UNACKED);

@@ -106,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mem_io m;
 	struct hp_ssm_output out;
 	struct hp_ssm_channel ch = { "ssmmessages.us-west-2.amazonaws.com", "/v1/data-channel/s-1?role=publish_subscribe",
-				     FZ_TOKEN, "11111111-2222-4333-8444-555555555555" };
+				     FZ_TOKEN, "11111111-2222-4333-8444-555555555555", NULL };
 	uint8_t *buf;
 	enum hp_ssm_end end;
 

@@ -509,7 +509,7 @@ static void t_json(void)
 	T_ASSERT(out.len > 0 && out.buf[out.len - 1] == '\n');
 	doc = cJSON_Parse(out.buf);
 	T_ASSERT(doc != NULL);
-	T_STREQ(jstr(doc, "schema"), "hpnode.triage/1");
+	T_STREQ(jstr(doc, "schema"), "hpnode.triage/2");
 	T_STREQ(jstr(doc, "tool"), "hpnode");
 	T_STREQ(jstr(doc, "cluster"), "ml-cluster");
 	T_STREQ(jstr(doc, "region"), "us-west-2");
@@ -667,7 +667,129 @@ static void t_want_color(void)
 			T_FAILF("case %zu: want %d", i, cases[i].want);
 }
 
-T_MAIN(T(t_text_exact), T(t_text_no_issues), T(t_text_empty_and_null_opts), T(t_text_pointer_forms),
+/* Like T_CONTAINS, for needles too long for its message. */
+#define HAS(hay, needle) do { const char *h_ = (hay), *n_ = (needle); \
+	if (!strstr(h_, n_)) T_FAILF("%.200s ... not found in %.500s", n_, h_); } while (0)
+
+/* The command line: shell-quoted, sanitised, URL passwords hidden, the program named "hpnode". */
+static void t_command_line(void)
+{
+	static const char *const argv[] = {
+		"/opt/bin/hpnode", "triage", "--cluster", "my cluster", "--endpoint-url",
+		"https://alice:s3cret@proxy.example:8443/x", "--region", "it's\x1b[31m", "", NULL
+	};
+	struct hp_buf b = HP_BUF_INIT(4096);
+
+	hp_report_command_line(argv, &b);
+	T_STREQ(b.buf, "hpnode triage --cluster 'my cluster' --endpoint-url "
+		       "'https://***@proxy.example:8443/x' --region 'it'\\''s' ''");
+	T_ASSERT(!strstr(b.buf, "s3cret"));
+	hp_buf_release(&b);
+}
+
+/* The run header: exact lines, replay marker, interruption; the rest of the report unchanged. */
+static void t_text_header(void)
+{
+	static const char *const argv[] = { "hpnode", "triage", "--cluster", "ml-cluster", NULL };
+	struct hp_report_run run = {
+		.version = "9.8.7", .revision = "abc123", .started_ms = 1767225600000LL,
+		.duration_ms = 12345, .argv = argv, .account = "111122223333",
+		.caller_arn = "arn:aws:iam::111122223333:role/ops", .credential_source = "environment",
+		.cluster_arn = "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef012345",
+		.replay_file = "snap.json", .collected_ms = 1767222000000LL,
+		.collected_by = "hpnode 9.8.6", .interrupted = 2, .probed = 3, .to_probe = 40,
+	};
+	struct hp_report_opts o = plain;
+	struct hp_findings f = { 0 };
+	struct hp_buf a = HP_BUF_INIT(1 << 20), b = HP_BUF_INIT(1 << 20);
+	const char *rest;
+
+	build_small(&f);
+	hp_report_text(&f, &plain, &a);
+	o.run = &run;
+	hp_report_text(&f, &o, &b);
+	HAS(b.buf, "\nTool: hpnode 9.8.7 (abc123)  |  Started: 2026-01-01T00:00:00Z  |  Duration: 12.3 s\n"
+		   "Command: hpnode triage --cluster ml-cluster\n"
+		   "Account: 111122223333  |  Caller: arn:aws:iam::111122223333:role/ops  |  Credentials: environment\n"
+		   "Cluster: ml-cluster  |  ARN: arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef012345  |  "
+		   "Region: us-west-2  |  Orchestrator: EKS\n"
+		   "Replayed from snap.json, collected at 2025-12-31T23:00:00Z by hpnode 9.8.6\n"
+		   "PARTIAL REPORT \xe2\x80\x94 interrupted: 3 of 40 nodes probed (SIGINT); ");
+	/* Without the header lines, the report is byte for byte the one without a run. */
+	rest = strstr(b.buf, "nodes not probed are listed as skipped\n");
+	T_ASSERT(rest);
+	rest += strlen("nodes not probed are listed as skipped\n");
+	T_STREQ(rest, strstr(a.buf, "\n\xe2\x95\x90"));
+	hp_buf_release(&a);
+	hp_buf_release(&b);
+	hp_findings_release(&f);
+}
+
+/* A PASS over many nodes: a count and five ids in text, every id in JSON "nodes". */
+static void t_node_sample(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_emit em = { &c_nodes, &f };
+	struct hp_buf t = HP_BUF_INIT(1 << 20), j = HP_BUF_INIT(1 << 20), ids = HP_BUF_INIT(1 << 16);
+	struct hp_finding *x = hp_emitx(&em, HP_TAG_PASS, HP_PNONE, "", NULL, "Root volume below 80%% on 250 nodes");
+	cJSON *doc;
+	int i;
+
+	hp_buf_puts(&ids, "nodes 1-100 of 250:");
+	for (i = 0; i < 250; i++) {
+		char id[32];
+		snprintf(id, sizeof(id), "i-%017d", i);
+		hp_finding_node(x, id);
+		if (i < 100) {
+			hp_buf_putc(&ids, ' ');
+			hp_buf_puts(&ids, id);
+		}
+	}
+	hp_finding_evidence(x, ids.buf);
+	hp_finding_evidence(x, "not an id line");
+	hp_report_text(&f, &plain, &t);
+	HAS(t.buf, "  [PASS] Root volume below 80% on 250 nodes\n    250 nodes, e.g. i-00000000000000000 "
+		   "i-00000000000000001 i-00000000000000002 i-00000000000000003 i-00000000000000004 \xe2\x80\xa6 "
+		   "(every id: --json-file or --junit-file)\n    not an id line\n");
+	T_ASSERT(!strstr(t.buf, "i-00000000000000005"));
+	hp_report_json(&f, &plain, &j);
+	doc = cJSON_Parse(j.buf);
+	T_ASSERT(doc);
+	T_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "findings"), 0), "nodes")), 250);
+	cJSON_Delete(doc);
+	hp_buf_release(&t);
+	hp_buf_release(&j);
+	hp_buf_release(&ids);
+	hp_findings_release(&f);
+}
+
+/* JUnit: escaping, FAIL -> failure, WARN -> skipped "WARN", per-node testcases. */
+static void t_junit(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_emit em = { &c_nodes, &f };
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	struct hp_finding *x;
+
+	x = hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL, "Two nodes <bad> & \"odd\"");
+	hp_finding_node(x, "i-0000000000000000a");
+	hp_finding_node(x, "i-0000000000000000b");
+	em.check = &c_logs;
+	hp_emitx(&em, HP_TAG_WARN, HP_P2, NULL, NULL, "Log group it's missing");
+	hp_report_junit(&f, &plain, &b);
+	HAS(b.buf, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hpnode triage\" tests=\"3\" "
+		   "failures=\"2\" errors=\"0\" skipped=\"1\"");
+	HAS(b.buf, "<testcase classname=\"hpnode.nodes.status\" name=\"nodes.status i-0000000000000000a\" time=\"0\">\n"
+		   "      <failure message=\"[P1] Two nodes &lt;bad&gt; &amp; &quot;odd&quot; \xe2\x86\x92 "
+		   "references/node-diagnostics-detail.md \xc2\xa7 F (Hardware / Auto-Repair)\" type=\"FAIL P1\">");
+	HAS(b.buf, "name=\"nodes.status i-0000000000000000b\"");
+	HAS(b.buf, "<skipped message=\"[P2] WARN: Log group it&apos;s missing \xe2\x86\x92 ");
+	HAS(b.buf, "<testsuite name=\"6. CloudWatch Logs\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\"");
+	hp_buf_release(&b);
+	hp_findings_release(&f);
+}
+
+T_MAIN(T(t_command_line), T(t_text_header), T(t_node_sample), T(t_junit), T(t_text_exact), T(t_text_no_issues), T(t_text_empty_and_null_opts), T(t_text_pointer_forms),
        T(t_text_color), T(t_text_color_only_difference), T(t_sanitize_table), T(t_sanitize_appends),
        T(t_sanitize_any_bytes), T(t_evidence_cap), T(t_json), T(t_json_empty), T(t_worst),
        T(t_want_color))

@@ -377,7 +377,7 @@ static const char closed_ok[] =
 
 static const struct hp_ssm_channel chan = {
 	"ssmmessages.us-west-2.amazonaws.com", "/v1/data-channel/s-1?role=publish_subscribe",
-	"TOKEN-abc", "0d2c6f4e-0000-4000-8000-000000000001"
+	"TOKEN-abc", "0d2c6f4e-0000-4000-8000-000000000001", NULL
 };
 
 static enum hp_ssm_end run(struct agent *ag, struct hp_ssm_output *o, long budget_ms)
@@ -576,6 +576,26 @@ static void t_session_silent_agent_times_out(void)
 	T_ASSERT(clock_ms >= start + 5000);
 	T_ASSERT(clock_ms < start + 7000);
 	T_EQ(o.received, 0);
+	hp_ssm_output_release(&o);
+	agent_release(&ag);
+}
+
+/* The run's stop flag (SIGINT) ends a silent session at the next tick, well before its deadline. */
+static void t_session_stops_when_interrupted(void)
+{
+	static volatile sig_atomic_t stop = SIGINT;
+	struct hp_ssm_channel ch = chan;
+	struct agent ag;
+	struct hp_ssm_output o;
+	int64_t start = clock_ms;
+
+	agent_init(&ag);
+	ch.stop = &stop;
+	hp_ssm_output_init(&o);
+	T_EQ(hp_ssm_session_run(&ag.io, &fsys, &ch, clock_ms + 60000, &o), HP_SSM_STOPPED);
+	T_ASSERT(clock_ms < start + 1000);
+	T_STREQ(o.detail, "interrupted");
+	T_STREQ(hp_ssm_end_name(HP_SSM_STOPPED), "stopped");
 	hp_ssm_output_release(&o);
 	agent_release(&ag);
 }
@@ -832,7 +852,7 @@ static void t_url_parse(void)
 
 T_MAIN(T(t_rx_in_order_and_duplicates), T(t_rx_reorders), T(t_rx_bounded), T(t_tx_rto_and_resend),
        T(t_session_happy_path), T(t_session_reorders_and_dedups), T(t_session_drops_bad_digest),
-       T(t_session_refuses_kms), T(t_session_silent_agent_times_out),
+       T(t_session_refuses_kms), T(t_session_silent_agent_times_out), T(t_session_stops_when_interrupted),
        T(t_session_unanswered_handshake_is_resent), T(t_session_ack_stops_resends),
        T(t_session_dropped_mid_stream), T(t_session_upgrade_refused),
        T(t_session_closed_at_once_is_refused), T(t_session_ping_fragments_and_publication),
