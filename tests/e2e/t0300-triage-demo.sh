@@ -25,8 +25,10 @@ check "demo: the lifecycle traceback is FAIL § D on its node" findings "$e2e_tm
 	"1:check=logs.lifecycle,tag=FAIL,priority=P1,section=D,node=$(fixture_get nodes.sys-lcs)"
 check "demo: the health agent's NVLink fault is FAIL § F" findings "$e2e_tmp/demo.json" \
 	"1:check=logs.health-agent,tag=FAIL,section=F,node=$(fixture_get nodes.p5-nvlink)"
-check "demo: capacity event is FAIL § C" findings "$e2e_tmp/demo.json" \
-	"1:check=events.signals,tag=FAIL,section=C,message~worker-g5"
+check "demo: capacity reason read from the event details is FAIL § C" findings "$e2e_tmp/demo.json" \
+	"1:check=events.signals,tag=FAIL,section=C,message~Insufficient capacity on instance group 'worker-g5'"
+check "demo: an Error event no rule claims is a WARN with its text and reason" findings "$e2e_tmp/demo.json" \
+	"1:check=events.signals,tag=WARN,message~Software update of InstanceGroup system failed — The image ami-0abc1234def567890"
 check "demo: no permission findings when nothing is denied" findings "$e2e_tmp/demo.json" \
 	"0:message~Missing IAM permission"
 # On-node faults, read over SSM sessions from every Running node.
@@ -44,7 +46,7 @@ check "demo over SSM: every Running node was probed" sh -c \
 	'python3 -c "import json,sys; m=json.load(open(sys.argv[1]))[\"probes_meta\"]; sys.exit(not (m[\"probed\"] == 6 and m[\"unreachable\"] == 0))" "$1"' _ "$e2e_tmp/demo.snap"
 
 # Every action hpnode called is in the read-only policy (or STS identity).
-allowed="sagemaker:DescribeCluster sagemaker:DescribeClusterNode sagemaker:ListClusterNodes
+allowed="sagemaker:DescribeCluster sagemaker:DescribeClusterEvent sagemaker:DescribeClusterNode sagemaker:ListClusterNodes
 sagemaker:ListClusterEvents sagemaker:ListClusters eks:DescribeCluster ec2:DescribeSecurityGroups
 ec2:DescribeSubnets ec2:DescribeVpcs ec2:DescribeVpcAttribute ec2:DescribeVpcEndpoints
 ec2:DescribeRouteTables ec2:DescribeNetworkInterfaces ec2:DescribeInstances
