@@ -14,13 +14,13 @@ expect_status "demo triage completes" 0 $?
 check "demo: the EFA event is one P0 § A finding on its node" findings "$e2e_tmp/demo.json" \
 	"1:check=events.signals,tag=FAIL,priority=P0,section=A,node=$(fixture_get nodes.p5-efa)"
 check "demo: the failed node is FAIL P1 § F with its message" findings "$e2e_tmp/demo.json" \
-	"1:check=nodes.status,tag=FAIL,priority=P1,section=F,node=$(fixture_get nodes.p5-nvlink),message~GPU 3 NVLink errors"
+	"1:check=nodes.status,tag=FAIL,priority=P1,section=F.1+F.2,node=$(fixture_get nodes.p5-nvlink),message~GPU 3 NVLink errors"
 check "demo: the pending node is a WARN" findings "$e2e_tmp/demo.json" \
 	"1:check=nodes.status,tag=WARN,node=$(fixture_get nodes.g5-pending)"
 check "demo: the group under target is FAIL § C" findings "$e2e_tmp/demo.json" \
 	"1:check=cluster.instance-groups,tag=FAIL,section=C,message~worker-g5"
 check "demo: ThreadsPerCore 1 on p5 is WARN § J (96 instead of 192)" findings "$e2e_tmp/demo.json" \
-	"1:check=cluster.threads-per-core,tag=WARN,section=J,message~96 vCPUs instead of 192"
+	"1:check=cluster.threads-per-core,tag=WARN,section=J.2,message~96 vCPUs instead of 192"
 check "demo: the lifecycle traceback is FAIL § D on its node" findings "$e2e_tmp/demo.json" \
 	"1:check=logs.lifecycle,tag=FAIL,priority=P1,section=D,node=$(fixture_get nodes.sys-lcs)"
 check "demo: the health agent's NVLink fault is FAIL § F" findings "$e2e_tmp/demo.json" \

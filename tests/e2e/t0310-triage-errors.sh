@@ -67,7 +67,7 @@ check "unknown cluster: lists the region's clusters" contains "$e2e_tmp/nf.err" 
 # Wrong secret: the signature is checked, so this is a credentials failure.
 AWS_SECRET_ACCESS_KEY=wrong"$AWS_SECRET_ACCESS_KEY" "$HPNODE" triage --cluster "$FIXTURE_CLUSTER" >"$e2e_tmp/cr.out" 2>"$e2e_tmp/cr.err"
 expect_status "rejected credentials exit 4" 4 $?
-check "rejected credentials: the fix and the § K pointer" contains "$e2e_tmp/cr.err" "Fix AWS credentials and rerun. → references/node-diagnostics-detail.md § K"
+check "rejected credentials: the fix and the § K.2 pointer" contains "$e2e_tmp/cr.err" "Fix AWS credentials and rerun. → references/node-diagnostics-detail.md § K.2 (AWS Credentials)"
 check "rejected credentials: no report printed" lacks "$e2e_tmp/cr.out" "[PASS]"
 if grep -qF -- "$AWS_SECRET_ACCESS_KEY" "$e2e_tmp/cr.err" "$e2e_tmp/cr.out"; then
 	not_ok "rejected credentials: the secret is never printed" "found in output"
