@@ -19,7 +19,7 @@
 #include "hp/profile.h"
 #include "hp/report.h"
 
-#define K_POINTER "→ " HP_REF_DOC " § K (Node Access via SSM)"
+#define K_POINTER "→ " HP_REF_DOC " § K.2 (AWS Credentials)"
 
 enum {
 	O_REGION = HP_CMD_OPT_BASE, O_PROFILE, O_ENDPOINT, O_OUTPUT, O_FAIL_ON, O_SAVE, O_REPLAY,

@@ -15,6 +15,8 @@
 #define HP_EVENT_PAGES 5
 #define HP_NODE_PAGES 200
 #define HP_LOG_PAGES 5
+/* DescribeClusterEvent calls per triage: the newest Error/Warn events first. */
+#define HP_EVENT_DETAILS_MAX 50
 #define HP_LOG_EVENTS_MAX 2000
 
 /* Network facts to read (bits of hp_network_opts.parts). */

@@ -37,6 +37,8 @@ struct hp_suggestions {
 	struct hp_suggestion *v;
 	size_t n;
 	size_t skipped;      /* blocks left out: they are for the other orchestrator */
+	char **unfit;        /* why each block left out for this cluster's state was left out */
+	size_t nunfit;
 };
 
 /* A value known for the whole cluster, or why not. */

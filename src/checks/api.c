@@ -106,6 +106,12 @@ static void caller_role(const struct hp_snapshot *snap, char *out, size_t size)
 	}
 }
 
+/* The IAM prefix of a service, as a policy names it (Service Quotas: "servicequotas"). */
+static const char *iam_prefix(const char *svc)
+{
+	return !strcmp(svc, "service-quotas") ? "servicequotas" : svc;
+}
+
 static void report_call(struct hp_emit *em, const cJSON *call, const char *what, int times,
 			const char *role)
 {
@@ -119,7 +125,7 @@ static void report_call(struct hp_emit *em, const cJSON *call, const char *what,
 	hp_check_clip(hp_check_str(call, "message", ""), msg);
 	if (!strcmp(cls, "denied")) {
 		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, "K.1", NULL, "Missing IAM permission for %s:%s",
-			     svc, act);
+			     iam_prefix(svc), act);
 		snprintf(line, sizeof(line), "%s%s%s", code, *msg ? ": " : "", msg);
 		hp_finding_evidence(f, line);
 		if (*role)

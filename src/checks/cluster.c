@@ -282,7 +282,7 @@ const struct hp_check hp_check_cluster_instance_groups = {
 
 const struct hp_check hp_check_cluster_threads_per_core = {
 	.id = "cluster.threads-per-core",
-	.section = "J",
+	.section = "J.2",
 	.prio = HP_P2,
 	.scope = HP_SCOPE_CLUSTER,
 	.group = HP_GROUP_NODES,

@@ -1,9 +1,13 @@
 /*
  * Root-cause signals in ListClusterEvents: every event read is matched
- * against one rule table (first rule wins), and matches are folded into one
- * finding per rule and node (or instance group, or the cluster). Events are
- * not printed one by one; the reporter shows the evidence lines.
+ * against one rule table (first rule wins), on its Description and on every
+ * FailureMessage that DescribeClusterEvent returned for it (EventDetails.
+ * EventMetadata.{Cluster,InstanceGroup,InstanceGroupScaling,Instance}), and
+ * matches are folded into one finding per rule and node (or instance group,
+ * or the cluster). An Error event no rule claims is never dropped: it gets
+ * a WARN of its own, one per distinct text.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +16,7 @@
 #include "checks.h"
 
 enum ev_kind { EV_EFA, EV_BOOTSTRAP, EV_LIFECYCLE, EV_HARDWARE, EV_CAPACITY, EV_AZ,
-	       EV_PROVISION, EV__COUNT };
+	       EV_PROVISION, EV_REPAIR, EV__COUNT };
 
 /* What each kind of signal means; the order here is the order of findings. */
 static const struct {
@@ -28,6 +32,7 @@ static const struct {
 	[EV_CAPACITY] = { "Insufficient capacity", HP_TAG_FAIL, HP_P1, "C" },
 	[EV_AZ] = { "AZ mismatch", HP_TAG_FAIL, HP_P1, "C" },
 	[EV_PROVISION] = { "Node provisioning failure", HP_TAG_FAIL, HP_P1, "C+F" },
+	[EV_REPAIR] = { "Node repair activity", HP_TAG_WARN, HP_P2, "F" },
 };
 
 static const char *const w_efa[] = { "EFA health checks did not run successfully", "efa health",
@@ -39,16 +44,22 @@ static const char *const w_lifecycle[] = { "lifecycle script", "lifecycle config
 					   "LifeCycleConfig", NULL };
 /* "exit code" counts only when a non-zero code follows (see has_any). */
 static const char *const w_failure[] = { "fail", "error", "timeout", "timed out", "exit code",
-					 NULL };
+					 "did not run", "unsuccessful", "not successful", NULL };
+static const char *const w_timedout[] = { "timed out", NULL };
 static const char *const w_hardware[] = { "hardware failure", "unhealthy hardware",
 					   "hardware fault", "failed health check",
 					   "health check failed", "marked for replacement",
 					   "marked unhealthy", NULL };
+/* EC2's own wording: "We currently do not have sufficient p5.48xlarge capacity in ...". */
 static const char *const w_capacity[] = { "insufficient capacity", "sufficient capacity",
-					  "InsufficientInstanceCapacity", NULL };
+					  "InsufficientInstanceCapacity", "do not have sufficient",
+					  "not enough capacity", NULL };
 static const char *const w_az[] = { "availability zone", NULL };
 static const char *const w_az_bad[] = { "not supported", "mismatch", NULL };
+static const char *const w_az_nosubnet[] = { "No subnets in the capacity AZ", NULL };
 static const char *const w_provision[] = { "failed to provision", NULL };
+/* Repair activity; only on Warn and Error events (an Info reboot is routine). */
+static const char *const w_repair[] = { "replacement", "replacing", "replaced", "reboot", NULL };
 
 /*
  * The rules, tried in order; the first that matches names the event's kind.
@@ -59,15 +70,20 @@ static const struct {
 	enum ev_kind kind;
 	const char *const *any;
 	const char *const *also;
+	int not_info;   /* only for Warn and Error events */
 } rules[] = {
-	{ EV_EFA, w_efa, NULL },
-	{ EV_BOOTSTRAP, w_bootstrap, w_network },
-	{ EV_BOOTSTRAP, w_netmisconf, NULL },
-	{ EV_LIFECYCLE, w_lifecycle, w_failure },
-	{ EV_HARDWARE, w_hardware, NULL },
-	{ EV_CAPACITY, w_capacity, NULL },
-	{ EV_AZ, w_az, w_az_bad },
-	{ EV_PROVISION, w_provision, NULL },
+	{ EV_EFA, w_efa, NULL, 0 },
+	{ EV_BOOTSTRAP, w_bootstrap, w_network, 0 },
+	{ EV_BOOTSTRAP, w_netmisconf, NULL, 0 },
+	{ EV_LIFECYCLE, w_lifecycle, w_failure, 0 },
+	{ EV_HARDWARE, w_hardware, NULL, 0 },
+	{ EV_CAPACITY, w_capacity, NULL, 0 },
+	{ EV_AZ, w_az, w_az_bad, 0 },
+	{ EV_AZ, w_az_nosubnet, NULL, 0 },
+	{ EV_PROVISION, w_provision, NULL, 0 },
+	/* A bare "timed out" is, in practice, a lifecycle script that never finished. */
+	{ EV_LIFECYCLE, w_timedout, NULL, 0 },
+	{ EV_REPAIR, w_repair, NULL, 1 },
 };
 
 /* "exit code N" with N other than 0 somewhere in text. */
@@ -102,15 +118,71 @@ static int has_any(const char *text, const char *const *words)
 	return 0;
 }
 
-/* The kind of the first rule matching text, or EV__COUNT for none. */
-static enum ev_kind classify(const char *text)
+/* The index of the first rule matching text, or HP_ARRAY_LEN(rules) for none. */
+static size_t classify(const char *text, int info)
 {
 	size_t i;
 
 	for (i = 0; i < HP_ARRAY_LEN(rules); i++)
-		if (has_any(text, rules[i].any) && (!rules[i].also || has_any(text, rules[i].also)))
-			return rules[i].kind;
-	return EV__COUNT;
+		if ((!info || !rules[i].not_info) && has_any(text, rules[i].any) &&
+		    (!rules[i].also || has_any(text, rules[i].also)))
+			return i;
+	return HP_ARRAY_LEN(rules);
+}
+
+static const char *const meta_kinds[] = { "Cluster", "InstanceGroup", "InstanceGroupScaling",
+					  "Instance" };
+
+/* The FailureMessage of the event's details (the metadata union holds one), or NULL. */
+static const char *failure_message(const cJSON *ev)
+{
+	const cJSON *md = hp_json_get(ev, "EventDetails.EventMetadata");
+	size_t i;
+
+	for (i = 0; md && i < HP_ARRAY_LEN(meta_kinds); i++) {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(md, meta_kinds[i]);
+		const char *fm = hp_json_str(m, "FailureMessage");
+
+		if (fm && *fm)
+			return fm;
+	}
+	return NULL;
+}
+
+/*
+ * The kind of the event: the best (earliest) rule matching its Description
+ * or any FailureMessage of its details; EV__COUNT for none.
+ */
+static enum ev_kind classify_event(const cJSON *ev)
+{
+	const char *lvl = hp_check_str(ev, "EventLevel", "Info");
+	int info = strcmp(lvl, "Warn") && strcmp(lvl, "Error");
+	const cJSON *md = hp_json_get(ev, "EventDetails.EventMetadata");
+	const char *text = hp_json_str(ev, "Description");
+	size_t best = HP_ARRAY_LEN(rules), r, i;
+
+	if (text)
+		best = classify(text, info);
+	for (i = 0; md && i < HP_ARRAY_LEN(meta_kinds); i++) {
+		const char *fm = hp_json_str(cJSON_GetObjectItemCaseSensitive(md, meta_kinds[i]),
+					     "FailureMessage");
+
+		if (fm && (r = classify(fm, info)) < best)
+			best = r;
+	}
+	return best < HP_ARRAY_LEN(rules) ? rules[best].kind : EV__COUNT;
+}
+
+/* "<description> — <failure message>" (either part alone when the other is missing). */
+static void event_text(const cJSON *ev, char *out, size_t size)
+{
+	const char *d = hp_check_str(ev, "Description", NULL);
+	const char *fm = failure_message(ev);
+
+	if (d && fm && !strstr(d, fm))
+		snprintf(out, size, "%s — %s", d, fm);
+	else
+		hp_strlcpy(out, d ? d : fm ? fm : "(no description)", size);
 }
 
 /* Matches folded under one (kind, subject). */
@@ -164,12 +236,15 @@ static void add_evidence(struct hp_finding *f, const struct ev_bucket *b)
 		const cJSON *best = NULL;
 
 		for (i = 0; i < b->nev; i++) {
-			const char *d = hp_check_str(b->ev[i], "Description", "");
+			char d[1024], o[1024];
 			int dup = 0;
 
-			for (j = 0; j < nshown; j++)
-				if (!strcmp(d, hp_check_str(shown[j], "Description", "")))
+			event_text(b->ev[i], d, sizeof(d));
+			for (j = 0; j < nshown; j++) {
+				event_text(shown[j], o, sizeof(o));
+				if (!strcmp(d, o))
 					dup = 1;
+			}
 			if (dup)
 				continue;
 			if (!best || event_time(b->ev[i]) > event_time(best))
@@ -180,12 +255,11 @@ static void add_evidence(struct hp_finding *f, const struct ev_bucket *b)
 		shown[nshown++] = best;
 	}
 	for (i = 0; i < nshown; i++) {
-		char when[32], text[HP_CHECK_CLIP_SIZE], line[HP_CHECK_CLIP_SIZE + 64];
+		char when[32], text[HP_CHECK_CLIP_SIZE], line[HP_CHECK_CLIP_SIZE + 64], full[1024];
 
+		event_text(shown[i], full, sizeof(full));
 		snprintf(line, sizeof(line), "%s %s",
-			 hp_check_iso_time(event_time(shown[i]), when),
-			 hp_check_clip(hp_check_str(shown[i], "Description", "(no description)"),
-				       text));
+			 hp_check_iso_time(event_time(shown[i]), when), hp_check_clip(full, text));
 		hp_finding_evidence(f, line);
 	}
 }
@@ -216,14 +290,135 @@ static void report_bucket(struct hp_emit *em, const struct ev_bucket *b)
 	add_evidence(f, b);
 }
 
+/*
+ * The grouping key of an unclaimed event's text: instance ids masked, so the
+ * same failure on several nodes folds into one finding.
+ */
+static void unclaimed_key(const char *text, char *out, size_t size)
+{
+	size_t o = 0;
+	const char *p = text;
+
+	while (*p && o + 1 < size) {
+		if (p[0] == 'i' && p[1] == '-' && (p == text || !isalnum((unsigned char)p[-1]))) {
+			size_t n = 0;
+
+			while (isxdigit((unsigned char)p[2 + n]))
+				n++;
+			if (n >= 8 && !isalnum((unsigned char)p[2 + n])) {
+				if (o + 4 >= size)
+					break;
+				memcpy(out + o, "i-*", 3);
+				o += 3;
+				p += 2 + n;
+				continue;
+			}
+		}
+		out[o++] = *p++;
+	}
+	out[o] = '\0';
+}
+
+/* Error events no rule claims, one group per distinct text. */
+struct ev_unclaimed {
+	char key[1024];
+	const cJSON **ev;
+	size_t nev;
+};
+
+static void report_unclaimed(struct hp_emit *em, const struct ev_unclaimed *u)
+{
+	char text[HP_CHECK_CLIP_SIZE], full[1024], when[32], where[160];
+	const cJSON *newest = u->ev[0];
+	const char *node = NULL, *group = NULL;
+	int one_node = 1, one_group = 1;
+	struct hp_finding *f;
+	size_t i;
+
+	for (i = 0; i < u->nev; i++) {
+		const char *iid = hp_check_str(u->ev[i], "InstanceId", NULL);
+		const char *g = hp_check_str(u->ev[i], "InstanceGroupName", NULL);
+
+		if (event_time(u->ev[i]) > event_time(newest))
+			newest = u->ev[i];
+		if (i == 0) {
+			node = iid;
+			group = g;
+		}
+		if (!same_str(iid, node))
+			one_node = 0;
+		if (!same_str(g, group))
+			one_group = 0;
+	}
+	if (!one_node)
+		node = NULL;
+	if (!one_group)
+		group = NULL;
+	if (node)
+		snprintf(where, sizeof(where), "%.40s%s%.64s%s", node, group ? " (group '" : "",
+			 group ? group : "", group ? "')" : "");
+	else if (group)
+		snprintf(where, sizeof(where), "instance group '%.64s'", group);
+	else if (u->nev > 1)
+		hp_strlcpy(where, "several nodes or groups", sizeof(where));
+	else
+		hp_strlcpy(where, "the cluster", sizeof(where));
+	event_text(newest, full, sizeof(full));
+	f = hp_emitx(em, HP_TAG_WARN, HP_P1, "L", node,
+		     "Error event on %s that no rule recognises: \"%s\" (%zu event%s, newest %s)",
+		     where, hp_check_clip(full, text), u->nev, u->nev == 1 ? "" : "s",
+		     hp_check_iso_time(event_time(newest), when));
+	if (group)
+		hp_finding_var(f, "GROUP", group);
+	for (i = 0; i < u->nev && i < 20; i++) {
+		char line[HP_CHECK_CLIP_SIZE + 160];
+
+		event_text(u->ev[i], full, sizeof(full));
+		snprintf(line, sizeof(line), "%s %s%s%.40s %s",
+			 hp_check_iso_time(event_time(u->ev[i]), when),
+			 hp_check_str(u->ev[i], "EventId", "?"),
+			 hp_check_str(u->ev[i], "InstanceId", NULL) ? " " : "",
+			 hp_check_str(u->ev[i], "InstanceId", ""), hp_check_clip(full, text));
+		hp_finding_evidence(f, line);
+	}
+	if (u->nev > 20) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "… and %zu more events with this text", u->nev - 20);
+		hp_finding_evidence(f, line);
+	}
+}
+
+static void add_unclaimed(struct ev_unclaimed **v, size_t *n, const cJSON *ev)
+{
+	char full[1024], key[1024];
+	struct ev_unclaimed *u = NULL;
+	size_t i;
+
+	event_text(ev, full, sizeof(full));
+	unclaimed_key(full, key, sizeof(key));
+	for (i = 0; i < *n && !u; i++)
+		if (!strcmp((*v)[i].key, key))
+			u = &(*v)[i];
+	if (!u) {
+		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+		u = &(*v)[(*n)++];
+		memset(u, 0, sizeof(*u));
+		hp_strlcpy(u->key, key, sizeof(u->key));
+	}
+	u->ev = xrealloc(u->ev, (u->nev + 1) * sizeof(*u->ev));
+	u->ev[u->nev++] = ev;
+}
+
 static void run_signals(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *events = hp_json_arr(snap->root, "events");
 	const cJSON *ev;
 	struct ev_bucket *buckets = NULL;
-	size_t nbuckets = 0, i;
+	struct ev_unclaimed *unclaimed = NULL;
+	size_t nbuckets = 0, nunclaimed = 0, i;
 	double newest = -1;
-	int n = 0, k;
+	int n = 0, k, capped, failed;
 	char when[32];
 
 	if (!events) {
@@ -235,7 +430,6 @@ static void run_signals(const struct hp_snapshot *snap, struct hp_emit *em)
 		return;
 	}
 	cJSON_ArrayForEach(ev, events) {
-		const char *text = hp_json_str(ev, "Description");
 		const char *iid = hp_check_str(ev, "InstanceId", NULL);
 		const char *group = hp_check_str(ev, "InstanceGroupName", NULL);
 		enum ev_kind kind;
@@ -246,9 +440,12 @@ static void run_signals(const struct hp_snapshot *snap, struct hp_emit *em)
 		n++;
 		if (event_time(ev) > newest)
 			newest = event_time(ev);
-		kind = text ? classify(text) : EV__COUNT;
-		if (kind == EV__COUNT)
+		kind = classify_event(ev);
+		if (kind == EV__COUNT) {
+			if (!strcmp(hp_check_str(ev, "EventLevel", ""), "Error"))
+				add_unclaimed(&unclaimed, &nunclaimed, ev);
 			continue;
+		}
 		/* With an instance id the node is the key; the group is only shown. */
 		b = bucket_for(&buckets, &nbuckets, kind, iid, iid ? NULL : group);
 		if (iid && !b->iid_group)
@@ -272,13 +469,30 @@ static void run_signals(const struct hp_snapshot *snap, struct hp_emit *em)
 	if (hp_json_bool(snap->root, "events_truncated", 0))
 		HP_CHECK_INFO(em,
 			"Only the newest 500 cluster events were read; older signals are not judged");
+	capped = (int)hp_json_num(snap->root, "events_details_capped", 0);
+	failed = (int)hp_json_num(snap->root, "events_details_failed", 0);
+	if (capped > 0)
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "C", NULL,
+			 "Details of %d older Error/Warn cluster event%s not read: DescribeClusterEvent "
+			 "is called for the newest %d only, so their FailureMessage is not judged",
+			 capped, capped == 1 ? "" : "s",
+			 (int)hp_json_num(snap->root, "events_details_cap", 0));
+	if (failed > 0)
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "C", NULL,
+			 "Details of %d Error/Warn cluster event%s could not be read (DescribeClusterEvent "
+			 "failed); only their descriptions are judged", failed, failed == 1 ? "" : "s");
 	for (k = 0; k < EV__COUNT; k++)
 		for (i = 0; i < nbuckets; i++)
 			if (buckets[i].kind == (enum ev_kind)k)
 				report_bucket(em, &buckets[i]);
+	for (i = 0; i < nunclaimed; i++)
+		report_unclaimed(em, &unclaimed[i]);
 	for (i = 0; i < nbuckets; i++)
 		free(buckets[i].ev);
 	free(buckets);
+	for (i = 0; i < nunclaimed; i++)
+		free(unclaimed[i].ev);
+	free(unclaimed);
 }
 
 const struct hp_check hp_check_events_signals = {
@@ -287,7 +501,8 @@ const struct hp_check hp_check_events_signals = {
 	.prio = HP_P1,
 	.scope = HP_SCOPE_CLUSTER,
 	.group = HP_GROUP_EVENTS,
-	.summary = "cluster events matched to root-cause signals (EFA, bootstrap, lifecycle, "
-		   "hardware, capacity, provisioning)",
+	.summary = "cluster events and their DescribeClusterEvent failure messages matched to "
+		   "root-cause signals (EFA, bootstrap, lifecycle, hardware, capacity, provisioning, "
+		   "repair); unrecognised Error events shown as they are",
 	.run = run_signals,
 };

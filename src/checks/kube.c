@@ -405,8 +405,17 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 			     "a network fault", NULL, 0 };
 	struct batch other = { HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes have an unexpected "
 			       "health status", NULL, 0 };
-	struct batch dhc = { HP_TAG_FAIL, HP_P2, "F", "HyperPod nodes are Unschedulable "
-			     "while their deep health checks run", NULL, 0 };
+	/*
+	 * Unschedulable is AWS's documented state while deep health checks run
+	 * (deep-health-check-status=InProgress): informational. With Failed it is
+	 * a failure; with neither, a state to look at.
+	 */
+	struct batch dhc = { HP_TAG_WARN, HP_P2, "F", "HyperPod nodes are Unschedulable while "
+			     "their deep health checks run (expected, usually within 2 hours)", NULL, 0 };
+	struct batch dhc_failed = { HP_TAG_FAIL, HP_P1, "G+F", "HyperPod nodes are Unschedulable "
+				    "after failing their deep health checks", NULL, 0 };
+	struct batch dhc_other = { HP_TAG_FAIL, HP_P2, "F", "HyperPod nodes are Unschedulable "
+				   "without deep health checks in progress", NULL, 0 };
 	struct kctx c;
 	size_t i = 0, labelled = 0, good = 0;
 
@@ -417,6 +426,7 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 		const char *name = hp_json_str(n, "name"), *iid = c.iids[i++];
 		const char *st = label_str(n, LABEL_HEALTH);
 		const char *faults = label_str(n, LABEL_FAULTS), *fault = label_str(n, LABEL_FAULT);
+		const char *deep = label_str(n, LABEL_DEEP);
 		char who[HP_CHECK_CLIP_SIZE * 2], clip[HP_CHECK_CLIP_SIZE],
 			ev[HP_CHECK_CLIP_SIZE * 2];
 		char fl[HP_CHECK_CLIP_SIZE * 2 + 32] = "";
@@ -441,7 +451,8 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 		else if (!strcmp(st, "UnschedulablePendingReboot"))
 			b = &reboot;
 		else if (!strcmp(st, "Unschedulable"))
-			b = &dhc;
+			b = deep && !strcmp(deep, "InProgress") ? &dhc
+			    : deep && !strcmp(deep, "Failed") ? &dhc_failed : &dhc_other;
 		else
 			b = &other;
 		if (!strcmp(st, "UnschedulablePendingReplacement"))
@@ -452,10 +463,21 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 			it = batch_add(b, *iid ? iid : NULL,
 				       "%s is UnschedulablePendingReboot " DASH
 				       " HyperPod reboots it%s", who, fl);
+		else if (b == &dhc)
+			it = batch_add(b, *iid ? iid : NULL,
+				       "%s is Unschedulable while its deep health checks run "
+				       "(deep-health-check-status=InProgress) " DASH " expected; DCGM "
+				       "diagnostics, EFA and NCCL tests usually finish within 2 hours, "
+				       "look again if it stays longer%s", who, fl);
+		else if (b == &dhc_failed)
+			it = batch_add(b, *iid ? iid : NULL,
+				       "%s is Unschedulable after failing its deep health checks "
+				       "(deep-health-check-status=Failed)%s", who, fl);
 		else if (!strcmp(st, "Unschedulable"))
 			it = batch_add(b, *iid ? iid : NULL,
-				       "%s is Unschedulable " DASH " deep health checks are "
-				       "running%s", who, fl);
+				       "%s is Unschedulable with no deep health check in progress "
+				       "(deep-health-check-status=%s)%s", who,
+				       deep ? hp_check_clip(deep, clip) : "not set", fl);
 		else
 			it = batch_add(b, *iid ? iid : NULL, "%s has health status %s%s", who,
 				       hp_check_clip(st, clip), fl);
@@ -484,6 +506,8 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 	batch_emit(em, &repl);
 	batch_emit(em, &reboot);
 	batch_emit(em, &other);
+	batch_emit(em, &dhc_failed);
+	batch_emit(em, &dhc_other);
 	batch_emit(em, &dhc);
 	if (!labelled)
 		HP_CHECK_INFO(em, "No Kubernetes node carries %s (%d nodes read, none managed by "

@@ -51,6 +51,34 @@ static const char *id_of(const cJSON *v)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/*
+ * The ids of ids_key that could not be read: neither in found_key nor
+ * reported missing (not_found) in err_key. Appends "id (code)" to out and
+ * returns how many. An input that was never read cannot pass a check.
+ */
+static int unread_ids(const cJSON *net, const char *ids_key, const char *found_key,
+		      const char *err_key, struct hp_buf *out)
+{
+	const cJSON *id;
+	int n = 0;
+
+	cJSON_ArrayForEach(id, hp_json_arr(net, ids_key)) {
+		const cJSON *err = member(net, err_key, id_of(id));
+
+		if (!id_of(id) || member(net, found_key, id_of(id)) ||
+		    (err && !strcmp(hp_check_str(err, "class", ""), "not_found")))
+			continue;
+		if (n < 10)
+			hp_buf_printf(out, "%s%.40s (%.64s)", n ? ", " : "", id->valuestring,
+				      err ? hp_check_str(err, "code", hp_check_str(err, "class", "error"))
+					  : "not read");
+		n++;
+	}
+	if (n > 10)
+		hp_buf_printf(out, " and %d more", n - 10);
+	return n;
+}
+
 static int in_list(const cJSON *arr, const char *s)
 {
 	const cJSON *v;
@@ -363,11 +391,28 @@ static void run_vpc(const struct hp_snapshot *snap, struct hp_emit *em)
 			bad = 1;
 		}
 	}
-	/* A PASS only when every subnet and group was read. */
-	if (!bad && !unread && cJSON_GetArraySize(vpcs) == 1 && (subnets || groups))
-		hp_emit(em, HP_TAG_PASS, "All %d subnet%s and %d security group%s are in %s", subnets,
-			subnets == 1 ? "" : "s", groups, groups == 1 ? "" : "s",
-			cJSON_GetArrayItem(vpcs, 0)->valuestring);
+	{
+		struct hp_buf us = HP_BUF_INIT(HP_MAX_LINE), ug = HP_BUF_INIT(HP_MAX_LINE);
+		int nus = unread_ids(net, "subnet_ids", "subnets", "subnet_errors", &us);
+		int nug = unread_ids(net, "sg_ids", "security_groups", "security_group_errors", &ug);
+
+		/* Whatever could not be read is named; the check cannot pass without it. */
+		if (nus)
+			hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
+				 "One-VPC check incomplete: %d subnet%s could not be read "
+				 "(ec2:DescribeSubnets): %s", nus, nus == 1 ? "" : "s", us.buf);
+		if (nug)
+			hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
+				 "One-VPC check incomplete: %d security group%s could not be read "
+				 "(ec2:DescribeSecurityGroups): %s", nug, nug == 1 ? "" : "s", ug.buf);
+		if (!bad && !unread && !nus && !nug && cJSON_GetArraySize(vpcs) == 1 &&
+		    (subnets || groups))
+			hp_emit(em, HP_TAG_PASS, "All %d subnet%s and %d security group%s are in %s",
+				subnets, subnets == 1 ? "" : "s", groups, groups == 1 ? "" : "s",
+				cJSON_GetArrayItem(vpcs, 0)->valuestring);
+		hp_buf_release(&us);
+		hp_buf_release(&ug);
+	}
 	cJSON_Delete(vpcs);
 }
 
@@ -606,6 +651,16 @@ static void run_subnet_ips(const struct hp_snapshot *snap, struct hp_emit *em)
 			snprintf(text, sizeof(text), "%s: %.0f free", label, free_ips);
 			cJSON_AddItemToArray(fine, cJSON_CreateString(text));
 		}
+	}
+	{
+		struct hp_buf us = HP_BUF_INIT(HP_MAX_LINE);
+		int nus = unread_ids(net, "subnet_ids", "subnets", "subnet_errors", &us);
+
+		if (nus)
+			hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
+				 "Free IP addresses not checked for %d subnet%s that could not be read "
+				 "(ec2:DescribeSubnets): %s", nus, nus == 1 ? "" : "s", us.buf);
+		hp_buf_release(&us);
 	}
 	if (cJSON_GetArraySize(fine)) {
 		int n = cJSON_GetArraySize(fine);

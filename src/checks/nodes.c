@@ -20,14 +20,15 @@ static const struct {
 	const char *status;
 	enum hp_tag tag;
 	enum hp_prio prio;
+	const char *section;   /* F.1 explains the states; a failed node also gets F.2 */
 } states[] = {
-	{ "Running", HP_TAG_PASS, HP_PNONE },
-	{ "Failure", HP_TAG_FAIL, HP_P1 },
-	{ "NotFound", HP_TAG_WARN, HP_P1 },
-	{ "Pending", HP_TAG_WARN, HP_P2 },
-	{ "ShuttingDown", HP_TAG_WARN, HP_P2 },
-	{ "SystemUpdating", HP_TAG_WARN, HP_P2 },
-	{ "DeepHealthCheckInProgress", HP_TAG_WARN, HP_P2 },
+	{ "Running", HP_TAG_PASS, HP_PNONE, "F.1" },
+	{ "Failure", HP_TAG_FAIL, HP_P1, "F.1+F.2" },
+	{ "NotFound", HP_TAG_WARN, HP_P1, "F.1" },
+	{ "Pending", HP_TAG_WARN, HP_P2, "F.1" },
+	{ "ShuttingDown", HP_TAG_WARN, HP_P2, "F.1" },
+	{ "SystemUpdating", HP_TAG_WARN, HP_P2, "F.1" },
+	{ "DeepHealthCheckInProgress", HP_TAG_WARN, HP_P2, "F.1" },
 };
 
 /* Nodes sharing one state; status NULL = no InstanceStatus.Status given. */
@@ -58,6 +59,11 @@ static enum hp_tag tag_of(int rank)
 static enum hp_prio prio_of(int rank)
 {
 	return rank < (int)HP_ARRAY_LEN(states) ? states[rank].prio : HP_P1;
+}
+
+static const char *section_of(int rank)
+{
+	return rank < (int)HP_ARRAY_LEN(states) ? states[rank].section : "F.1";
 }
 
 static struct st_bucket *bucket_for(struct st_bucket **v, size_t *n, const char *status)
@@ -110,16 +116,16 @@ static void report_bucket(struct hp_emit *em, const struct st_bucket *b)
 	if (b->n <= NODES_ONE_BY_ONE) {
 		for (i = 0; i < b->n; i++) {
 			node_line(b->nodes[i], b->status, 1, line, sizeof(line));
-			hp_emitx(em, tag_of(b->rank), prio_of(b->rank), NULL,
+			hp_emitx(em, tag_of(b->rank), prio_of(b->rank), section_of(b->rank),
 				 hp_check_str(b->nodes[i], "InstanceId", NULL), "%s", line);
 		}
 		return;
 	}
 	if (b->status)
-		f = hp_emitx(em, tag_of(b->rank), prio_of(b->rank), NULL, NULL, "%zu nodes are %.64s",
-			     b->n, b->status);
+		f = hp_emitx(em, tag_of(b->rank), prio_of(b->rank), section_of(b->rank), NULL,
+			     "%zu nodes are %.64s", b->n, b->status);
 	else
-		f = hp_emitx(em, tag_of(b->rank), prio_of(b->rank), NULL, NULL,
+		f = hp_emitx(em, tag_of(b->rank), prio_of(b->rank), section_of(b->rank), NULL,
 			     "%zu nodes have no status", b->n);
 	for (i = 0; i < b->n; i++)
 		hp_finding_node(f, hp_check_str(b->nodes[i], "InstanceId", NULL));
@@ -215,8 +221,10 @@ static void run_target(const struct hp_snapshot *snap, struct hp_emit *em)
 		return;
 	if (missing && !strcmp(missing, want)) {
 		/* No fallback to another node: the user asked about this one. */
-		hp_emitx(em, HP_TAG_FAIL, HP_P0, "", want,
-			 "Node %s not found in cluster %s \xE2\x80\x94 verify --cluster and --node",
+		/* F.1 shows how to list the cluster's node ids. */
+		hp_emitx(em, HP_TAG_FAIL, HP_P0, "F.1", want,
+			 "Node %s not found in cluster %s \xE2\x80\x94 verify --cluster and --node "
+			 "against the cluster's node list",
 			 want, hp_snap_cluster_name(snap));
 		return;
 	}
@@ -258,12 +266,12 @@ static void run_target(const struct hp_snapshot *snap, struct hp_emit *em)
 		return;
 	}
 	node_line(node, st, 1, line, sizeof(line));
-	hp_emitx(em, HP_TAG_FAIL, HP_P1, "F", want, "%s", line);
+	hp_emitx(em, HP_TAG_FAIL, HP_P1, "F.1+F.2", want, "%s", line);
 }
 
 const struct hp_check hp_check_nodes_status = {
 	.id = "nodes.status",
-	.section = "F",
+	.section = "F.1",
 	.prio = HP_P1,
 	.scope = HP_SCOPE_NODE,
 	.group = HP_GROUP_NODES,

@@ -70,11 +70,32 @@ static cJSON *probe_facts(const struct hp_snapshot *s, struct hp_emit *em, const
 
 /* ------------------------------------------------------------ controller */
 
+/*
+ * The controller's host name: what the probe's hostname said, else the
+ * Slurm name derived from the node's PrivateDnsHostname, else "?".
+ */
+static const char *controller_host(const struct hp_snapshot *s, const cJSON *facts,
+				   const char *iid, char *name, size_t size)
+{
+	const char *host = hp_check_str(facts, "meta.host", NULL);
+	const cJSON *n;
+
+	if (host)
+		return host;
+	cJSON_ArrayForEach(n, hp_snapshot_get(s, "nodes")) {
+		const char *id = hp_json_str(n, "InstanceId");
+
+		if (id && iid && !strcmp(id, iid) && hp_slurm_node_name(n, name, size))
+			return name;
+	}
+	return "?";
+}
+
 static void run_controller(const struct hp_snapshot *s, struct hp_emit *em)
 {
 	const cJSON *probe = hp_json_get(hp_snapshot_get(s, "slurm"), "probe");
 	const char *iid, *group, *how, *state;
-	char clip[HP_CHECK_CLIP_SIZE], from[64];
+	char clip[HP_CHECK_CLIP_SIZE], from[64], host[256];
 	cJSON *facts;
 
 	if (!is_slurm(s) || !hp_snapshot_get(s, "cluster"))
@@ -124,8 +145,8 @@ static void run_controller(const struct hp_snapshot *s, struct hp_emit *em)
 			 " some Slurm checks lack data", iid);
 	else
 		HP_CHECK_INFO(em, "Slurm controller: %s on %s (%s, from %s)",
-			      hp_check_clip(hp_check_str(facts, "meta.host", "?"), clip), iid,
-			      group, from);
+			      hp_check_clip(controller_host(s, facts, iid, host, sizeof(host)), clip),
+			      iid, group, from);
 	cJSON_Delete(facts);
 }
 

@@ -216,6 +216,90 @@ static void collect_cluster_list(struct hp_aws *a, struct hp_snapshot *s, const 
 	cJSON_Delete(in);
 }
 
+/* Error and Warn events, newest first (ties by position), for the detail reads. */
+struct ev_ref {
+	cJSON *ev;
+	double t;
+	int pos;
+};
+
+static int ev_ref_cmp(const void *pa, const void *pb)
+{
+	const struct ev_ref *a = pa, *b = pb;
+
+	if (a->t != b->t)
+		return a->t > b->t ? -1 : 1;
+	return a->pos - b->pos;
+}
+
+/*
+ * DescribeClusterEvent for the newest HP_EVENT_DETAILS_MAX Error/Warn events:
+ * the result's EventDetails (EventMetadata with its FailureMessage) lands in
+ * the event as "EventDetails". The rest are counted: events_details_capped
+ * (beyond the cap), events_details_failed (the call failed; a denied call
+ * stops the reads, the rest would be denied too).
+ */
+static void collect_event_details(struct hp_aws *a, struct hp_snapshot *s, const char *arn)
+{
+	cJSON *events = (cJSON *)hp_snapshot_get(s, "events"), *ev;
+	struct ev_ref *v = NULL;
+	size_t n = 0, i, read = 0, capped = 0, failed = 0;
+	int stop = 0;
+
+	cJSON_ArrayForEach(ev, events) {
+		const char *lvl = hp_json_str(ev, "EventLevel");
+
+		if (!lvl || (strcmp(lvl, "Error") && strcmp(lvl, "Warn")) ||
+		    !hp_json_str(ev, "EventId"))
+			continue;
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		v[n].ev = ev;
+		v[n].t = hp_json_num(ev, "EventTime", 0);
+		v[n].pos = (int)n;
+		n++;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), ev_ref_cmp);
+	for (i = 0; i < n; i++) {
+		struct hp_aws_result r;
+		cJSON *in, *d;
+		int rc;
+
+		if (stop) {
+			failed++;
+			continue;
+		}
+		if (read >= HP_EVENT_DETAILS_MAX) {
+			capped++;
+			continue;
+		}
+		in = cJSON_CreateObject();
+		cJSON_AddStringToObject(in, "ClusterName", arn);
+		cJSON_AddStringToObject(in, "EventId", hp_json_str(v[i].ev, "EventId"));
+		rc = hp_aws_json(a, HP_SVC_SAGEMAKER, "DescribeClusterEvent", in, &r);
+		cJSON_Delete(in);
+		read++;
+		if (rc) {
+			hp_collect_record(s, HP_SVC_SAGEMAKER, "DescribeClusterEvent", &r);
+			if (r.cls == HP_AWS_DENIED)
+				stop = 1;
+			hp_aws_result_release(&r);
+			failed++;
+			continue;
+		}
+		d = cJSON_GetObjectItemCaseSensitive(r.json, "EventDetails");
+		d = d ? cJSON_DetachItemFromObjectCaseSensitive(d, "EventDetails") : NULL;
+		cJSON_AddItemToObject(v[i].ev, "EventDetails", d ? d : cJSON_CreateObject());
+		hp_aws_result_release(&r);
+	}
+	free(v);
+	if (n) {
+		hp_snapshot_set(s, "events_details_capped", cJSON_CreateNumber((double)capped));
+		hp_snapshot_set(s, "events_details_failed", cJSON_CreateNumber((double)failed));
+		hp_snapshot_set(s, "events_details_cap", cJSON_CreateNumber(HP_EVENT_DETAILS_MAX));
+	}
+}
+
 static void collect_node(struct hp_aws *a, struct hp_snapshot *s, const char *arn, const char *node)
 {
 	struct hp_aws_result r;
@@ -424,13 +508,15 @@ int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct
 	if (o->node)
 		collect_node(a, s, arn, o->node);
 	mode = hp_json_str(hp_snapshot_get(s, "cluster"), "NodeProvisioningMode");
-	if (mode && !strcmp(mode, "Continuous"))
+	if (mode && !strcmp(mode, "Continuous")) {
 		collect_cluster_list(a, s, arn, "ListClusterEvents", "Events",
 				     o->event_pages ? o->event_pages : HP_EVENT_PAGES, "events");
-	else
+		collect_event_details(a, s, arn);
+	} else {
 		hp_snapshot_set(s, "events_skipped",
 				cJSON_CreateString(mode ? "this cluster's NodeProvisioningMode is not Continuous"
 						   : "this cluster has no NodeProvisioningMode (legacy provisioning)"));
+	}
 	collect_instance_types(a, s);
 	collect_logs(a, s, o->node);
 	hp_collect_network(a, &all_network, s);

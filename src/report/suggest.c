@@ -482,6 +482,197 @@ static char *fill(const struct hp_suggest *s, const struct hp_finding *f, const 
 	return hp_buf_detach(&b, NULL);
 }
 
+/* ---- state: commands that do not fit what the snapshot shows ---- */
+
+/* States in which HyperPod is still provisioning or handling a node itself. */
+static const char *const busy_states[] = { "Pending", "DeepHealthCheckInProgress",
+					   "SystemUpdating", "ShuttingDown" };
+
+/* The snapshot's security group sg, or NULL. */
+static const cJSON *sg_of(const struct hp_suggest *s, const char *sg)
+{
+	if (!s->snap || !sg)
+		return NULL;
+	return cJSON_GetObjectItemCaseSensitive(hp_json_get(s->snap->root,
+							    "network.security_groups"), sg);
+}
+
+static int perm_all_traffic(const cJSON *perm)
+{
+	const char *p = hp_json_str(perm, "ipProtocol");
+
+	return p && (!strcmp(p, "-1") || !strcmp(p, "all"));
+}
+
+/* sg has an all-traffic rule in perms_key naming group other. */
+static int has_group_rule(const cJSON *sg, const char *perms_key, const char *other)
+{
+	const cJSON *perm, *g;
+
+	cJSON_ArrayForEach(perm, hp_json_arr(sg, perms_key)) {
+		if (!perm_all_traffic(perm))
+			continue;
+		cJSON_ArrayForEach(g, hp_json_arr(perm, "groups")) {
+			const char *gid = hp_json_str(g, "groupId");
+
+			if (gid && !strcmp(gid, other))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* sg lets HTTPS out to 0.0.0.0/0 (all traffic, or TCP covering 443). */
+static int has_https_egress(const cJSON *sg)
+{
+	const cJSON *perm, *r;
+
+	cJSON_ArrayForEach(perm, hp_json_arr(sg, "ipPermissionsEgress")) {
+		const char *p = hp_json_str(perm, "ipProtocol") ? hp_json_str(perm, "ipProtocol") : "";
+		int fits = perm_all_traffic(perm) ||
+			   ((!strcmp(p, "tcp") || !strcmp(p, "6")) &&
+			    hp_json_num(perm, "fromPort", 99999) <= 443 &&
+			    hp_json_num(perm, "toPort", -1) >= 443);
+
+		if (!fits)
+			continue;
+		cJSON_ArrayForEach(r, hp_json_arr(perm, "ipRanges")) {
+			const char *cidr = hp_json_str(r, "cidrIp");
+
+			if (cidr && !strcmp(cidr, "0.0.0.0/0"))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Whether one shell command (a line and its continuations) of a block adds
+ * a security group rule that the snapshot shows already exists; what it
+ * is goes into *what.
+ */
+static int rule_exists(const struct hp_suggest *s, const struct hp_finding *f, const char *cmd,
+		       char **what)
+{
+	int egress = strstr(cmd, "authorize-security-group-egress") != NULL;
+	int ingress = strstr(cmd, "authorize-security-group-ingress") != NULL;
+	char *sg = NULL, *target = NULL, *why = NULL;
+	const char *tname;
+	int found = 0;
+
+	if (!egress && !ingress)
+		return 0;
+	/* The group the rule is added to, and the group it names. */
+	tname = strstr(cmd, "--group-id <EKS_CLUSTER_SG>") ? "EKS_CLUSTER_SG" : "SG_ID";
+	target = hp_suggest_value(s, f, tname, &why);
+	free(why);
+	why = NULL;
+	if (!target)
+		return 0;
+	if (strstr(cmd, "\"GroupId\":\"<SG_ID>\"")) {
+		sg = hp_suggest_value(s, f, "SG_ID", &why);
+		free(why);
+		if (sg && has_group_rule(sg_of(s, target), egress ? "ipPermissionsEgress" :
+					 "ipPermissions", sg)) {
+			found = 1;
+			*what = xasprintf("%s already has the all-traffic %s rule %s %s", target,
+					  egress ? "outbound" : "inbound", egress ? "to" : "from",
+					  !strcmp(sg, target) ? "itself" : sg);
+		}
+	} else if (egress && strstr(cmd, "\"CidrIp\":\"0.0.0.0/0\"") && strstr(cmd, "443")) {
+		if (has_https_egress(sg_of(s, target))) {
+			found = 1;
+			*what = xasprintf("%s already lets HTTPS out to 0.0.0.0/0", target);
+		}
+	}
+	free(sg);
+	free(target);
+	return found;
+}
+
+/*
+ * The block's command with the commands that do not fit the snapshot taken
+ * out (caller frees), or NULL when none is left; every reason lands in *why
+ * (caller frees), NULL when everything fits.
+ */
+static char *fit_command(const struct hp_suggest *s, const struct hp_finding *f,
+			 const char *command, char **why)
+{
+	struct hp_buf keep = HP_BUF_INIT(HP_MAX_FILE), reasons = HP_BUF_INIT(HP_MAX_LINE);
+	const char *p = command;
+	const char *rec = s->snap ? hp_json_str(s->snap->root, "cluster.NodeRecovery") : NULL;
+	size_t kept = 0, i;
+
+	*why = NULL;
+	if (strstr(command, "--node-recovery Automatic") && rec && !strcmp(rec, "Automatic")) {
+		*why = xstrdup("NodeRecovery is already Automatic");
+		hp_buf_release(&keep);
+		hp_buf_release(&reasons);
+		return NULL;
+	}
+	if ((strstr(command, "batch-reboot-cluster-nodes") ||
+	     strstr(command, "batch-replace-cluster-nodes") ||
+	     strstr(command, "scontrol update nodename")) && f->node && s->snap) {
+		const cJSON *n;
+
+		cJSON_ArrayForEach(n, hp_json_arr(s->snap->root, "nodes")) {
+			const char *id = hp_json_str(n, "InstanceId");
+			const char *st = hp_json_str(n, "InstanceStatus.Status");
+
+			if (!id || strcmp(id, f->node) || !st)
+				continue;
+			for (i = 0; i < HP_ARRAY_LEN(busy_states); i++) {
+				if (strcmp(st, busy_states[i]))
+					continue;
+				*why = xasprintf("%.40s is %s: HyperPod is still provisioning or "
+						 "handling it; look again once it is Running or "
+						 "Failure", f->node, st);
+				hp_buf_release(&keep);
+				hp_buf_release(&reasons);
+				return NULL;
+			}
+		}
+	}
+	/* One shell command at a time: a line and the indented lines continuing it. */
+	while (*p) {
+		const char *end = p;
+		char *one, *what = NULL;
+
+		do {
+			end = strchr(end, '\n');
+			end = end ? end + 1 : p + strlen(p);
+		} while (*end == ' ' || *end == '\t');
+		one = xstrndup(p, (size_t)(end - p));
+		if (rule_exists(s, f, one, &what)) {
+			hp_buf_printf(&reasons, "%s%s", reasons.len ? "; " : "", what);
+			free(what);
+		} else {
+			hp_buf_puts(&keep, one);
+			kept++;
+		}
+		free(one);
+		p = end;
+	}
+	if (reasons.len)
+		*why = hp_buf_detach(&reasons, NULL);
+	hp_buf_release(&reasons);
+	if (!kept) {
+		hp_buf_release(&keep);
+		return NULL;
+	}
+	/* No trailing newline: the block's command never ends with one. */
+	while (keep.len && keep.buf[keep.len - 1] == '\n')
+		keep.buf[--keep.len] = '\0';
+	return hp_buf_detach(&keep, NULL);
+}
+
+static void note_unfit(struct hp_suggestions *out, const char *section, char *why)
+{
+	out->unfit = xrealloc(out->unfit, (out->nunfit + 1) * sizeof(*out->unfit));
+	out->unfit[out->nunfit++] = xasprintf(SECT " %s: %s", section, why);
+	free(why);
+}
+
 /* Next id of a '+'-joined section list, copied into id; 0 at the end. */
 static int next_part(const char **sp, char *id, size_t size)
 {
@@ -505,7 +696,7 @@ void hp_suggest_finding(const struct hp_suggest *s, const struct hp_finding *f,
 	const struct hp_refdoc *d = &s->doc;
 	const char *p = f->section ? f->section : "";
 	unsigned char *taken;
-	char id[32];
+	char id[32], *cmd, *why;
 	size_t k;
 
 	memset(out, 0, sizeof(*out));
@@ -528,12 +719,18 @@ void hp_suggest_finding(const struct hp_suggest *s, const struct hp_finding *f,
 				out->skipped++;
 				continue;
 			}
+			cmd = fit_command(s, f, b->command, &why);
+			if (why)
+				note_unfit(out, d->sec[b->section].id, why);
+			if (!cmd)
+				continue;
 			out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
 			sg = &out->v[out->n++];
 			memset(sg, 0, sizeof(*sg));
 			sg->block = k;
 			sg->section = b->section;
-			sg->command = fill(s, f, b->command, sg);
+			sg->command = fill(s, f, cmd, sg);
+			free(cmd);
 			sg->intro = fill(s, f, b->intro, sg);
 			sg->blast = b->blast ? fill(s, f, b->blast, sg) : NULL;
 			sg->iac = b->iac ? fill(s, f, b->iac, sg) : NULL;
@@ -561,6 +758,9 @@ void hp_suggestions_release(struct hp_suggestions *v)
 		free(sg->unfilled);
 	}
 	free(v->v);
+	for (i = 0; i < v->nunfit; i++)
+		free(v->unfit[i]);
+	free(v->unfit);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -639,7 +839,12 @@ void hp_suggest_text(const struct hp_suggest *s, const struct hp_finding *f, int
 	if (v.skipped)
 		hp_buf_printf(out, "    (%zu suggested command%s for %s clusters left out)\n", v.skipped,
 			      v.skipped == 1 ? "" : "s", orch_other(s));
-	if (!v.n && !v.skipped) {
+	for (i = 0; i < v.nunfit; i++) {
+		hp_buf_puts(out, "    (Not suggested, it does not fit this cluster: ");
+		hp_sanitize(v.unfit[i], out, MAX_LINE);
+		hp_buf_puts(out, ")\n");
+	}
+	if (!v.n && !v.skipped && !v.nunfit) {
 		struct hp_buf ids = HP_BUF_INIT(MAX_LINE);
 		const char *p = f->section;
 		char id[32];
@@ -718,5 +923,17 @@ void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJS
 	}
 	cJSON_AddItemToObject(obj, "suggestions", list);
 	need(cJSON_AddNumberToObject(obj, "suggestions_skipped", (double)v.skipped));
+	{
+		cJSON *unfit = need(cJSON_CreateArray());
+
+		for (i = 0; i < v.nunfit; i++) {
+			struct hp_buf clean = HP_BUF_INIT(MAX_LINE);
+
+			hp_sanitize(v.unfit[i], &clean, MAX_LINE);
+			cJSON_AddItemToArray(unfit, need(cJSON_CreateString(clean.buf)));
+			hp_buf_release(&clean);
+		}
+		cJSON_AddItemToObject(obj, "suggestions_unfit", unfit);
+	}
 	hp_suggestions_release(&v);
 }

@@ -17,6 +17,9 @@ usage:
       reason containing REASON, and shows <NAME> in its command.
   suggestions.py REPORT.json skipped FILTER N
       ...has N suggestions left out for the other orchestrator.
+  suggestions.py REPORT.json unfit FILTER REASON LACKS
+      ...lists a suggestion left out for this cluster's state with a reason
+      containing REASON, and no suggested command of it contains LACKS.
 Exits 0 when the assertion holds, else prints why and exits 1.
 """
 import json
@@ -120,6 +123,17 @@ def main():
         got = [f["suggestions_skipped"] for f in doc["findings"] if matches(f, flt)]
         if n not in got:
             fail("suggestions_skipped is %r, expected %d" % (got, n))
+    elif what == "unfit":
+        flt, reason, lacks = args
+        fs = [f for f in doc["findings"] if matches(f, flt)]
+        if not fs:
+            fail("no finding matches %r" % flt)
+        for f in fs:
+            bad = [s["command"] for s in f.get("suggestions", []) if lacks in s["command"]]
+            if bad:
+                fail("%r still suggested: %r" % (lacks, bad))
+        if not any(reason in r for f in fs for r in f.get("suggestions_unfit", [])):
+            fail("no unfit reason with %r: %r" % (reason, [f.get("suggestions_unfit") for f in fs]))
     else:
         fail("unknown assertion " + what)
 

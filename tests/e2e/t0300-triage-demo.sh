@@ -14,19 +14,21 @@ expect_status "demo triage completes" 0 $?
 check "demo: the EFA event is one P0 § A finding on its node" findings "$e2e_tmp/demo.json" \
 	"1:check=events.signals,tag=FAIL,priority=P0,section=A,node=$(fixture_get nodes.p5-efa)"
 check "demo: the failed node is FAIL P1 § F with its message" findings "$e2e_tmp/demo.json" \
-	"1:check=nodes.status,tag=FAIL,priority=P1,section=F,node=$(fixture_get nodes.p5-nvlink),message~GPU 3 NVLink errors"
+	"1:check=nodes.status,tag=FAIL,priority=P1,section=F.1+F.2,node=$(fixture_get nodes.p5-nvlink),message~GPU 3 NVLink errors"
 check "demo: the pending node is a WARN" findings "$e2e_tmp/demo.json" \
 	"1:check=nodes.status,tag=WARN,node=$(fixture_get nodes.g5-pending)"
 check "demo: the group under target is FAIL § C" findings "$e2e_tmp/demo.json" \
 	"1:check=cluster.instance-groups,tag=FAIL,section=C,message~worker-g5"
 check "demo: ThreadsPerCore 1 on p5 is WARN § J (96 instead of 192)" findings "$e2e_tmp/demo.json" \
-	"1:check=cluster.threads-per-core,tag=WARN,section=J,message~96 vCPUs instead of 192"
+	"1:check=cluster.threads-per-core,tag=WARN,section=J.2,message~96 vCPUs instead of 192"
 check "demo: the lifecycle traceback is FAIL § D on its node" findings "$e2e_tmp/demo.json" \
 	"1:check=logs.lifecycle,tag=FAIL,priority=P1,section=D,node=$(fixture_get nodes.sys-lcs)"
 check "demo: the health agent's NVLink fault is FAIL § F" findings "$e2e_tmp/demo.json" \
 	"1:check=logs.health-agent,tag=FAIL,section=F,node=$(fixture_get nodes.p5-nvlink)"
-check "demo: capacity event is FAIL § C" findings "$e2e_tmp/demo.json" \
-	"1:check=events.signals,tag=FAIL,section=C,message~worker-g5"
+check "demo: capacity reason read from the event details is FAIL § C" findings "$e2e_tmp/demo.json" \
+	"1:check=events.signals,tag=FAIL,section=C,message~Insufficient capacity on instance group 'worker-g5'"
+check "demo: an Error event no rule claims is a WARN with its text and reason" findings "$e2e_tmp/demo.json" \
+	"1:check=events.signals,tag=WARN,message~Software update of InstanceGroup system failed — The image ami-0abc1234def567890"
 check "demo: no permission findings when nothing is denied" findings "$e2e_tmp/demo.json" \
 	"0:message~Missing IAM permission"
 # On-node faults, read over SSM sessions from every Running node.
@@ -44,7 +46,7 @@ check "demo over SSM: every Running node was probed" sh -c \
 	'python3 -c "import json,sys; m=json.load(open(sys.argv[1]))[\"probes_meta\"]; sys.exit(not (m[\"probed\"] == 6 and m[\"unreachable\"] == 0))" "$1"' _ "$e2e_tmp/demo.snap"
 
 # Every action hpnode called is in the read-only policy (or STS identity).
-allowed="sagemaker:DescribeCluster sagemaker:DescribeClusterNode sagemaker:ListClusterNodes
+allowed="sagemaker:DescribeCluster sagemaker:DescribeClusterEvent sagemaker:DescribeClusterNode sagemaker:ListClusterNodes
 sagemaker:ListClusterEvents sagemaker:ListClusters eks:DescribeCluster ec2:DescribeSecurityGroups
 ec2:DescribeSubnets ec2:DescribeVpcs ec2:DescribeVpcAttribute ec2:DescribeVpcEndpoints
 ec2:DescribeRouteTables ec2:DescribeNetworkInterfaces ec2:DescribeInstances

@@ -6,7 +6,8 @@ T=t0310-triage-errors
 . "$(dirname "$0")/e2e-lib.sh"
 
 variant "$ROOT/tests/fixtures/demo.yaml" "$e2e_tmp/denied.yaml" '
-d["faults"] = {"deny": ["sagemaker:ListClusterNodes", "sagemaker:ListClusterEvents", "logs:FilterLogEvents"],
+d["faults"] = {"deny": ["sagemaker:ListClusterNodes", "sagemaker:ListClusterEvents", "logs:FilterLogEvents",
+                        "ec2:DescribeSubnets"],
                "throttle": {"sagemaker:DescribeCluster": 2},
                "fail": {"ec2:DescribeInstanceTypes": {"status": 500, "count": 10}}}
 d["events"][0]["description"] = "EFA health checks did not run successfully \x1b[31mRED\x1b[0m\x07 \x1b]0;pwned\x07end"
@@ -23,6 +24,10 @@ check "denied ListClusterEvents: Missing IAM permission, no event findings" find
 check "denied FilterLogEvents: Missing IAM permission, no lifecycle PASS" findings "$e2e_tmp/denied.json" \
 	"1:message~Missing IAM permission for logs:FilterLogEvents" "0:check=logs.lifecycle,tag=PASS" \
 	"0:check=logs.health-agent,tag=PASS"
+check "denied DescribeSubnets: the one-VPC check never passes and names the unread subnets" \
+	findings "$e2e_tmp/denied.json" "0:check=network.vpc,tag=PASS" \
+	"1:check=network.vpc,tag=SKIP,message~subnets could not be read (ec2:DescribeSubnets)" \
+	"1:message~Missing IAM permission for ec2:DescribeSubnets"
 check "throttled DescribeCluster was retried to success" findings "$e2e_tmp/denied.json" \
 	"1:check=cluster.status,tag=PASS"
 check "500s on DescribeInstanceTypes: WARN naming the call, ThreadsPerCore not passed" findings "$e2e_tmp/denied.json" \
@@ -42,6 +47,7 @@ fixture_stop
 variant "$ROOT/tests/fixtures/demo.yaml" "$e2e_tmp/hostile.yaml" '
 d["events"][0]["description"] = "EFA health checks did not run successfully \x1b[31mRED\x1b[0m\x07 \x1b]0;pwned\x07end\r\nInjected line"
 d["nodes"][0]["message"] = "bad\x1b[2Jnode\x1b[0m message"
+d["faults"] = {"deny": ["sagemaker:DescribeClusterEvent"]}
 '
 fixture_start "$e2e_tmp/hostile.yaml" || { not_ok "hostile fixture starts" "see messages above"; e2e_done; }
 "$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --no-probe >"$e2e_tmp/hostile.txt" 2>&1
@@ -57,6 +63,10 @@ check "hostile strings: no line starts with the injected text" sh -c '! grep -q 
 "$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --no-probe --output json >"$e2e_tmp/hostile.json" 2>&1
 python3 -c 'import json,sys; s=open(sys.argv[1]).read(); d=json.loads(s); sys.exit(any(ord(c)<32 for f in d["findings"] for c in f["message"]+"".join(f["evidence"])))' "$e2e_tmp/hostile.json" \
 	&& ok "hostile strings: JSON strings are clean too" || not_ok "hostile strings: JSON strings are clean too" "control character in JSON"
+check "denied DescribeClusterEvent: said, and the events are judged on their descriptions" \
+	findings "$e2e_tmp/hostile.json" "1:message~Missing IAM permission for sagemaker:DescribeClusterEvent" \
+	"1:check=events.signals,tag=WARN,message~Error/Warn cluster events could not be read" \
+	"1:check=events.signals,tag=WARN,message~Instance creation in Cluster"
 
 # Unknown cluster: exit 1 and the region's clusters listed.
 "$HPNODE" triage --cluster no-such-cluster >"$e2e_tmp/nf.out" 2>"$e2e_tmp/nf.err"
@@ -67,7 +77,7 @@ check "unknown cluster: lists the region's clusters" contains "$e2e_tmp/nf.err" 
 # Wrong secret: the signature is checked, so this is a credentials failure.
 AWS_SECRET_ACCESS_KEY=wrong"$AWS_SECRET_ACCESS_KEY" "$HPNODE" triage --cluster "$FIXTURE_CLUSTER" >"$e2e_tmp/cr.out" 2>"$e2e_tmp/cr.err"
 expect_status "rejected credentials exit 4" 4 $?
-check "rejected credentials: the fix and the § K pointer" contains "$e2e_tmp/cr.err" "Fix AWS credentials and rerun. → references/node-diagnostics-detail.md § K"
+check "rejected credentials: the fix and the § K.2 pointer" contains "$e2e_tmp/cr.err" "Fix AWS credentials and rerun. → references/node-diagnostics-detail.md § K.2 (AWS Credentials)"
 check "rejected credentials: no report printed" lacks "$e2e_tmp/cr.out" "[PASS]"
 if grep -qF -- "$AWS_SECRET_ACCESS_KEY" "$e2e_tmp/cr.err" "$e2e_tmp/cr.out"; then
 	not_ok "rejected credentials: the secret is never printed" "found in output"

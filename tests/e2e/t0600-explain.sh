@@ -127,9 +127,15 @@ check "json: the failed node's reboot names it, the cluster and the region" \
 check "json: the replacement comes after the reboot, same node" \
 	python3 "$SUGG" "$e2e_tmp/s.json" has "check=nodes.status,node=$nvlink" F.2 \
 	"batch-replace-cluster-nodes" "$nvlink"
-check "json: the EFA finding's rule fix names the cluster's security group" \
-	python3 "$SUGG" "$e2e_tmp/s.json" has "check=events.signals,node=$efa" A.1 \
-	"authorize-security-group-egress --group-id $sg " "\"GroupId\":\"$sg\""
+check "json: the demo group already has its self-references, so none is suggested (said why)" \
+	python3 "$SUGG" "$e2e_tmp/s.json" unfit "check=events.signals,node=$efa" \
+	"$sg already has the all-traffic outbound rule to itself" "authorize-security-group"
+check "json: HTTPS out exists too, so that rule is not suggested either" \
+	python3 "$SUGG" "$e2e_tmp/s.json" unfit "check=events.signals,node=$efa" \
+	"$sg already lets HTTPS out to 0.0.0.0/0" "authorize-security-group"
+check "json: NodeRecovery is Automatic on the demo, so turning it on is not suggested" \
+	python3 "$SUGG" "$e2e_tmp/s.json" unfit "check=logs.health-agent,node=$nvlink" \
+	"NodeRecovery is already Automatic" "--node-recovery Automatic"
 check "json: the ThreadsPerCore fix carries the group, type and count" \
 	python3 "$SUGG" "$e2e_tmp/s.json" has "check=cluster.threads-per-core" J.2 \
 	'"InstanceGroupName":"gpu-p5","InstanceType":"ml.p5.48xlarge","InstanceCount":4,' \
@@ -174,9 +180,13 @@ fixture_stop
 
 # ---- the same snapshot, edited: a bootstrap event (A+B), then Slurm ----
 
-python3 - "$e2e_tmp/demo.snap" "$e2e_tmp/boot.snap" "$e2e_tmp/slurm.snap" "$efa" <<'PY'
+python3 - "$e2e_tmp/demo.snap" "$e2e_tmp/boot.snap" "$e2e_tmp/slurm.snap" "$efa" "$sg" <<'PY'
 import json, sys
 snap = json.load(open(sys.argv[1]))
+# The bootstrap failure's cause: the group lost its outbound self-reference.
+grp = snap["network"]["security_groups"][sys.argv[5]]
+grp["ipPermissionsEgress"] = [p for p in grp.get("ipPermissionsEgress", [])
+                              if not any(g.get("groupId") == sys.argv[5] for g in p.get("groups", []))]
 ev = dict(snap["events"][0])
 ev.update({"EventId": "boot-1", "InstanceId": sys.argv[4], "InstanceGroupName": "gpu-p5",
            "Description": "Instance bootstrap failed due to network misconfiguration"})
@@ -191,8 +201,12 @@ expect_status "replayed snapshot with --suggest completes" 0 $?
 check "A+B: the EKS access fix names the EKS cluster" \
 	python3 "$SUGG" "$e2e_tmp/boot.json" has "check=events.signals,section=A+B" B.1 \
 	"aws eks update-cluster-config --name $eks --region $region"
-check "A+B: the security-group fix comes too" \
-	python3 "$SUGG" "$e2e_tmp/boot.json" has "check=events.signals,section=A+B" A.1 "--group-id $sg "
+check "A+B: the missing outbound self-reference is suggested, the existing inbound one is not" \
+	python3 "$SUGG" "$e2e_tmp/boot.json" has "check=events.signals,section=A+B" A.1 \
+	"authorize-security-group-egress --group-id $sg " "\"GroupId\":\"$sg\""
+check "A+B: the existing inbound self-reference is left out, with the reason" \
+	python3 "$SUGG" "$e2e_tmp/boot.json" unfit "check=events.signals,section=A+B" \
+	"$sg already has the all-traffic inbound rule from itself" "authorize-security-group-ingress --group-id $sg "
 check "A+B: the VPC id the network collector read is filled in" \
 	python3 "$SUGG" "$e2e_tmp/boot.json" has "check=events.signals,section=A+B" B.2 "--vpc-id vpc-"
 check "A+B: the contract holds" \

@@ -212,7 +212,7 @@ static void t_threads_per_core_p5(void)
 		   "Instance group 'gpu' runs ml.p5.48xlarge with ThreadsPerCore=1: nodes show 96 "
 		   "vCPUs instead of 192");
 	T_EQ(f->prio, HP_P2);
-	T_STREQ(f->section, "J");
+	T_STREQ(f->section, "J.2");
 	ck_free(&c);
 }
 

@@ -170,6 +170,34 @@ static void t_healthy_cluster_passes(void)
 	ck_free(&c);
 }
 
+/*
+ * AWS's documented label pairs: Unschedulable with deep-health-check-status
+ * InProgress is the normal state while deep health checks run (WARN P2, the
+ * expected duration said); with Failed it stays a FAIL.
+ */
+static void t_unschedulable_deep_checks(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'nodes':["
+		    "{'name':'hyperpod-" I1 "','labels':{'sagemaker.amazonaws.com/node-health-status':"
+		    "'Unschedulable','sagemaker.amazonaws.com/deep-health-check-status':'InProgress'}},"
+		    "{'name':'hyperpod-" I2 "','labels':{'sagemaker.amazonaws.com/node-health-status':"
+		    "'Unschedulable','sagemaker.amazonaws.com/deep-health-check-status':'Failed'}}]}}");
+	ck_run(&c, "kube.node-health");
+	f = ck_one(&c, HP_TAG_WARN, "hyperpod-" I1 " (gpu) is Unschedulable while its deep health "
+				    "checks run (deep-health-check-status=InProgress)");
+	T_EQ(f->prio, HP_P2);
+	T_CONTAINS(f->message, "within 2 hours");
+	T_STREQ(f->node, I1);
+	f = ck_one(&c, HP_TAG_FAIL, "is Unschedulable after failing its deep health checks");
+	T_STREQ(f->node, I2);
+	T_STREQ(f->section, "G+F");
+	T_EQ(ck_count(&c, HP_TAG_FAIL), 1);
+	ck_free(&c);
+}
+
 static void t_health_labels(void)
 {
 	const struct hp_finding *f;
@@ -200,8 +228,9 @@ static void t_health_labels(void)
 	T_CONTAINS(f->message, "fault types: NetworkFaultType");
 	T_ASSERT(ck_evidence_has(f, "sagemaker.amazonaws.com/fault-types=NetworkFaultType"));
 	T_ASSERT(ck_evidence_has(f, "sagemaker.amazonaws.com/fault-reasons=EFA link down"));
-	/* Node name without the id: the id is added; deep checks running is P2. */
-	f = ck_one(&c, HP_TAG_FAIL, "ip-10-0-0-9.ec2.internal (" I3 ", sys) is Unschedulable");
+	/* Node name without the id: the id is added; Unschedulable with no deep check running. */
+	f = ck_one(&c, HP_TAG_FAIL, "ip-10-0-0-9.ec2.internal (" I3 ", sys) is Unschedulable with "
+				    "no deep health check in progress (deep-health-check-status=not set)");
 	T_EQ(f->prio, HP_P2);
 	f = ck_one(&c, HP_TAG_FAIL, "odd (i-0000000000000000d) has health status Quarantined; fault "
 				    "types: GpuFault");
@@ -543,7 +572,7 @@ static void t_missing_data_is_skipped(void)
 }
 
 T_MAIN(T(t_not_eks_says_nothing), T(t_skips_never_pass), T(t_disabled_is_a_quiet_skip),
-       T(t_access_verified), T(t_healthy_cluster_passes), T(t_health_labels),
+       T(t_access_verified), T(t_healthy_cluster_passes), T(t_unschedulable_deep_checks), T(t_health_labels),
        T(t_many_nodes_aggregate), T(t_deep_health), T(t_readiness_and_join), T(t_namespace),
        T(t_aws_node), T(t_kube_proxy_and_coredns), T(t_sandbox), T(t_workload_pods),
        T(t_missing_data_is_skipped))

@@ -378,8 +378,9 @@ static void t_vpc_group_elsewhere_and_missing_subnet(void)
 	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
 	ck_free(&c);
 	/*
-	 * A subnet that could not be read (denied, or a malformed reply) is left to
-	 * the api rows: no "does not exist", and no PASS resting on what was not read.
+	 * A subnet that could not be read (DescribeSubnets denied): the check
+	 * never passes, and says which input it lacked; the api rows report the
+	 * permission.
 	 */
 	load(&c);
 	set(&c, "network/subnets/subnet-b", NULL);
@@ -387,14 +388,46 @@ static void t_vpc_group_elsewhere_and_missing_subnet(void)
 	ck_run(&c, "network.vpc");
 	CK_NO_PROBLEMS(&c);
 	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_one(&c, HP_TAG_SKIP, "One-VPC check incomplete: 1 subnet could not be read "
+				"(ec2:DescribeSubnets): subnet-b (UnauthorizedOperation)");
 	ck_free(&c);
+	/* Every subnet denied: never "All 0 subnets ... are in vpc-1". */
+	load(&c);
+	set(&c, "network/subnets/subnet-a", NULL);
+	set(&c, "network/subnets/subnet-b", NULL);
+	set(&c, "network/subnet_errors/subnet-a", "{'class':'denied','code':'UnauthorizedOperation'}");
+	set(&c, "network/subnet_errors/subnet-b", "{'class':'denied','code':'UnauthorizedOperation'}");
+	ck_run(&c, "network.vpc");
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	T_NOT_CONTAINS(ck_dump(&c), "All 0 subnets");
+	ck_one(&c, HP_TAG_SKIP, "2 subnets could not be read");
+	ck_free(&c);
+	/* The mirror case: the security group could not be read. */
+	load(&c);
+	set(&c, "network/security_groups/sg-1", NULL);
+	set(&c, "network/security_group_errors/sg-1", "{'class':'denied','code':'UnauthorizedOperation'}");
+	ck_run(&c, "network.vpc");
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_one(&c, HP_TAG_SKIP, "1 security group could not be read (ec2:DescribeSecurityGroups): "
+				"sg-1 (UnauthorizedOperation)");
+	ck_free(&c);
+	/* Free IPs: the unread subnet is named, not silently left out. */
+	load(&c);
+	set(&c, "network/subnets/subnet-b", NULL);
+	set(&c, "network/subnet_errors/subnet-b", "{'class':'denied','code':'UnauthorizedOperation'}");
+	ck_run(&c, "network.subnet-ips");
+	ck_one(&c, HP_TAG_SKIP, "Free IP addresses not checked for 1 subnet that could not be read");
+	ck_free(&c);
+	/* A malformed DescribeSubnets reply: nothing read, nothing passed, nothing "missing". */
 	load(&c);
 	set(&c, "network/subnets/subnet-a", NULL);
 	set(&c, "network/subnets/subnet-b", NULL);
 	set(&c, "network/subnet_errors/subnet-a", "{'class':'parse','code':'MalformedReply'}");
 	set(&c, "network/subnet_errors/subnet-b", "{'class':'parse','code':'MalformedReply'}");
 	ck_run(&c, "network.vpc");
-	T_EQ(c.f.n, 0);
+	CK_NO_PROBLEMS(&c);
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_one(&c, HP_TAG_SKIP, "2 subnets could not be read");
 	ck_free(&c);
 }
 

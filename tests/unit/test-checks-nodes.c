@@ -41,11 +41,13 @@ static void t_mixed_states(void)
 	f = ck_one(&c, HP_TAG_FAIL, "i-0000000000000000b (gpu / ml.p5.48xlarge) is Failure: EFA "
 				    "health check failed");
 	T_EQ(f->prio, HP_P1);
-	T_STREQ(f->section, "F");
+	/* § F.1 explains the states; a failed node gets the reboot/replace steps of § F.2. */
+	T_STREQ(f->section, "F.1+F.2");
 	T_STREQ(f->node, "i-0000000000000000b");
 
 	f = ck_one(&c, HP_TAG_WARN, "i-0000000000000000c (gpu / ml.p5.48xlarge) is Pending");
 	T_EQ(f->prio, HP_P2);
+	T_STREQ(f->section, "F.1");
 	T_STREQ(f->node, "i-0000000000000000c");
 	f = ck_one(&c, HP_TAG_WARN, "is DeepHealthCheckInProgress");
 	T_EQ(f->prio, HP_P2);
@@ -195,7 +197,8 @@ static void t_target_missing(void)
 	f = ck_one(&c, HP_TAG_FAIL, "Node i-0123456789abcdef0 not found in cluster prod \xE2\x80\x94 "
 				    "verify --cluster and --node");
 	T_EQ(f->prio, HP_P0);
-	T_STREQ(f->section, "");
+	/* Every FAIL names its section: the one that lists the cluster's node ids. */
+	T_STREQ(f->section, "F.1");
 	T_STREQ(f->node, "i-0123456789abcdef0");
 	T_NOT_CONTAINS(ck_dump(&c), "i-0fffffffffffffff0");
 	ck_free(&c);
@@ -223,7 +226,7 @@ static void t_target_found(void)
 	f = ck_one(&c, HP_TAG_FAIL, "i-0123456789abcdef0 (gpu / ml.p5.48xlarge) is Failure: DCGM "
 				    "diagnostics failed");
 	T_EQ(f->prio, HP_P1);
-	T_STREQ(f->section, "F");
+	T_STREQ(f->section, "F.1+F.2");
 	T_STREQ(f->node, "i-0123456789abcdef0");
 	ck_free(&c);
 

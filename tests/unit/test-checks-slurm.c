@@ -101,6 +101,24 @@ static void t_healthy(void)
 	ck_free(&c);
 }
 
+/*
+ * A probe whose meta block has no host= line (no hostname/uname output):
+ * the controller line names the node by its PrivateDnsHostname's first
+ * label, as Slurm does, instead of "?".
+ */
+static void t_controller_name_from_dns(void)
+{
+	struct ck c;
+
+	load(&c, "probed", "@@HP@@ BEGIN meta\nnow_epoch=1735732800\n@@HP@@ END meta 0\n"
+		 PING_UP SINFO_OK SQUEUE_NONE SERVICES("active") DONE);
+	run_slurm(&c);
+	ck_one(&c, HP_TAG_INFO, "Slurm controller: ip-10-1-0-5 on " CTL " (controller, from "
+				"SlurmConfig NodeType Controller)");
+	T_NOT_CONTAINS(ck_dump(&c), "Slurm controller: ?");
+	ck_free(&c);
+}
+
 static void t_slurmctld_and_munge_down(void)
 {
 	const struct hp_finding *f;
@@ -346,6 +364,6 @@ static void t_mapping_is_complete(void)
 	ck_free(&c);
 }
 
-T_MAIN(T(t_healthy), T(t_slurmctld_and_munge_down), T(t_node_states), T(t_many_down_nodes_aggregate),
+T_MAIN(T(t_healthy), T(t_controller_name_from_dns), T(t_slurmctld_and_munge_down), T(t_node_states), T(t_many_down_nodes_aggregate),
        T(t_stuck_jobs), T(t_probe_did_not_run), T(t_controller_problems), T(t_mapping),
        T(t_mapping_is_complete))

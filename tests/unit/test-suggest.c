@@ -552,6 +552,80 @@ static void t_checks_attach_values(void)
 	ck_free(&c);
 }
 
-T_MAIN(T(t_cluster_values), T(t_node_values), T(t_unknown_reasons), T(t_values_found_anywhere),
+/*
+ * Suggestions follow the snapshot's state (the demo cluster's three cases):
+ * no "turn NodeRecovery on" when it is Automatic, no reboot/replace for a
+ * node HyperPod is still provisioning, no security-group rule that exists.
+ */
+static const char state_snap[] =
+	"{'meta':{'region':'us-west-2','cluster_arg':'c1'},"
+	"'cluster':{'ClusterName':'c1','NodeRecovery':'Automatic',"
+	"'ClusterArn':'arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef012345',"
+	"'Orchestrator':{'Eks':{'ClusterArn':'arn:aws:eks:us-west-2:111122223333:cluster/c1-eks'}},"
+	"'VpcConfig':{'SecurityGroupIds':['sg-1'],'Subnets':['subnet-1']},"
+	"'InstanceGroups':[{'InstanceGroupName':'gpu','InstanceType':'ml.p5.48xlarge','TargetCount':2}]},"
+	"'nodes':["
+	"{'InstanceId':'" NODE1 "','InstanceGroupName':'gpu','InstanceStatus':{'Status':'Pending'}},"
+	"{'InstanceId':'" NODE2 "','InstanceGroupName':'gpu','InstanceStatus':{'Status':'Failure'}}],"
+	"'network':{'security_groups':{'sg-1':{'groupId':'sg-1',"
+	"'ipPermissions':[{'ipProtocol':'-1','groups':[{'groupId':'sg-1'}]}],"
+	"'ipPermissionsEgress':[{'ipProtocol':'tcp','fromPort':443,'toPort':443,"
+	"'ipRanges':[{'cidrIp':'0.0.0.0/0'}]}]}}}}";
+
+static void t_state_aware(void)
+{
+	struct hp_suggestions v;
+	struct hp_buf out = HP_BUF_INIT(1 << 20);
+	struct fx x;
+	struct hp_finding *f;
+	long i;
+	size_t k;
+	int said;
+
+	fx_open(&x, state_snap);
+	/* NodeRecovery already Automatic: F.3's update-cluster is left out, and said so. */
+	f = add(&x, HP_TAG_FAIL, "F", NODE2);
+	hp_suggest_finding(&x.s, f, &v);
+	T_ASSERT(find_cmd(&v, "--node-recovery Automatic") < 0);
+	T_ASSERT(find_cmd(&v, "batch-reboot-cluster-nodes") >= 0);   /* a Failure node: fits */
+	for (said = 0, k = 0; k < v.nunfit; k++)
+		said |= strstr(v.unfit[k], "NodeRecovery is already Automatic") != NULL;
+	T_ASSERT(said);
+	hp_suggestions_release(&v);
+
+	/* A node still Pending: no reboot, no replace. */
+	f = add(&x, HP_TAG_WARN, "F", NODE1);
+	hp_suggest_finding(&x.s, f, &v);
+	T_ASSERT(find_cmd(&v, "batch-reboot-cluster-nodes") < 0);
+	T_ASSERT(find_cmd(&v, "batch-replace-cluster-nodes") < 0);
+	for (said = 0, k = 0; k < v.nunfit; k++)
+		said |= strstr(v.unfit[k], NODE1 " is Pending") != NULL;
+	T_ASSERT(said);
+	hp_suggestions_release(&v);
+	hp_suggest_text(&x.s, f, 0, &out);
+	T_CONTAINS(out.buf, "Not suggested, it does not fit this cluster: \xc2\xa7 F.2: " NODE1
+			    " is Pending");
+	T_NOT_CONTAINS(out.buf, "batch-reboot-cluster-nodes");
+
+	/*
+	 * § A.1 on sg-1: the inbound self rule and HTTPS out exist, the outbound
+	 * self rule does not: only the egress self-reference is suggested.
+	 */
+	f = add(&x, HP_TAG_FAIL, "A.1", NULL);
+	hp_suggest_finding(&x.s, f, &v);
+	i = find_cmd(&v, "authorize-security-group-egress --group-id sg-1");
+	T_ASSERT(i >= 0);
+	T_CONTAINS(v.v[i].command, "\"GroupId\":\"sg-1\"");
+	T_ASSERT(find_cmd(&v, "authorize-security-group-ingress") < 0);
+	T_ASSERT(find_cmd(&v, "\"CidrIp\":\"0.0.0.0/0\"") < 0);
+	for (said = 0, k = 0; k < v.nunfit; k++)
+		said += strstr(v.unfit[k], "already") != NULL;
+	T_EQ(said, 2);
+	hp_suggestions_release(&v);
+	hp_buf_release(&out);
+	fx_close(&x);
+}
+
+T_MAIN(T(t_cluster_values), T(t_state_aware), T(t_node_values), T(t_unknown_reasons), T(t_values_found_anywhere),
        T(t_finding_values_win), T(t_unsafe_values), T(t_blocks_for_a_finding), T(t_slurm_cluster),
        T(t_leftovers_are_listed), T(t_text), T(t_json), T(t_report), T(t_checks_attach_values))
