@@ -30,11 +30,14 @@
  *   timedatectl {present, rc, synchronized, ntp_service, error}
  *   services    {available, error, units: {"<unit>": {load, active, sub}}}
  *               (unit names without ".service")
- *   nvidia      {present, rc, timed_out, error, errors: [..],
+ *   nvidia      {present, rc, timed_out, error, errors: [..], unreachable: [bus id],
+ *                unreachable_reason,
  *                gpus: [{index, bus_id, name, uuid, driver, ecc_mode, ecc_corr_vol,
  *                        ecc_unc_vol, ecc_corr_agg, ecc_unc_agg, temp_c, sm_mhz,
  *                        sm_max_mhz, throttle, recovery_action,
- *                        remap: {corr, unc, pending, failure}}]}
+ *                        remap: {corr, unc, pending, failure},
+ *                        unreadable: {ecc|clocks|remap|recovery: "[Unknown Error]"},
+ *                        nvlink: {links, inactive: [n], errors: {"<counter>": n}}}]}
  *   pci         {nvidia_gpus, efa, nvidia_devices, amazon_devices}
  *   dcgm        {present, rc, health: "Healthy"|"Warning"|"Failure"|..., error,
  *                incidents: [{entity, system, health, message}]}

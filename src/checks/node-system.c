@@ -348,7 +348,7 @@ static void judge_kernel(struct node_ctx *c)
 	const cJSON *ev = kernel_events(c), *e;
 	struct hp_buf what = HP_BUF_INIT(HP_MAX_LINE);
 	enum hp_prio worst = HP_PNONE;
-	double latest = -1, total = 0;
+	double latest = -1, total = 0, aer;
 	struct node_say *s;
 	char when[32];
 	size_t i;
@@ -372,6 +372,36 @@ static void judge_kernel(struct node_ctx *c)
 		if (kernel_kinds[i].prio < worst)
 			worst = kernel_kinds[i].prio;
 		total += n;
+	}
+	aer = kcount(c, "pcie_aer");
+	if (aer) {
+		struct node_say *a;
+		char devs[160] = "";
+
+		cJSON_ArrayForEach(e, ev) {
+			const char *pci = hp_json_str(e, "pci");
+			size_t len = strlen(devs);
+
+			if (strcmp(hp_check_str(e, "kind", ""), "pcie_aer") || !pci || strstr(devs, pci) ||
+			    len + strlen(pci) + 3 >= sizeof(devs))
+				continue;
+			snprintf(devs + len, sizeof(devs) - len, "%s%s", len ? ", " : "", pci);
+			if (hp_json_num(e, "t", -1) > latest)
+				latest = hp_json_num(e, "t", -1);
+		}
+		hp_node_time(latest, when);
+		a = hp_node_say(c, HP_TAG_FAIL, HP_P0, "G.1", "Uncorrectable PCIe errors (AER)",
+				"Uncorrectable PCIe errors on %s: %.0f AER report%s since boot%s%s, latest "
+				"%s; a GPU, NIC or link is failing: drain and replace the node if it "
+				"recurs", c->who, aer, aer == 1 ? "" : "s", *devs ? " from " : "", devs,
+				when);
+		last_lines(a, ev, "pcie_aer", NULL, 3);
+		latest = -1;
+	}
+	/* A GPU the driver lost is a hardware error too; node.gpu-xid reports it. */
+	if (!total && (aer || kcount(c, "gpu_lost") || kcount(c, "gpu_init"))) {
+		hp_buf_release(&what);
+		return;
 	}
 	if (!total) {
 		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No kernel panic, lockup or hardware-error "
@@ -475,6 +505,7 @@ const struct hp_check hp_check_node_kernel = {
 	.prio = HP_P0,
 	.scope = HP_SCOPE_NODE,
 	.group = HP_GROUP_ONNODE,
-	.summary = "kernel panic, soft/hard lockup, BUG, NMI, hung task and machine-check messages",
+	.summary = "kernel panic, soft/hard lockup, BUG, NMI, hung task and machine-check messages; "
+		   "uncorrectable PCIe AER errors (G.1)",
 	.run = run_kernel,
 };

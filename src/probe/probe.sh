@@ -24,7 +24,7 @@ hp_probe() {
 	export PATH
 	if command -v timeout >/dev/null 2>&1; then HP_TMO=1; else HP_TMO=; fi
 	# Kernel lines worth keeping; the parsers decide what each one means.
-	HP_KPAT='Xid|NVRM|oom-kill|invoked oom-killer|[Oo]ut of memory|Killed process|Kernel panic|lockup|LOCKUP|blocked for more than|BUG: |NMI|Hardware Error|watchdog|(^|[^a-z])efa[^a-z]|EFA|[Nn]euron|NRT_'
+	HP_KPAT='Xid|NVRM|oom-kill|invoked oom-killer|[Oo]ut of memory|Killed process|Kernel panic|lockup|LOCKUP|blocked for more than|BUG: |NMI|Hardware Error|watchdog|(^|[^a-z])efa[^a-z]|EFA|[Nn]euron|NRT_|PCIe Bus Error'
 	exec 4>&1
 
 	block node keep node_facts

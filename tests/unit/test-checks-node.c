@@ -761,6 +761,144 @@ static void t_xid_classes(void)
 	hp_buf_release(&b);
 }
 
+/* The driver's texts without an Xid line, and PCIe AER, are hardware findings (G.1). */
+static void t_gpu_driver_texts(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	const struct hp_finding *f;
+	struct snap s;
+
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "dmesg", 0, "dmesg-nvrm-offbus-noxid.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-xid");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "G.1",
+		   "GPU fallen off the bus on node " NODE_A ": the NVIDIA driver reports 0000:b3:00.0 lost (1 message since boot");
+	T_ASSERT(ck_evidence_has(f, "fallen off the bus and is not responding to commands"));
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "NVIDIA driver could not initialise a GPU on node " NODE_A " (1 RmInitAdapter or probe failure");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	ck_run(&s.c, "node.kernel");
+	/* Not a clean kernel log either. */
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "dmesg", 0, "dmesg-nvrm-rminit.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-xid");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "NVIDIA driver could not initialise 0000:01:00.0 on node " NODE_A " (4 RmInitAdapter or probe failures");
+	T_EQ(ck_count(&s.c, HP_TAG_FAIL), 1);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* With Xid 79 the driver's own line is the same event: one finding. */
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "dmesg", 0, "dmesg-gpu-faults.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-xid");
+	T_EQ(ck_count_msg(&s.c, HP_TAG_FAIL, "fallen off the bus"), 1);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 22);
+	pt_block_file(&b, "dmesg", 0, "dmesg-aer-uncorrected.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.kernel");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "Uncorrectable PCIe errors on node " NODE_A ": 1 AER report since boot from 0000:00:03.0");
+	T_ASSERT(ck_evidence_has(f, "PCIe Bus Error: severity=Uncorrected (Fatal)"));
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* Corrected AER reports are not failures. */
+	hp_buf_init(&b, 1 << 22);
+	pt_block_file(&b, "dmesg", 0, "dmesg-aer-corrected.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.kernel");
+	expect(&s, HP_TAG_PASS, HP_PNONE, NULL, "No kernel panic, lockup, hung-task or hardware-error messages");
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+/* nvidia-smi that stops at an unreachable GPU: say so, claim no missing GPUs. */
+static void t_gpu_smi_aborted(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	const struct hp_finding *f;
+	struct snap s;
+
+	pt_block_file(&b, "nvidia_gpu", 15, "nvidia-smi-handle-unknown.txt");
+	pt_block_file(&b, "pci", 0, "pci-p5.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-count");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "G.1",
+		   "nvidia-smi failed on node " NODE_A ": it cannot reach GPU 0000:20:00.0 (Unknown Error) and stopped there (exit status 15)");
+	T_ASSERT(ck_evidence_has(f, "Unable to determine the device handle for GPU0000:20:00.0"));
+	T_EQ(ck_count_msg(&s.c, HP_TAG_FAIL, "missing"), 0);
+	T_EQ(ck_count_msg(&s.c, HP_TAG_FAIL, "GPU count"), 0);
+	T_EQ(s.c.f.n, 1);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* nvidia-smi without a driver: it failed, it did not count zero GPUs. */
+	hp_buf_init(&b, 1 << 20);
+	pt_block_file(&b, "nvidia_gpu", 9, "nvidia-smi-nodriver.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-count");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "nvidia-smi failed on node " NODE_A " (exit status 9): NVIDIA-SMI has failed");
+	T_EQ(ck_count_msg(&s.c, HP_TAG_FAIL, "missing"), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* Rows listed around the lost GPU: the count holds, and names the bus id. */
+	gpu_node(&s, "ml.p5.48xlarge", "nvidia-smi-gpus-lost.txt", 0, NULL);
+	ck_run(&s.c, "node.gpu-count");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "1 GPU missing, fallen off the bus or the driver failed; nvidia-smi cannot reach 0000:A8:00.0");
+	snap_free(&s);
+}
+
+/* A value nvidia-smi could not read is unknown, never healthy. */
+static void t_gpu_unreadable(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	struct snap s;
+
+	pt_block_file(&b, "nvidia_gpu", 0, "nvidia-smi-gpus-p5.txt");
+	pt_block_file(&b, "nvidia_ecc", 0, "nvidia-smi-ecc-unreadable.txt");
+	pt_block_file(&b, "nvidia_clocks", 0, "nvidia-smi-clocks-unreadable.txt");
+	pt_block_file(&b, "nvidia_remap", 0, "nvidia-smi-remap-unreadable.txt");
+	pt_block_file(&b, "nvidia_recovery", 0, "nvidia-smi-recovery-unreadable.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-ecc");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1",
+	       "Cannot read ECC counters on GPU 2 (00000000:75:00.0), GPU 4 (00000000:97:00.0) of node " NODE_A " (nvidia-smi printed [Unknown Error])");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	ck_run(&s.c, "node.gpu-remap");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1.a", "Cannot read row-remap state on GPU 2 (00000000:75:00.0) of node " NODE_A);
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	ck_run(&s.c, "node.gpu-clocks");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1", "Cannot read clocks and throttle reasons on GPU 2 (00000000:75:00.0) of node " NODE_A " (nvidia-smi printed [GPU requires reset])");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	ck_run(&s.c, "node.gpu-recovery");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1.d", "Cannot read the GPU recovery action on GPU 2 (00000000:75:00.0)");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* [N/A] alone is a lesser warning. */
+	hp_buf_init(&b, 1 << 22);
+	pt_block(&b, "nvidia_gpu", 0, "0, 00000000:53:00.0, NVIDIA H100 80GB HBM3, GPU-0, 550.127.05");
+	pt_block(&b, "nvidia_ecc", 0, "0, [N/A], [N/A], [N/A], [N/A], [N/A]");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.gpu-ecc");
+	expect(&s, HP_TAG_WARN, HP_P2, "G.1", "Cannot read ECC counters on GPU 0 (00000000:53:00.0)");
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
 static void t_ecc(void)
 {
 	struct hp_buf b = HP_BUF_INIT(1 << 22);
@@ -1096,6 +1234,6 @@ static void t_local_machine_reports_absence(void)
 T_MAIN(T(t_healthy_gpu_node_has_no_problem), T(t_root_thresholds), T(t_root_unknown_is_not_a_failure),
        T(t_sagemaker_volume), T(t_inodes), T(t_shm), T(t_nvme_from_instance_type), T(t_memory),
        T(t_oom), T(t_kernel), T(t_time), T(t_services_by_orchestrator), T(t_slurm_units),
-       T(t_gpu_count), T(t_xid_classes), T(t_ecc), T(t_remap), T(t_recovery_and_clocks),
+       T(t_gpu_count), T(t_xid_classes), T(t_gpu_driver_texts), T(t_gpu_smi_aborted), T(t_gpu_unreadable), T(t_ecc), T(t_remap), T(t_recovery_and_clocks),
        T(t_dcgm), T(t_neuron), T(t_efa), T(t_many_nodes_summarised), T(t_probe_output_problems),
        T(t_local_machine_reports_absence))
