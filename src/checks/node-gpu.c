@@ -578,6 +578,93 @@ static void judge_dcgm(struct node_ctx *c)
 	}
 }
 
+static void judge_nvlink(struct node_ctx *c)
+{
+	const cJSON *g;
+	struct hp_buf down = HP_BUF_INIT(HP_MAX_LINE), errs = HP_BUF_INIT(HP_MAX_LINE);
+	int gpus_with_links = 0, links = 0, recovery = 0;
+	char name[96];
+
+	if (!gpu_node(c) || !cJSON_GetObjectItemCaseSensitive(c->facts, "nvidia"))
+		return;
+	cJSON_ArrayForEach(g, gpus(c)) {
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(g, "nvlink"), *x;
+		const cJSON *inactive = cJSON_GetObjectItemCaseSensitive(l, "inactive");
+		struct hp_buf one = HP_BUF_INIT(256);
+
+		if (hp_json_num(l, "links", 0) <= 0)
+			continue;
+		gpus_with_links++;
+		links += (int)hp_json_num(l, "links", 0);
+		gpu_name(g, name, sizeof(name));
+		if (cJSON_GetArraySize(inactive)) {
+			cJSON_ArrayForEach(x, inactive)
+				hp_buf_printf(&one, "%s%.0f", one.len ? "," : "", x->valuedouble);
+			hp_buf_printf(&down, "%s%s link%s %s", down.len ? "; " : "", name,
+				      cJSON_GetArraySize(inactive) == 1 ? "" : "s", one.buf);
+		}
+		hp_buf_reset(&one);
+		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(l, "errors")) {
+			if (!cJSON_IsNumber(x) || x->valuedouble <= 0)
+				continue;
+			hp_buf_printf(&one, "%s%s %.0f", one.len ? ", " : "", x->string, x->valuedouble);
+			recovery |= !strcmp(x->string, "Recovery");
+		}
+		if (one.len)
+			hp_buf_printf(&errs, "%s%s: %s", errs.len ? "; " : "", name, one.buf);
+		hp_buf_release(&one);
+	}
+	if (down.len)
+		hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "NVLink links inactive",
+			    "NVLink links inactive on %s: %s; GPU-to-GPU traffic is slower or fails: "
+			    "reboot the node, replace it if the links stay down", c->who, down.buf);
+	if (errs.len)
+		hp_node_say(c, HP_TAG_WARN, recovery ? HP_P1 : HP_P2, NULL, "NVLink error counters not zero",
+			    "NVLink error counters not zero on %s (since the driver loaded): %s", c->who,
+			    errs.buf);
+	if (!gpus_with_links) {
+		const char *err = hp_json_str(c->facts, "nvidia.nvlink_error");
+
+		if (err && cJSON_GetArraySize(gpus(c)))
+			hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "NVLink state not read",
+				    "NVLink state not read on %s: %s", c->who, err);
+	} else if (!down.len && !errs.len) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "All NVLink links active",
+			    "All %d NVLink links active on %d GPU%s of %s, error counters zero", links,
+			    gpus_with_links, gpus_with_links == 1 ? "" : "s", c->who);
+	}
+	hp_buf_release(&down);
+	hp_buf_release(&errs);
+}
+
+static void judge_nvvs(struct node_ctx *c)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(c->facts, "nvvs"), *x;
+	const char *file = hp_check_str(d, "file", "nvvs log");
+	double n = hp_json_num(d, "signal_count", 0);
+	struct node_say *s;
+
+	/* No DCGM log directory or no nvvs log: no diagnostic has run here. */
+	if (!d || !gpu_node(c) || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "found")))
+		return;
+	if (!n) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "DCGM nvvs log shows no failure",
+			    "DCGM nvvs log %s on %s shows no failure in its last %.0f lines", file,
+			    c->who, hp_json_num(d, "lines", 0));
+		return;
+	}
+	s = hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "DCGM nvvs log shows failure/row-remap signals",
+			"DCGM nvvs log shows failure/row-remap signals on %s: %.0f line%s in the tail "
+			"of /var/log/nvidia-dcgm/%s; read it on the node", c->who, n,
+			n == 1 ? "" : "s", file);
+	cJSON_ArrayForEach(x, hp_json_arr(d, "signals")) {
+		char clip[HP_CHECK_CLIP_SIZE];
+
+		if (cJSON_IsString(x))
+			hp_node_evidence(s, "%s", hp_check_clip(x->valuestring, clip));
+	}
+}
+
 #define RUN(name, parts) \
 	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
 	{ hp_node_each(snap, em, (parts), judge_##name); }
@@ -589,6 +676,8 @@ RUN(remap, HP_PROBE_GPU)
 RUN(recovery, HP_PROBE_GPU)
 RUN(clocks, HP_PROBE_GPU)
 RUN(dcgm, HP_PROBE_DCGM | HP_PROBE_GPU)
+RUN(nvlink, HP_PROBE_GPU)
+RUN(nvvs, HP_PROBE_DCGM | HP_PROBE_GPU)
 
 const struct hp_check hp_check_node_gpu_count = {
 	.id = "node.gpu-count",
@@ -659,4 +748,25 @@ const struct hp_check hp_check_node_gpu_dcgm = {
 	.group = HP_GROUP_ONNODE,
 	.summary = "dcgmi health: Failure fails, Warning warns",
 	.run = run_dcgm,
+};
+
+const struct hp_check hp_check_node_gpu_nvlink = {
+	.id = "node.gpu-nvlink",
+	.section = "G.1",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "NVLink links inactive (nvidia-smi nvlink -s) and non-zero link error counters (-e)",
+	.run = run_nvlink,
+};
+
+const struct hp_check hp_check_node_gpu_nvvs = {
+	.id = "node.gpu-nvvs",
+	.section = "G.1.b",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "the tail of the newest DCGM nvvs log: ERROR lines, FAIL, Error:, row-remap "
+		   "pending/failure",
+	.run = run_nvvs,
 };
