@@ -592,11 +592,13 @@ static void judge_nvlink(struct node_ctx *c)
 		const cJSON *inactive = cJSON_GetObjectItemCaseSensitive(l, "inactive");
 		struct hp_buf one = HP_BUF_INIT(256);
 
-		if (hp_json_num(l, "links", 0) <= 0)
+		if (!l)
 			continue;
-		gpus_with_links++;
-		links += (int)hp_json_num(l, "links", 0);
 		gpu_name(g, name, sizeof(name));
+		if (hp_json_num(l, "links", 0) > 0) {
+			gpus_with_links++;
+			links += (int)hp_json_num(l, "links", 0);
+		}
 		if (cJSON_GetArraySize(inactive)) {
 			cJSON_ArrayForEach(x, inactive)
 				hp_buf_printf(&one, "%s%.0f", one.len ? "," : "", x->valuedouble);

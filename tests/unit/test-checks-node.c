@@ -899,6 +899,150 @@ static void t_gpu_unreadable(void)
 	hp_buf_release(&b);
 }
 
+/* NVLink links and counters, and the DCGM nvvs log (seed steps without an equivalent before). */
+static void t_nvlink_and_nvvs(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	const struct hp_finding *f;
+	struct snap s;
+
+	pt_block(&b, "nvidia_gpu", 0, "3, 00000000:86:00.0, Tesla V100-SXM2-32GB, GPU-3, 535.54.03");
+	pt_block_file(&b, "nvlink_status", 0, "nvidia-smi-nvlink-s-inactive.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.gpu-nvlink");
+	expect(&s, HP_TAG_FAIL, HP_P1, "G.1", "NVLink links inactive on node " NODE_A ": GPU 3 (00000000:86:00.0) links 3,5");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "nvlink_errors", 0, "nvidia-smi-nvlink-e-errors.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-nvlink");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1", "NVLink error counters not zero on node " NODE_A " (since the driver loaded): GPU 1 (00000000:64:00.0): CRC 31, Replay 17, Recovery 2");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* Every link active, counters zero. */
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 1);
+	pt_block(&b, "nvlink_status", 0, "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)\n\t Link 0: 26.562 GB/s\n\t Link 1: 26.562 GB/s");
+	pt_block_file(&b, "nvlink_errors", 0, "nvidia-smi-nvlink-e-h100.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.gpu-nvlink");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.1", "All 2 NVLink links active on 1 GPU of node " NODE_A ", error counters zero");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "nvvs", 0, "nvvs-log-failure.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-nvvs");
+	f = expect(&s, HP_TAG_WARN, HP_P1, "G.1.b", "DCGM nvvs log shows failure/row-remap signals on node " NODE_A ": 2 lines in the tail of /var/log/nvidia-dcgm/nvvs.log");
+	T_ASSERT(ck_evidence_has(f, "Test memory: FAIL"));
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "nvvs", 0, "nvvs-log-benign.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-nvvs");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.1.b", "DCGM nvvs log nvvs.log on node " NODE_A " shows no failure in its last 6 lines");
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+/* kubelet, lifecycle log, /var/lib/containerd, interface counters and IMDS. */
+static void t_node_extras(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	const struct hp_finding *f;
+	struct snap s;
+
+	pt_block(&b, "systemd", 0, ACTIVE("containerd") "Id=kubelet.service\nLoadState=loaded\nActiveState=failed\nSubState=failed\n\n");
+	one_node(&s, EKS_CLUSTER, NULL, &b);
+	ck_run(&s.c, "node.kubelet");
+	expect(&s, HP_TAG_FAIL, HP_P0, "M", "kubelet inactive on node " NODE_A " (ActiveState failed)");
+	snap_free(&s);
+	one_node(&s, SLURM_CLUSTER, NULL, &b);
+	ck_run(&s.c, "node.kubelet");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block_file(&b, "provision", 0, "provisioning-log-errors.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.provisioning");
+	f = expect(&s, HP_TAG_WARN, HP_P1, "D", "Lifecycle script errors in /var/log/provision/provisioning.log on node " NODE_A ": 3 error lines of 1842");
+	T_ASSERT(ck_evidence_has(f, "1210:./setup_mariadb_accounting.sh: line 41: mysql: command not found"));
+	snap_free(&s);
+	hp_buf_release(&b);
+	hp_buf_init(&b, 1 << 20);
+	pt_block_file(&b, "provision", 0, "provisioning-log-clean.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.provisioning");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "D", "shows no errors (963 lines)");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "df", 0, DF_HEAD "/dev/nvme0n1p1 104845292 41938116 62907176 41% /\n"
+				"/dev/nvme1n1 524032000 497830400 26201600 95% /var/lib/containerd");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.disk-containerd");
+	expect(&s, HP_TAG_FAIL, HP_P1, "I.2", "/var/lib/containerd 95% full on node " NODE_A);
+	snap_free(&s);
+	hp_buf_release(&b);
+	/* Not a volume of its own: the root volume check covers it. */
+	disk(&s, NULL, NULL, DF_HEAD "/dev/nvme0n1p1 104845292 41938116 62907176 41% /");
+	ck_run(&s.c, "node.disk-containerd");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "netdev", 0, "ens32 918273 812736 7 0 12 0\nenp71s0 5000000 5000000 0 0 400000 0\neth9 100 100 0 0 0 0");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.net-errors");
+	expect(&s, HP_TAG_WARN, HP_P2, "A.2", "Network interface errors on node " NODE_A " since boot: ens32 RX errors 7, TX errors 0");
+	expect(&s, HP_TAG_WARN, HP_P2, "A.2", "enp71s0 RX dropped 400000, TX dropped 0 of 10000000 packets");
+	snap_free(&s);
+	hp_buf_release(&b);
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "netdev", 0, "ens32 918273 812736 0 0 12 0");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.net-errors");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "A.2", "No RX/TX errors and few drops on 1 network interface of node " NODE_A);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "imds", 1, "token=none\ncurl=28");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.imds");
+	expect(&s, HP_TAG_WARN, HP_P1, "B.1", "IMDS unreachable from node " NODE_A ": no IMDSv2 token within 1 s (curl exit status 28)");
+	snap_free(&s);
+	hp_buf_release(&b);
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "imds", 0, "token=ok\ncurl=0\ninstance_type=p5.48xlarge");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.imds");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "B.1", "IMDS reachable from node " NODE_A " (IMDSv2, instance type p5.48xlarge)");
+	snap_free(&s);
+	hp_buf_release(&b);
+	/* No curl on the node: nothing said. */
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "imds", 127, NULL);
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.imds");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
 static void t_ecc(void)
 {
 	struct hp_buf b = HP_BUF_INIT(1 << 22);
@@ -1234,6 +1378,7 @@ static void t_local_machine_reports_absence(void)
 T_MAIN(T(t_healthy_gpu_node_has_no_problem), T(t_root_thresholds), T(t_root_unknown_is_not_a_failure),
        T(t_sagemaker_volume), T(t_inodes), T(t_shm), T(t_nvme_from_instance_type), T(t_memory),
        T(t_oom), T(t_kernel), T(t_time), T(t_services_by_orchestrator), T(t_slurm_units),
-       T(t_gpu_count), T(t_xid_classes), T(t_gpu_driver_texts), T(t_gpu_smi_aborted), T(t_gpu_unreadable), T(t_ecc), T(t_remap), T(t_recovery_and_clocks),
+       T(t_gpu_count), T(t_xid_classes), T(t_gpu_driver_texts), T(t_gpu_smi_aborted), T(t_gpu_unreadable), T(t_nvlink_and_nvvs),
+       T(t_node_extras), T(t_ecc), T(t_remap), T(t_recovery_and_clocks),
        T(t_dcgm), T(t_neuron), T(t_efa), T(t_many_nodes_summarised), T(t_probe_output_problems),
        T(t_local_machine_reports_absence))

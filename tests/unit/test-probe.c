@@ -742,6 +742,100 @@ static void t_nvidia_unreadable(void)
 	hp_buf_release(&out);
 }
 
+/* NVLink state and counters join the GPUs of the GPU list by index. */
+static void t_nvlink(void)
+{
+	struct hp_buf out = HP_BUF_INIT(1 << 20);
+	const cJSON *in;
+	cJSON *f;
+
+	pt_block(&out, "nvidia_gpu", 0, "3, 00000000:86:00.0, Tesla V100-SXM2-32GB, GPU-3, 535.54.03");
+	pt_block_file(&out, "nvlink_status", 0, "nvidia-smi-nvlink-s-inactive.txt");
+	pt_done(&out);
+	f = pt_parse(&out);
+	T_EQ(hp_json_num(gpu(f, 0), "nvlink.links", -1), 6);
+	in = hp_json_get(gpu(f, 0), "nvlink.inactive");
+	T_EQ(cJSON_GetArraySize(in), 2);
+	T_EQ(cJSON_GetArrayItem(in, 0)->valuedouble, 3);
+	T_EQ(cJSON_GetArrayItem(in, 1)->valuedouble, 5);
+	cJSON_Delete(f);
+	hp_buf_release(&out);
+
+	hp_buf_init(&out, 1 << 20);
+	pt_block_file(&out, "nvidia_gpu", 0, "nvidia-smi-gpus-p5.txt");
+	pt_block_file(&out, "nvlink_errors", 0, "nvidia-smi-nvlink-e-errors.txt");
+	pt_done(&out);
+	f = pt_parse(&out);
+	T_EQ(hp_json_num(gpu(f, 0), "nvlink.errors.Replay", -1), 0);
+	T_EQ(hp_json_num(gpu(f, 1), "nvlink.errors.Replay", -1), 17);
+	T_EQ(hp_json_num(gpu(f, 1), "nvlink.errors.Recovery", -1), 2);
+	/* [N/A] is not counted as zero or as a number. */
+	T_EQ(hp_json_num(gpu(f, 1), "nvlink.errors.CRC", -1), 31);
+	T_ASSERT(get(gpu(f, 2), "nvlink") == NULL);
+	cJSON_Delete(f);
+	hp_buf_release(&out);
+
+	/* The public H100 sample: three counters per link, all zero. */
+	hp_buf_init(&out, 1 << 20);
+	pt_block_file(&out, "nvidia_gpu", 0, "nvidia-smi-gpus-p5.txt");
+	pt_block_file(&out, "nvlink_errors", 0, "nvidia-smi-nvlink-e-h100.txt");
+	pt_block(&out, "nvlink_status", 2, "unexpected arguments");
+	pt_done(&out);
+	f = pt_parse(&out);
+	T_EQ(hp_json_num(gpu(f, 0), "nvlink.errors.CRC", -1), 0);
+	T_STREQ(str(f, "nvidia.nvlink_error"), "unexpected arguments");
+	cJSON_Delete(f);
+	hp_buf_release(&out);
+}
+
+static void t_nvvs_netdev_provision_imds(void)
+{
+	cJSON *f = one_block("nvvs", 0, "nvvs-log-benign.txt");
+
+	T_ASSERT(cJSON_IsTrue(hp_json_get(f, "nvvs.found")));
+	T_STREQ(str(f, "nvvs.file"), "nvvs.log");
+	T_EQ(pt_num(f, "nvvs.lines"), 6);
+	/* A WARN line saying "Error getting ..." is not a failed diagnostic. */
+	T_EQ(pt_num(f, "nvvs.signal_count"), 0);
+	cJSON_Delete(f);
+	f = one_block("nvvs", 0, "nvvs-log-failure.txt");
+	T_EQ(pt_num(f, "nvvs.signal_count"), 2);
+	T_CONTAINS(cJSON_GetArrayItem(hp_json_get(f, "nvvs.signals"), 0)->valuestring, "row remappings are pending");
+	cJSON_Delete(f);
+	f = one_block("nvvs", 2, NULL);
+	T_ASSERT(cJSON_IsFalse(hp_json_get(f, "nvvs.found")));
+	cJSON_Delete(f);
+
+	f = one_block("provision", 0, "provisioning-log-errors.txt");
+	T_EQ(pt_num(f, "provision.lines"), 1842);
+	/* "0 errors so far" and the download line do not count. */
+	T_EQ(pt_num(f, "provision.error_count"), 3);
+	T_CONTAINS(cJSON_GetArrayItem(hp_json_get(f, "provision.errors"), 0)->valuestring, "215:fatal error");
+	cJSON_Delete(f);
+	f = one_block("provision", 0, "provisioning-log-clean.txt");
+	T_EQ(pt_num(f, "provision.error_count"), 0);
+	cJSON_Delete(f);
+
+	{
+		struct hp_buf out = HP_BUF_INIT(1 << 16);
+
+		pt_block(&out, "netdev", 0, "ens32 918273 812736 0 0 12 0\nveth1 ? ? ? ? ? ?\nbad line");
+		pt_block(&out, "imds", 0, "token=ok\ncurl=0\ninstance_type=p5.48xlarge");
+		pt_done(&out);
+		f = pt_parse(&out);
+		T_EQ(cJSON_GetArraySize(hp_json_get(f, "netdev.interfaces")), 2);
+		T_EQ(hp_json_num(cJSON_GetArrayItem(hp_json_get(f, "netdev.interfaces"), 0), "rx_dropped", -1), 12);
+		T_ASSERT(hp_json_get(cJSON_GetArrayItem(hp_json_get(f, "netdev.interfaces"), 1), "rx_errors") == NULL);
+		T_ASSERT(cJSON_IsTrue(hp_json_get(f, "imds.token")));
+		T_STREQ(str(f, "imds.instance_type"), "p5.48xlarge");
+		cJSON_Delete(f);
+		hp_buf_release(&out);
+	}
+	f = one_block("imds", 1, NULL);
+	T_ASSERT(hp_json_get(f, "imds.token") == NULL);
+	cJSON_Delete(f);
+}
+
 static void t_pci(void)
 {
 	cJSON *f = one_block("pci", 0, "pci-p5.txt");
@@ -877,5 +971,6 @@ T_MAIN(T(t_script_is_embedded), T(t_command_carries_script), T(t_framing_blocks_
        T(t_kmsg_captured_boot_is_clean), T(t_kmsg_kernel_faults), T(t_kmsg_xids),
        T(t_kmsg_driver_and_aer_texts), T(t_kmsg_journal_and_plain), T(t_kmsg_unreadable), T(t_chrony), T(t_timedatectl),
        T(t_services), T(t_services_id_last), T(t_nvidia_p5), T(t_nvidia_failures),
-       T(t_nvidia_handle_lost), T(t_nvidia_unreadable), T(t_pci),
+       T(t_nvidia_handle_lost), T(t_nvidia_unreadable), T(t_nvlink),
+       T(t_nvvs_netdev_provision_imds), T(t_pci),
        T(t_dcgm), T(t_neuron), T(t_efa), T(t_captured_probe_run))
