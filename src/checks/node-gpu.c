@@ -582,7 +582,7 @@ static void judge_nvlink(struct node_ctx *c)
 {
 	const cJSON *g;
 	struct hp_buf down = HP_BUF_INIT(HP_MAX_LINE), errs = HP_BUF_INIT(HP_MAX_LINE);
-	int gpus_with_links = 0, links = 0, recovery = 0;
+	int gpus_with_links = 0, links = 0, recovery = 0, counted = 0;
 	char name[96];
 
 	if (!gpu_node(c) || !cJSON_GetObjectItemCaseSensitive(c->facts, "nvidia"))
@@ -606,6 +606,7 @@ static void judge_nvlink(struct node_ctx *c)
 				      cJSON_GetArraySize(inactive) == 1 ? "" : "s", one.buf);
 		}
 		hp_buf_reset(&one);
+		counted |= cJSON_GetObjectItemCaseSensitive(l, "errors") != NULL;
 		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(l, "errors")) {
 			if (!cJSON_IsNumber(x) || x->valuedouble <= 0)
 				continue;
@@ -632,8 +633,9 @@ static void judge_nvlink(struct node_ctx *c)
 				    "NVLink state not read on %s: %s", c->who, err);
 	} else if (!down.len && !errs.len) {
 		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "All NVLink links active",
-			    "All %d NVLink links active on %d GPU%s of %s, error counters zero", links,
-			    gpus_with_links, gpus_with_links == 1 ? "" : "s", c->who);
+			    "All %d NVLink links active on %d GPU%s of %s%s", links, gpus_with_links,
+			    gpus_with_links == 1 ? "" : "s", c->who,
+			    counted ? ", error counters zero" : "");
 	}
 	hp_buf_release(&down);
 	hp_buf_release(&errs);
