@@ -23,18 +23,23 @@
  *   environment {"FI_...": "value"} from /etc/environment; environment_read (bool)
  *   kmsg        {source: "dmesg"|"journal", lines, error, events: [{kind, t, text,
  *                xid, pci, cgroup, action}]}; kinds: oom_kill, oom_invoked, panic,
- *                soft_lockup, hard_lockup, hung_task, kernel_bug, nmi, mce, xid;
+ *                soft_lockup, hard_lockup, hung_task, kernel_bug, nmi, mce, xid,
+ *                gpu_lost, gpu_init (NVIDIA driver texts without an Xid), pcie_aer
+ *                (uncorrectable AER);
  *                t is epoch seconds when the line carried a usable time
  *   chrony      {present, rc, offset_s (+ = clock ahead), leap, stratum, reference,
  *                synchronized, error}
  *   timedatectl {present, rc, synchronized, ntp_service, error}
  *   services    {available, error, units: {"<unit>": {load, active, sub}}}
  *               (unit names without ".service")
- *   nvidia      {present, rc, timed_out, error, errors: [..],
+ *   nvidia      {present, rc, timed_out, error, errors: [..], unreachable: [bus id],
+ *                unreachable_reason,
  *                gpus: [{index, bus_id, name, uuid, driver, ecc_mode, ecc_corr_vol,
  *                        ecc_unc_vol, ecc_corr_agg, ecc_unc_agg, temp_c, sm_mhz,
  *                        sm_max_mhz, throttle, recovery_action,
- *                        remap: {corr, unc, pending, failure}}]}
+ *                        remap: {corr, unc, pending, failure},
+ *                        unreadable: {ecc|clocks|remap|recovery: "[Unknown Error]"},
+ *                        nvlink: {links, inactive: [n], errors: {"<counter>": n}}}]}
  *   pci         {nvidia_gpus, efa, nvidia_devices, amazon_devices}
  *   dcgm        {present, rc, health: "Healthy"|"Warning"|"Failure"|..., error,
  *                incidents: [{entity, system, health, message}]}
@@ -42,6 +47,14 @@
  *   efa         {dev_read, uverbs, rdma_cm, ib_devices, ports: [{device, port, state}],
  *                fi_info: {present, rc, efa_providers, error}}
  *   modules     {efa, ib_uverbs, nvidia, neuron} (loaded kernel modules)
+ *   nvidia      also nvlink_rc, nvlink_error (nvidia-smi nvlink -s gave no GPU)
+ *   nvvs        {present, rc, found, file, lines, signal_count, signals: [line]}
+ *               (the newest /var/log/nvidia-dcgm/nvvs*.log, its last 40 lines)
+ *   netdev      {present, rc, interfaces: [{name, rx_packets, tx_packets, rx_errors,
+ *                tx_errors, rx_dropped, tx_dropped}]} (sysfs counters since boot)
+ *   provision   {present, rc, found, lines, error_count, errors: ["<n>:<line>"]}
+ *               (/var/log/provision/provisioning.log)
+ *   imds        {present, rc, token (bool), curl (exit status), instance_type}
  *   df, df_inodes  {present, rc, error}: how the df commands went
  */
 #ifndef HP_PROBE_H
@@ -64,7 +77,9 @@ enum hp_probe_part {
 	HP_PROBE_DCGM = 1u << 7,     /* dcgm */
 	HP_PROBE_NEURON = 1u << 8,   /* neuron */
 	HP_PROBE_EFA = 1u << 9,      /* efa, pci */
-	HP_PROBE_ALL = (1u << 10) - 1
+	HP_PROBE_NET = 1u << 10,     /* netdev, imds */
+	HP_PROBE_LOGS = 1u << 11,    /* provision */
+	HP_PROBE_ALL = (1u << 12) - 1
 };
 
 /* Probe output is cut at this size by the transports. */

@@ -80,6 +80,13 @@ extern const struct hp_check hp_check_node_gpu_clocks;
 extern const struct hp_check hp_check_node_gpu_dcgm;
 extern const struct hp_check hp_check_node_neuron;
 extern const struct hp_check hp_check_node_efa;
+extern const struct hp_check hp_check_node_gpu_nvlink;
+extern const struct hp_check hp_check_node_gpu_nvvs;
+extern const struct hp_check hp_check_node_disk_containerd;
+extern const struct hp_check hp_check_node_kubelet;
+extern const struct hp_check hp_check_node_provisioning;
+extern const struct hp_check hp_check_node_net_errors;
+extern const struct hp_check hp_check_node_imds;
 
 /* kube.c */
 extern const struct hp_check hp_check_kube_access;

@@ -140,12 +140,76 @@ static void judge_efa(struct node_ctx *c)
 	judge_provider(c);
 }
 
+/* Drops above this share of the packets, and at least DROP_MIN of them, warn. */
+#define DROP_PCT 1.0
+#define DROP_MIN 1000.0
+
+static void judge_netdev(struct node_ctx *c)
+{
+	const cJSON *i;
+	struct hp_buf errs = HP_BUF_INIT(HP_MAX_LINE), drops = HP_BUF_INIT(HP_MAX_LINE);
+	int n = 0;
+
+	cJSON_ArrayForEach(i, hp_json_arr(c->facts, "netdev.interfaces")) {
+		const char *name = hp_check_str(i, "name", "?");
+		double rxe = hp_json_num(i, "rx_errors", -1), txe = hp_json_num(i, "tx_errors", -1);
+		double rxd = hp_json_num(i, "rx_dropped", 0), txd = hp_json_num(i, "tx_dropped", 0);
+		double pk = hp_json_num(i, "rx_packets", 0) + hp_json_num(i, "tx_packets", 0);
+
+		if (rxe < 0 || txe < 0)
+			continue;
+		n++;
+		if (rxe > 0 || txe > 0)
+			hp_buf_printf(&errs, "%s%.40s RX errors %.0f, TX errors %.0f", errs.len ? "; " : "",
+				      name, rxe, txe);
+		if (rxd + txd >= DROP_MIN && pk > 0 && (rxd + txd) * 100 / pk > DROP_PCT)
+			hp_buf_printf(&drops, "%s%.40s RX dropped %.0f, TX dropped %.0f of %.0f packets",
+				      drops.len ? "; " : "", name, rxd, txd, pk);
+	}
+	if (errs.len)
+		hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, "Network interface errors since boot",
+			    "Network interface errors on %s since boot: %s; compare two readings a few "
+			    "minutes apart to see whether they grow", c->who, errs.buf);
+	if (drops.len)
+		hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, "Network interface drops over 1%",
+			    "Network interface drops over 1%% on %s since boot: %s", c->who, drops.buf);
+	if (n && !errs.len && !drops.len)
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No network interface errors",
+			    "No RX/TX errors and few drops on %d network interface%s of %s", n,
+			    n == 1 ? "" : "s", c->who);
+	hp_buf_release(&errs);
+	hp_buf_release(&drops);
+}
+
+static void judge_imds(struct node_ctx *c)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(c->facts, "imds");
+	const char *type = hp_json_str(d, "instance_type");
+
+	if (!d || cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(d, "present")))
+		return;
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "token")))
+		hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "IMDS unreachable from the node",
+			    "IMDS unreachable from %s: no IMDSv2 token within 1 s (curl exit status "
+			    "%.0f); the instance role's credentials come from there", c->who,
+			    hp_json_num(d, "curl", -1));
+	else if (!type)
+		hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, "IMDS answered without metadata",
+			    "IMDS gave a token on %s but no instance type (curl exit status %.0f)",
+			    c->who, hp_json_num(d, "curl", -1));
+	else
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "IMDS reachable from the node",
+			    "IMDS reachable from %s (IMDSv2, instance type %.40s)", c->who, type);
+}
+
 #define RUN(name, parts) \
 	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
 	{ hp_node_each(snap, em, (parts), judge_##name); }
 
 RUN(neuron, HP_PROBE_NEURON)
 RUN(efa, HP_PROBE_EFA)
+RUN(netdev, HP_PROBE_NET)
+RUN(imds, HP_PROBE_NET)
 
 const struct hp_check hp_check_node_neuron = {
 	.id = "node.neuron",
@@ -165,4 +229,24 @@ const struct hp_check hp_check_node_efa = {
 	.group = HP_GROUP_ONNODE,
 	.summary = "EFA devices against the type's MaximumEfaInterfaces, port states, libfabric provider",
 	.run = run_efa,
+};
+
+const struct hp_check hp_check_node_net_errors = {
+	.id = "node.net-errors",
+	.section = "A.2",
+	.prio = HP_P2,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "RX/TX errors and drops (over 1 %) of the node's network interfaces since boot",
+	.run = run_netdev,
+};
+
+const struct hp_check hp_check_node_imds = {
+	.id = "node.imds",
+	.section = "B.1",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "instance metadata (IMDSv2 token, then the instance type) reachable from the node",
+	.run = run_imds,
 };

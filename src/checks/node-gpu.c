@@ -95,12 +95,53 @@ static const char *gpu_name(const cJSON *g, char *out, size_t n)
 	return out;
 }
 
+/* The value nvidia-smi printed instead of a reading of this query, or NULL. */
+static const char *unreadable(const cJSON *g, const char *key)
+{
+	return hp_json_str(cJSON_GetObjectItemCaseSensitive(g, "unreadable"), key);
+}
+
+/*
+ * One WARN naming the GPUs whose values of a query (key) could not be read;
+ * returns how many. A value that cannot be read is unknown, never healthy.
+ */
+static int say_unreadable(struct node_ctx *c, const char *key, const char *what)
+{
+	struct hp_buf list = HP_BUF_INIT(HP_MAX_LINE);
+	const char *first = NULL;
+	const cJSON *g;
+	char name[96], stem[64];
+	int n = 0;
+
+	cJSON_ArrayForEach(g, gpus(c)) {
+		const char *v = unreadable(g, key);
+
+		if (!v)
+			continue;
+		if (!first)
+			first = v;
+		n++;
+		hp_buf_printf(&list, "%s%s", list.len ? ", " : "", gpu_name(g, name, sizeof(name)));
+	}
+	if (n) {
+		/* [N/A] and [Not Supported] say the reading does not exist; anything else is an error. */
+		int plain = !strcmp(first, "[N/A]") || !strcmp(first, "[Not Supported]");
+
+		snprintf(stem, sizeof(stem), "Cannot read %s", what);
+		hp_node_say(c, HP_TAG_WARN, plain ? HP_P2 : HP_P1, NULL, stem,
+			    "Cannot read %s on %s of %s (nvidia-smi printed %.60s); unknown is not "
+			    "healthy", what, list.buf, c->who, first);
+	}
+	hp_buf_release(&list);
+	return n;
+}
+
 static void judge_count(struct node_ctx *c)
 {
-	const cJSON *nv = cJSON_GetObjectItemCaseSensitive(c->facts, "nvidia"), *e;
+	const cJSON *nv = cJSON_GetObjectItemCaseSensitive(c->facts, "nvidia"), *e, *lost;
 	int want = hp_node_type_gpus(c), have = cJSON_GetArraySize(gpus(c));
 	double pci = hp_json_num(c->facts, "pci.nvidia_gpus", -1);
-	char what[96] = "";
+	char what[96] = "", gone[200];
 	struct node_say *s;
 
 	if (!nv)
@@ -128,11 +169,39 @@ static void judge_count(struct node_ctx *c)
 			    c->who);
 		return;
 	}
+	lost = hp_json_arr(nv, "unreachable");
+	gone[0] = '\0';
+	cJSON_ArrayForEach(e, lost) {
+		size_t len = strlen(gone);
+
+		if (cJSON_IsString(e) && len + strlen(e->valuestring) + 3 < sizeof(gone))
+			snprintf(gone + len, sizeof(gone) - len, "%s%s", len ? ", " : "", e->valuestring);
+	}
+	if (!have && want != 0 && (*gone || hp_json_str(nv, "error"))) {
+		/* nvidia-smi stopped: it says nothing about the GPUs it did not reach. */
+		if (*gone)
+			s = hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "nvidia-smi failed: a GPU is unreachable",
+					"nvidia-smi failed on %s: it cannot reach GPU %s (%s) and stopped "
+					"there (exit status %.0f), so the state of the other GPUs is unknown; "
+					"the GPU fell off the bus or the driver lost it: reboot the node, "
+					"replace it if it recurs", c->who, gone,
+					hp_check_str(nv, "unreachable_reason", "no reason given"),
+					hp_json_num(nv, "rc", -1));
+		else
+			s = hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "nvidia-smi failed",
+					"nvidia-smi failed on %s (exit status %.0f): %s", c->who,
+					hp_json_num(nv, "rc", -1), hp_check_str(nv, "error", "no GPU listed"));
+		cJSON_ArrayForEach(e, hp_json_arr(nv, "errors"))
+			if (cJSON_IsString(e))
+				hp_node_evidence(s, "nvidia-smi: %s", e->valuestring);
+		return;
+	}
 	if (want > 0 && have < want) {
 		s = hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "GPUs missing",
 				"GPU count %d of %d on %s (%s): %d GPU%s missing, fallen off the bus "
-				"or the driver failed", have, want, c->who, what, want - have,
-				want - have == 1 ? "" : "s");
+				"or the driver failed%s%s", have, want, c->who, what, want - have,
+				want - have == 1 ? "" : "s", *gone ? "; nvidia-smi cannot reach " : "",
+				gone);
 		cJSON_ArrayForEach(e, hp_json_arr(nv, "errors"))
 			if (cJSON_IsString(e))
 				hp_node_evidence(s, "nvidia-smi: %s", e->valuestring);
@@ -219,20 +288,73 @@ static void say_xid(struct node_ctx *c, const struct xid_seen *x)
 	hp_node_evidence(s, "%s", hp_check_clip(x->text, clip));
 }
 
+/* Count one kernel event into x: its GPU, time and text. */
+static void seen_add(struct xid_seen *x, const cJSON *e)
+{
+	x->n++;
+	x->text = hp_check_str(e, "text", "");
+	if (hp_json_num(e, "t", -1) > x->latest)
+		x->latest = hp_json_num(e, "t", -1);
+	add_pci(x, hp_json_str(e, "pci"));
+	if (hp_json_str(e, "action"))
+		x->action = hp_json_str(e, "action");
+}
+
+/* The driver's texts for a lost GPU, or one it could not bring up, with no Xid line. */
+static void say_driver_texts(struct node_ctx *c, const struct xid_seen *lost,
+			     const struct xid_seen *init, int had_79)
+{
+	char when[32], clip[HP_CHECK_CLIP_SIZE];
+	struct node_say *s;
+
+	if (lost->n && !had_79) {
+		hp_node_time(lost->latest, when);
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P0, "G.1", "GPU fallen off the bus (driver message)",
+				"GPU fallen off the bus on %s: the NVIDIA driver reports %s lost (%d "
+				"message%s since boot, latest %s, no Xid line); reboot the node; replace "
+				"it if it recurs", c->who, *lost->pcis ? lost->pcis : "a GPU", lost->n,
+				lost->n == 1 ? "" : "s", when);
+		hp_node_evidence(s, "%s", hp_check_clip(lost->text, clip));
+	}
+	if (init->n) {
+		hp_node_time(init->latest, when);
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P0, "G.1", "GPU failed to initialise",
+				"NVIDIA driver could not initialise %s on %s (%d RmInitAdapter or probe "
+				"failure%s since boot, latest %s); the GPU is unusable until a reboot; "
+				"replace the node if it recurs", *init->pcis ? init->pcis : "a GPU",
+				c->who, init->n, init->n == 1 ? "" : "s", when);
+		hp_node_evidence(s, "%s", hp_check_clip(init->text, clip));
+	}
+}
+
 static void judge_xid(struct node_ctx *c)
 {
 	const cJSON *ev = hp_json_arr(c->facts, "kmsg.events"), *e;
-	struct xid_seen seen[32];
+	struct xid_seen seen[32], lost, init;
 	size_t n = 0, i;
+	int had_79 = 0;
 
 	if (!ev || !gpu_node(c))
 		return;
+	memset(&lost, 0, sizeof(lost));
+	memset(&init, 0, sizeof(init));
+	lost.latest = init.latest = -1;
 	cJSON_ArrayForEach(e, ev) {
+		const char *kind = hp_check_str(e, "kind", "");
 		int xid;
 
-		if (strcmp(hp_check_str(e, "kind", ""), "xid") || !hp_json_get(e, "xid"))
+		if (!strcmp(kind, "gpu_lost")) {
+			seen_add(&lost, e);
+			continue;
+		}
+		if (!strcmp(kind, "gpu_init")) {
+			seen_add(&init, e);
+			continue;
+		}
+		if (strcmp(kind, "xid") || !hp_json_get(e, "xid"))
 			continue;
 		xid = (int)hp_json_num(e, "xid", -1);
+		had_79 |= xid == 79;
 		for (i = 0; i < n && seen[i].xid != xid; i++)
 			;
 		if (i == n) {
@@ -243,17 +365,13 @@ static void judge_xid(struct node_ctx *c)
 			seen[n].latest = -1;
 			n++;
 		}
-		seen[i].n++;
-		seen[i].text = hp_check_str(e, "text", "");
-		if (hp_json_num(e, "t", -1) > seen[i].latest)
-			seen[i].latest = hp_json_num(e, "t", -1);
-		add_pci(&seen[i], hp_json_str(e, "pci"));
-		if (hp_json_str(e, "action"))
-			seen[i].action = hp_json_str(e, "action");
+		seen_add(&seen[i], e);
 	}
+	say_driver_texts(c, &lost, &init, had_79);
 	if (!n) {
-		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No GPU Xid errors since boot",
-			    "No GPU Xid errors on %s since boot", c->who);
+		if (!lost.n && !init.n)
+			hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No GPU Xid errors since boot",
+				    "No GPU Xid errors on %s since boot", c->who);
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -265,7 +383,7 @@ static void judge_ecc(struct node_ctx *c)
 	const cJSON *g;
 	double up = hp_json_num(c->facts, "node.uptime_s", -1);
 	struct hp_buf bad = HP_BUF_INIT(HP_MAX_LINE);
-	int known = 0;
+	int known = 0, unread;
 	char name[96];
 
 	cJSON_ArrayForEach(g, gpus(c)) {
@@ -277,7 +395,7 @@ static void judge_ecc(struct node_ctx *c)
 		if (mode && !strcmp(mode, "Disabled"))
 			hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, "ECC disabled",
 				    "ECC disabled on %s of %s; memory errors go undetected", name, c->who);
-		if (unc < 0)
+		if (unc < 0 || unreadable(g, "ecc"))
 			continue;
 		known++;
 		if (unc > 0)
@@ -291,10 +409,11 @@ static void judge_ecc(struct node_ctx *c)
 				    "%s of %s: %.0f corrected ECC errors in %.1f days since boot (over "
 				    "100 a day)", name, c->who, corr, up / 86400);
 	}
+	unread = say_unreadable(c, "ecc", "ECC counters");
 	if (bad.len)
 		hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "Uncorrectable ECC errors",
 			    "Uncorrectable ECC errors on %s since the driver loaded: %s", c->who, bad.buf);
-	else if (known)
+	else if (known && !unread)
 		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No uncorrectable ECC errors",
 			    "No uncorrectable ECC errors on %d GPU%s of %s", known, known == 1 ? "" : "s",
 			    c->who);
@@ -312,7 +431,7 @@ static void judge_remap(struct node_ctx *c)
 		const cJSON *r = cJSON_GetObjectItemCaseSensitive(g, "remap");
 		double unc = hp_json_num(r, "unc", 0);
 
-		if (!r)
+		if (!r || unreadable(g, "remap"))
 			continue;
 		known++;
 		gpu_name(g, name, sizeof(name));
@@ -335,7 +454,7 @@ static void judge_remap(struct node_ctx *c)
 		hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "GPU row-remap pending",
 			    "GPU row-remap pending on %s (reset/reboot to finalize; if stuck, marginal "
 			    "memory): %s", c->who, pend.buf);
-	if (known && !fail.len && !pend.len)
+	if (known && !fail.len && !pend.len && !say_unreadable(c, "remap", "row-remap state"))
 		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "Row remapping healthy",
 			    "Row remapping healthy on %d GPU%s of %s", known, known == 1 ? "" : "s",
 			    c->who);
@@ -362,7 +481,7 @@ static void judge_recovery(struct node_ctx *c)
 			    "GPU recovery action '%.60s' required on %s of %s", a,
 			    gpu_name(g, name, sizeof(name)), c->who);
 	}
-	if (known && !bad)
+	if (!say_unreadable(c, "recovery", "the GPU recovery action") && known && !bad)
 		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No GPU recovery action pending",
 			    "No GPU recovery action pending on %s", c->who);
 }
@@ -390,7 +509,7 @@ static void judge_clocks(struct node_ctx *c)
 		struct hp_buf why = HP_BUF_INIT(HP_MAX_LINE);
 		enum hp_prio worst = HP_PNONE;
 
-		if (v < 0)
+		if (v < 0 || unreadable(g, "clocks"))
 			continue;
 		known++;
 		bits = (unsigned long long)v;
@@ -413,7 +532,7 @@ static void judge_clocks(struct node_ctx *c)
 		}
 		hp_buf_release(&why);
 	}
-	if (known && !bad)
+	if (!say_unreadable(c, "clocks", "clocks and throttle reasons") && known && !bad)
 		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No GPU throttling by hardware",
 			    "No hardware or thermal clock throttling on %d GPU%s of %s", known,
 			    known == 1 ? "" : "s", c->who);
@@ -459,6 +578,97 @@ static void judge_dcgm(struct node_ctx *c)
 	}
 }
 
+static void judge_nvlink(struct node_ctx *c)
+{
+	const cJSON *g;
+	struct hp_buf down = HP_BUF_INIT(HP_MAX_LINE), errs = HP_BUF_INIT(HP_MAX_LINE);
+	int gpus_with_links = 0, links = 0, recovery = 0, counted = 0;
+	char name[96];
+
+	if (!gpu_node(c) || !cJSON_GetObjectItemCaseSensitive(c->facts, "nvidia"))
+		return;
+	cJSON_ArrayForEach(g, gpus(c)) {
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(g, "nvlink"), *x;
+		const cJSON *inactive = cJSON_GetObjectItemCaseSensitive(l, "inactive");
+		struct hp_buf one = HP_BUF_INIT(256);
+
+		if (!l)
+			continue;
+		gpu_name(g, name, sizeof(name));
+		if (hp_json_num(l, "links", 0) > 0) {
+			gpus_with_links++;
+			links += (int)hp_json_num(l, "links", 0);
+		}
+		if (cJSON_GetArraySize(inactive)) {
+			cJSON_ArrayForEach(x, inactive)
+				hp_buf_printf(&one, "%s%.0f", one.len ? "," : "", x->valuedouble);
+			hp_buf_printf(&down, "%s%s link%s %s", down.len ? "; " : "", name,
+				      cJSON_GetArraySize(inactive) == 1 ? "" : "s", one.buf);
+		}
+		hp_buf_reset(&one);
+		counted |= cJSON_GetObjectItemCaseSensitive(l, "errors") != NULL;
+		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(l, "errors")) {
+			if (!cJSON_IsNumber(x) || x->valuedouble <= 0)
+				continue;
+			hp_buf_printf(&one, "%s%s %.0f", one.len ? ", " : "", x->string, x->valuedouble);
+			recovery |= !strcmp(x->string, "Recovery");
+		}
+		if (one.len)
+			hp_buf_printf(&errs, "%s%s: %s", errs.len ? "; " : "", name, one.buf);
+		hp_buf_release(&one);
+	}
+	if (down.len)
+		hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "NVLink links inactive",
+			    "NVLink links inactive on %s: %s; GPU-to-GPU traffic is slower or fails: "
+			    "reboot the node, replace it if the links stay down", c->who, down.buf);
+	if (errs.len)
+		hp_node_say(c, HP_TAG_WARN, recovery ? HP_P1 : HP_P2, NULL, "NVLink error counters not zero",
+			    "NVLink error counters not zero on %s (since the driver loaded): %s", c->who,
+			    errs.buf);
+	if (!gpus_with_links) {
+		const char *err = hp_json_str(c->facts, "nvidia.nvlink_error");
+
+		if (err && cJSON_GetArraySize(gpus(c)))
+			hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "NVLink state not read",
+				    "NVLink state not read on %s: %s", c->who, err);
+	} else if (!down.len && !errs.len) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "All NVLink links active",
+			    "All %d NVLink links active on %d GPU%s of %s%s", links, gpus_with_links,
+			    gpus_with_links == 1 ? "" : "s", c->who,
+			    counted ? ", error counters zero" : "");
+	}
+	hp_buf_release(&down);
+	hp_buf_release(&errs);
+}
+
+static void judge_nvvs(struct node_ctx *c)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(c->facts, "nvvs"), *x;
+	const char *file = hp_check_str(d, "file", "nvvs log");
+	double n = hp_json_num(d, "signal_count", 0);
+	struct node_say *s;
+
+	/* No DCGM log directory or no nvvs log: no diagnostic has run here. */
+	if (!d || !gpu_node(c) || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "found")))
+		return;
+	if (!n) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "DCGM nvvs log shows no failure",
+			    "DCGM nvvs log %s on %s shows no failure in its last %.0f lines", file,
+			    c->who, hp_json_num(d, "lines", 0));
+		return;
+	}
+	s = hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "DCGM nvvs log shows failure/row-remap signals",
+			"DCGM nvvs log shows failure/row-remap signals on %s: %.0f line%s in the tail "
+			"of /var/log/nvidia-dcgm/%s; read it on the node", c->who, n,
+			n == 1 ? "" : "s", file);
+	cJSON_ArrayForEach(x, hp_json_arr(d, "signals")) {
+		char clip[HP_CHECK_CLIP_SIZE];
+
+		if (cJSON_IsString(x))
+			hp_node_evidence(s, "%s", hp_check_clip(x->valuestring, clip));
+	}
+}
+
 #define RUN(name, parts) \
 	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
 	{ hp_node_each(snap, em, (parts), judge_##name); }
@@ -470,6 +680,8 @@ RUN(remap, HP_PROBE_GPU)
 RUN(recovery, HP_PROBE_GPU)
 RUN(clocks, HP_PROBE_GPU)
 RUN(dcgm, HP_PROBE_DCGM | HP_PROBE_GPU)
+RUN(nvlink, HP_PROBE_GPU)
+RUN(nvvs, HP_PROBE_DCGM | HP_PROBE_GPU)
 
 const struct hp_check hp_check_node_gpu_count = {
 	.id = "node.gpu-count",
@@ -540,4 +752,25 @@ const struct hp_check hp_check_node_gpu_dcgm = {
 	.group = HP_GROUP_ONNODE,
 	.summary = "dcgmi health: Failure fails, Warning warns",
 	.run = run_dcgm,
+};
+
+const struct hp_check hp_check_node_gpu_nvlink = {
+	.id = "node.gpu-nvlink",
+	.section = "G.1",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "NVLink links inactive (nvidia-smi nvlink -s) and non-zero link error counters (-e)",
+	.run = run_nvlink,
+};
+
+const struct hp_check hp_check_node_gpu_nvvs = {
+	.id = "node.gpu-nvvs",
+	.section = "G.1.b",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "the tail of the newest DCGM nvvs log: ERROR lines, FAIL, Error:, row-remap "
+		   "pending/failure",
+	.run = run_nvvs,
 };

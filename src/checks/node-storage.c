@@ -125,6 +125,28 @@ static void judge_sagemaker(struct node_ctx *c)
 			    "/opt/sagemaker %.0f%% used on %s (%s)", pct, c->who, use);
 }
 
+/* Container images and writable layers; judged only when it is a mount point of its own. */
+static void judge_containerd_disk(struct node_ctx *c)
+{
+	const cJSON *r = row(c->facts, "fs", "/var/lib/containerd");
+	double pct = use_pct(r, "used_kb", "avail_kb");
+	char use[96];
+
+	if (!r || pct < 0)
+		return;
+	usage_text(r, use, sizeof(use));
+	if (pct > FAIL_PCT)
+		hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "/var/lib/containerd over 90% full",
+			    "/var/lib/containerd %.0f%% full on %s (%s); image pulls and new containers "
+			    "fail when it fills", pct, c->who, use);
+	else if (pct > WARN_PCT)
+		hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, "/var/lib/containerd over 80% used",
+			    "/var/lib/containerd %.0f%% used on %s (%s)", pct, c->who, use);
+	else
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "/var/lib/containerd below 80% used",
+			    "/var/lib/containerd %.0f%% used on %s (%s)", pct, c->who, use);
+}
+
 static void judge_inodes_of(struct node_ctx *c, const char *mp, int pass)
 {
 	const cJSON *r = row(c->facts, "inodes", mp);
@@ -267,6 +289,7 @@ RUN(inodes, HP_PROBE_DISK)
 RUN(shm, HP_PROBE_DISK)
 RUN(nvme, HP_PROBE_DISK)
 RUN(memory, HP_PROBE_MEMORY | HP_PROBE_EFA)
+RUN(containerd_disk, HP_PROBE_DISK)
 
 const struct hp_check hp_check_node_disk_root = {
 	.id = "node.disk-root",
@@ -326,4 +349,14 @@ const struct hp_check hp_check_node_memory = {
 	.group = HP_GROUP_ONNODE,
 	.summary = "available memory (under 5% warns) and the node-wide EFA huge-page setting",
 	.run = run_memory,
+};
+
+const struct hp_check hp_check_node_disk_containerd = {
+	.id = "node.disk-containerd",
+	.section = "I.2",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "/var/lib/containerd usage when it is a volume of its own (over 90 % fails)",
+	.run = run_containerd_disk,
 };

@@ -284,6 +284,50 @@ static void judge_containerd(struct node_ctx *c)
 			    "containerd is not installed on EKS %s", c->who);
 }
 
+static void judge_kubelet(struct node_ctx *c)
+{
+	const char *state;
+
+	if (strcmp(c->orchestrator, "EKS") || !services_ok(c, 0))
+		return;
+	state = hp_node_unit_state(c, "kubelet");
+	if (!strcmp(state, "active"))
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "kubelet active", "kubelet active on %s",
+			    c->who);
+	else if (hp_node_unit_loaded(c, "kubelet"))
+		hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "kubelet inactive",
+			    "kubelet inactive on %s (ActiveState %s); the node goes NotReady and no pod "
+			    "is started on it", c->who, *state ? state : "unknown");
+	else
+		hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "kubelet not installed",
+			    "kubelet is not installed as a systemd unit on EKS %s", c->who);
+}
+
+static void judge_provision(struct node_ctx *c)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(c->facts, "provision"), *x;
+	double n = hp_json_num(d, "error_count", 0);
+	struct node_say *s;
+
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "found")))
+		return;
+	if (!n) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "provisioning.log shows no errors",
+			    "/var/log/provision/provisioning.log on %s shows no errors (%.0f lines)",
+			    c->who, hp_json_num(d, "lines", 0));
+		return;
+	}
+	s = hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "provisioning.log shows lifecycle script errors",
+			"Lifecycle script errors in /var/log/provision/provisioning.log on %s: %.0f "
+			"error line%s of %.0f", c->who, n, n == 1 ? "" : "s", hp_json_num(d, "lines", 0));
+	cJSON_ArrayForEach(x, hp_json_arr(d, "errors")) {
+		char clip[HP_CHECK_CLIP_SIZE];
+
+		if (cJSON_IsString(x))
+			hp_node_evidence(s, "%s", hp_check_clip(x->valuestring, clip));
+	}
+}
+
 static void judge_slurm(struct node_ctx *c)
 {
 	int slurmd, ctld;
@@ -353,7 +397,7 @@ static void judge_kernel(struct node_ctx *c)
 	const cJSON *ev = kernel_events(c), *e;
 	struct hp_buf what = HP_BUF_INIT(HP_MAX_LINE);
 	enum hp_prio worst = HP_PNONE;
-	double latest = -1, total = 0;
+	double latest = -1, total = 0, aer;
 	struct node_say *s;
 	char when[32];
 	size_t i;
@@ -377,6 +421,36 @@ static void judge_kernel(struct node_ctx *c)
 		if (kernel_kinds[i].prio < worst)
 			worst = kernel_kinds[i].prio;
 		total += n;
+	}
+	aer = kcount(c, "pcie_aer");
+	if (aer) {
+		struct node_say *a;
+		char devs[160] = "";
+
+		cJSON_ArrayForEach(e, ev) {
+			const char *pci = hp_json_str(e, "pci");
+			size_t len = strlen(devs);
+
+			if (strcmp(hp_check_str(e, "kind", ""), "pcie_aer") || !pci || strstr(devs, pci) ||
+			    len + strlen(pci) + 3 >= sizeof(devs))
+				continue;
+			snprintf(devs + len, sizeof(devs) - len, "%s%s", len ? ", " : "", pci);
+			if (hp_json_num(e, "t", -1) > latest)
+				latest = hp_json_num(e, "t", -1);
+		}
+		hp_node_time(latest, when);
+		a = hp_node_say(c, HP_TAG_FAIL, HP_P0, "G.1", "Uncorrectable PCIe errors (AER)",
+				"Uncorrectable PCIe errors on %s: %.0f AER report%s since boot%s%s, latest "
+				"%s; a GPU, NIC or link is failing: drain and replace the node if it "
+				"recurs", c->who, aer, aer == 1 ? "" : "s", *devs ? " from " : "", devs,
+				when);
+		last_lines(a, ev, "pcie_aer", NULL, 3);
+		latest = -1;
+	}
+	/* A GPU the driver lost is a hardware error too; node.gpu-xid reports it. */
+	if (!total && (aer || kcount(c, "gpu_lost") || kcount(c, "gpu_init"))) {
+		hp_buf_release(&what);
+		return;
 	}
 	if (!total) {
 		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No kernel panic, lockup or hardware-error "
@@ -412,6 +486,8 @@ RUN(time, HP_PROBE_TIME | HP_PROBE_SERVICES)
 RUN(ssm_agent, HP_PROBE_SERVICES)
 RUN(containerd, HP_PROBE_SERVICES)
 RUN(slurm, HP_PROBE_SERVICES)
+RUN(kubelet, HP_PROBE_SERVICES)
+RUN(provision, HP_PROBE_LOGS)
 RUN(kernel, HP_PROBE_KMSG)
 
 const struct hp_check hp_check_node_probe = {
@@ -480,6 +556,27 @@ const struct hp_check hp_check_node_kernel = {
 	.prio = HP_P0,
 	.scope = HP_SCOPE_NODE,
 	.group = HP_GROUP_ONNODE,
-	.summary = "kernel panic, soft/hard lockup, BUG, NMI, hung task and machine-check messages",
+	.summary = "kernel panic, soft/hard lockup, BUG, NMI, hung task and machine-check messages; "
+		   "uncorrectable PCIe AER errors (G.1)",
 	.run = run_kernel,
+};
+
+const struct hp_check hp_check_node_kubelet = {
+	.id = "node.kubelet",
+	.section = "M",
+	.prio = HP_P0,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "kubelet active on EKS nodes (not judged on Slurm nodes)",
+	.run = run_kubelet,
+};
+
+const struct hp_check hp_check_node_provisioning = {
+	.id = "node.provisioning",
+	.section = "D",
+	.prio = HP_P1,
+	.scope = HP_SCOPE_NODE,
+	.group = HP_GROUP_ONNODE,
+	.summary = "error lines in the node's lifecycle-script log /var/log/provision/provisioning.log",
+	.run = run_provision,
 };

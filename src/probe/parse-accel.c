@@ -2,8 +2,11 @@
  * Accelerators: nvidia-smi CSV queries (GPU list, ECC counters, clocks and
  * throttle reasons, remapped rows, recovery action) merged per GPU, the
  * NVIDIA and Amazon PCI functions, dcgmi health (JSON, with the table form
- * as fallback) and the neuron-ls device table. Counts stay numbers;
- * "[N/A]" and "[Not Supported]" leave a value absent.
+ * as fallback) and the neuron-ls device table. Counts stay numbers; a
+ * value nvidia-smi could not read ("[N/A]", "[Not Supported]", "[Unknown
+ * Error]", "[GPU requires reset]") leaves the value absent and is recorded
+ * per GPU under "unreadable" with the text it printed instead. A GPU whose
+ * handle nvidia-smi could not get is named in "unreachable" by bus id.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +73,54 @@ static int flag(const char *v)
 	return -1;
 }
 
+/*
+ * "Unable to determine the device handle for GPU0000:A8:00.0: Unknown Error"
+ * (some versions put a space before the bus id): the bus id goes to
+ * nv.unreachable. nvidia-smi stops at that GPU, so the ones after it are
+ * not listed either.
+ */
+static void unreachable(cJSON *nv, const char *line)
+{
+	static const char lead[] = "device handle for GPU";
+	const char *p = strstr(line, lead), *end;
+	cJSON *list;
+	char bus[PB_FIELD];
+
+	if (!p)
+		return;
+	p += sizeof(lead) - 1;
+	while (*p == ' ')
+		p++;
+	end = strstr(p, ": ");
+	if (!end)
+		end = p + strlen(p);
+	pb_copy_trim(p, (size_t)(end - p), bus);
+	if (!*bus)
+		return;
+	list = cJSON_GetObjectItemCaseSensitive(nv, "unreachable");
+	if (!list)
+		list = need(cJSON_AddArrayToObject(nv, "unreachable"));
+	if (cJSON_GetArraySize(list) < PB_MAX_GPUS)
+		cJSON_AddItemToArray(list, need(cJSON_CreateString(bus)));
+	if (*end)
+		pb_set_str(nv, "unreachable_reason", end + 2);
+}
+
+/* A value nvidia-smi printed in place of a reading: "[N/A]", "[Unknown Error]". */
+static int unread(const char *v)
+{
+	return v[0] == '[';
+}
+
+/* Record the first unreadable value of one query (key) for this GPU. */
+static void mark(cJSON *g, const char *key, const char *v)
+{
+	cJSON *u = pb_obj(g, "unreadable");
+
+	if (!cJSON_GetObjectItemCaseSensitive(u, key))
+		pb_set_str(u, key, v);
+}
+
 static void note_error(cJSON *nv, const char *line)
 {
 	cJSON *errs = cJSON_GetObjectItemCaseSensitive(nv, "errors");
@@ -85,14 +136,16 @@ static void note_error(cJSON *nv, const char *line)
 	cJSON_AddItemToArray(errs, need(cJSON_CreateString(e)));
 	if (!cJSON_GetObjectItemCaseSensitive(nv, "error"))
 		pb_set_str(nv, "error", e);
+	unreachable(nv, e);
 }
 
 /* Rows that start with a GPU index; every other line is an error text. */
 static void each_row(const struct pb_block *b, cJSON *nv, cJSON *gpus, size_t want,
-		     void (*fn)(cJSON *g, char (*f)[PB_FIELD]))
+		     const char *key, void (*fn)(cJSON *g, char (*f)[PB_FIELD]))
 {
 	char f[8][PB_FIELD];
-	size_t i;
+	const char *err = NULL;
+	size_t i, rows = 0;
 
 	for (i = 0; b && i < b->nkept; i++) {
 		double index;
@@ -102,10 +155,23 @@ static void each_row(const struct pb_block *b, cJSON *nv, cJSON *gpus, size_t wa
 			/* The same failure repeats in every query; the first one says it. */
 			if (!strcmp(b->name, "nvidia_gpu"))
 				note_error(nv, b->lines[i]);
+			else if (!err && *b->lines[i])
+				err = b->lines[i];
 			continue;
 		}
+		rows++;
 		if ((g = gpu_by(gpus, index, NULL, !strcmp(b->name, "nvidia_gpu"))))
 			fn(g, f);
+	}
+	/* A query that failed outright (not an unknown field of an older driver, exit 2)
+	   leaves every GPU's values unread. */
+	if (b && !rows && err && key && !(b->ended && b->rc == 2)) {
+		char e[PB_FIELD];
+		cJSON *g;
+
+		pb_copy_trim(err, strlen(err), e);
+		cJSON_ArrayForEach(g, gpus)
+			mark(g, key, e);
 	}
 }
 
@@ -119,8 +185,14 @@ static void row_gpu(cJSON *g, char (*f)[PB_FIELD])
 
 static void row_ecc(cJSON *g, char (*f)[PB_FIELD])
 {
-	if (*f[1] && f[1][0] != '[')
+	size_t i;
+
+	if (*f[1] && !unread(f[1]))
 		pb_set_str(g, "ecc_mode", f[1]);
+	/* With ECC off the counters are N/A by design; anything else unread is unknown. */
+	for (i = 1; i <= 5; i++)
+		if (unread(f[i]) && !(i > 1 && !strcmp(f[1], "Disabled")))
+			mark(g, "ecc", f[i]);
 	set_count(g, "ecc_corr_vol", f[2]);
 	set_count(g, "ecc_unc_vol", f[3]);
 	set_count(g, "ecc_corr_agg", f[4]);
@@ -132,6 +204,11 @@ static void row_clocks(cJSON *g, char (*f)[PB_FIELD])
 	char *end;
 	unsigned long long bits;
 
+	size_t i;
+
+	for (i = 1; i <= 4; i++)
+		if (unread(f[i]))
+			mark(g, "clocks", f[i]);
 	set_count(g, "temp_c", f[1]);
 	set_count(g, "sm_mhz", f[2]);
 	set_count(g, "sm_max_mhz", f[3]);
@@ -144,7 +221,9 @@ static void row_clocks(cJSON *g, char (*f)[PB_FIELD])
 
 static void row_recovery(cJSON *g, char (*f)[PB_FIELD])
 {
-	if (*f[1] && f[1][0] != '[')
+	if (unread(f[1]))
+		mark(g, "recovery", f[1]);
+	else if (*f[1])
 		pb_set_str(g, "recovery_action", f[1]);
 }
 
@@ -153,7 +232,8 @@ void pb_parse_nvidia(const struct pb_input *in, cJSON *facts)
 	const struct pb_block *b = pb_find(in, "nvidia_gpu");
 	cJSON *nv, *gpus;
 	char f[8][PB_FIELD];
-	size_t i;
+	const char *err;
+	size_t i, k, rows;
 
 	if (!b)
 		return;
@@ -162,20 +242,27 @@ void pb_parse_nvidia(const struct pb_input *in, cJSON *facts)
 	if (b->ended && b->rc == 127)
 		return;
 	gpus = need(cJSON_AddArrayToObject(nv, "gpus"));
-	each_row(b, nv, gpus, 5, row_gpu);
-	each_row(pb_find(in, "nvidia_ecc"), nv, gpus, 6, row_ecc);
-	each_row(pb_find(in, "nvidia_clocks"), nv, gpus, 5, row_clocks);
-	each_row(pb_find(in, "nvidia_recovery"), nv, gpus, 2, row_recovery);
+	each_row(b, nv, gpus, 5, NULL, row_gpu);
+	each_row(pb_find(in, "nvidia_ecc"), nv, gpus, 6, "ecc", row_ecc);
+	each_row(pb_find(in, "nvidia_clocks"), nv, gpus, 5, "clocks", row_clocks);
+	each_row(pb_find(in, "nvidia_recovery"), nv, gpus, 2, "recovery", row_recovery);
 	/* Remapped rows are keyed by bus id, not by index. */
 	b = pb_find(in, "nvidia_remap");
-	for (i = 0; b && i < b->nkept; i++) {
+	for (i = 0, rows = 0, err = NULL; b && i < b->nkept; i++) {
 		cJSON *g, *r;
 		int pend, fail;
 
-		if (pb_split(b->lines[i], ',', f, 8) < 5 || strncasecmp(f[0], "0000", 4))
+		if (pb_split(b->lines[i], ',', f, 8) < 5 || strncasecmp(f[0], "0000", 4)) {
+			if (!err && *b->lines[i])
+				err = b->lines[i];
 			continue;
+		}
+		rows++;
 		if (!(g = gpu_by(gpus, 0, f[0], 0)))
 			continue;
+		for (k = 1; k <= 4; k++)
+			if (unread(f[k]))
+				mark(g, "remap", f[k]);
 		r = pb_obj(g, "remap");
 		set_count(r, "corr", f[1]);
 		set_count(r, "unc", f[2]);
@@ -185,6 +272,14 @@ void pb_parse_nvidia(const struct pb_input *in, cJSON *facts)
 			pb_set_bool(r, "failure", fail);
 		if (!cJSON_GetArraySize(r))
 			cJSON_DeleteItemFromObjectCaseSensitive(g, "remap");
+	}
+	if (b && !rows && err && !(b->ended && b->rc == 2)) {
+		char e[PB_FIELD];
+		cJSON *g;
+
+		pb_copy_trim(err, strlen(err), e);
+		cJSON_ArrayForEach(g, gpus)
+			mark(g, "remap", e);
 	}
 }
 

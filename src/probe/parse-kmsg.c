@@ -2,8 +2,12 @@
  * Kernel messages (dmesg --time-format iso, else journalctl -k): each
  * line is matched against the exact kernel texts of the events hpnode
  * judges (OOM kills, panics, lockups, hung tasks, kernel BUGs, NMIs,
- * machine checks, NVIDIA Xids) and kept with its time. Benign lines that
- * merely look alike, such as "NMI watchdog: Enabled", are not events.
+ * machine checks, NVIDIA Xids, the driver's own texts for a GPU that is
+ * lost or failed to initialise, and uncorrectable PCIe AER errors) and kept
+ * with its time. Benign lines that merely look alike, such as "NMI
+ * watchdog: Enabled" or a corrected AER error, are not events. A message
+ * the kernel printed over several lines (dmesg indents the later ones,
+ * without a time) is joined into one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +20,7 @@
 
 static const char *kinds[] = {
 	"xid", "oom_kill", "oom_invoked", "panic", "soft_lockup", "hard_lockup",
-	"hung_task", "kernel_bug", "nmi", "mce",
+	"hung_task", "kernel_bug", "nmi", "mce", "gpu_lost", "gpu_init", "pcie_aer",
 };
 
 /* The event kind of one message, or NULL. */
@@ -43,7 +47,45 @@ static const char *classify(const char *msg)
 		return "nmi";
 	if (strstr(msg, "[Hardware Error]"))
 		return "mce";
+	/* NVIDIA driver texts without an Xid: "GPU at 0000:01:00.0 has fallen off the bus",
+	   "The NVIDIA GPU 0000:b3:00.0 ... fallen off the bus and is not responding". */
+	if (strstr(msg, "NVRM") && strstr(msg, "fallen off the bus"))
+		return "gpu_lost";
+	if (strstr(msg, "NVRM") &&
+	    (strstr(msg, "RmInitAdapter failed") || strstr(msg, "rm_init_adapter failed") ||
+	     strstr(msg, "probe routine failed")))
+		return "gpu_init";
+	/* "PCIe Bus Error: severity=Uncorrected (Fatal), type=..."; Corrected ones are noise. */
+	if (strstr(msg, "PCIe Bus Error: severity=Uncorrected"))
+		return "pcie_aer";
 	return NULL;
+}
+
+/* The first PCI address ("0000:b3:00.0") in msg, for events that name a device. */
+static void find_pci(const char *msg, cJSON *ev)
+{
+	const char *p;
+
+	for (p = msg; *p; p++) {
+		static const char form[] = "hhhh:hh:hh.h";
+		char pci[16];
+		size_t i;
+
+		for (i = 0; form[i]; i++) {
+			char c = p[i];
+
+			if (form[i] == 'h' ? !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+					       (c >= 'A' && c <= 'F'))
+					   : c != form[i])
+				break;
+		}
+		if (form[i])
+			continue;
+		memcpy(pci, p, 12);
+		pci[12] = '\0';
+		pb_set_str(ev, "pci", pci);
+		return;
+	}
 }
 
 /* "NVRM: Xid (PCI:0000:97:00): 79, pid=..." -> code 79, pci "0000:97:00". */
@@ -117,14 +159,46 @@ static const char *split_time(const char *line, int journal, double boot, double
 	return line;
 }
 
+/* A continuation line: indented, without a time of its own. */
+static int continued(const char *line)
+{
+	double t;
+	const char *end;
+
+	return (line[0] == ' ' || line[0] == '\t') && !pb_iso_time(line, &t, &end);
+}
+
+/*
+ * The message starting at line i, with its continuation lines joined on
+ * single spaces, into msg; returns the index of the next record.
+ */
+static size_t record(const struct pb_block *b, size_t i, int journal, double boot, double *t,
+		     struct hp_buf *msg)
+{
+	hp_buf_reset(msg);
+	if (hp_buf_adds(msg, split_time(b->lines[i], journal, boot, t)))
+		return i + 1;
+	for (i++; i < b->nkept && continued(b->lines[i]); i++) {
+		const char *p = b->lines[i];
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (hp_buf_addc(msg, ' ') || hp_buf_adds(msg, p))
+			break;
+	}
+	return i;
+}
+
 void pb_parse_kmsg(const struct pb_input *in, cJSON *facts)
 {
 	const struct pb_block *dm = pb_find(in, "dmesg"), *jr = pb_find(in, "journal"), *b;
 	const cJSON *node = cJSON_GetObjectItemCaseSensitive(facts, "node");
 	cJSON *k, *events, *counts;
 	double boot = -1, epoch, up;
-	size_t i, first;
-	int journal;
+	struct hp_buf msg = HP_BUF_INIT(4096);
+	char text[TEXT_MAX + 1];
+	size_t i, first = 0, skip = 0;
+	int journal, pass;
 
 	if (!dm && !jr)
 		return;
@@ -168,50 +242,51 @@ void pb_parse_kmsg(const struct pb_input *in, cJSON *facts)
 	if (!events)
 		hp_die("out of memory");
 	/* Count every match, keep the newest PB_MAX_EVENTS. */
-	for (i = 0, first = 0; i < b->nkept; i++) {
-		double t;
-		const char *msg = split_time(b->lines[i], journal, boot, &t), *kind = classify(msg);
-		cJSON *c;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < b->nkept;) {
+			double t;
+			const char *kind;
+			size_t n;
+			cJSON *ev, *c;
 
-		if (!kind)
-			continue;
-		c = cJSON_GetObjectItemCaseSensitive(counts, kind);
-		cJSON_SetNumberValue(c, c->valuedouble + 1);
-		first++;
-	}
-	first = first > PB_MAX_EVENTS ? first - PB_MAX_EVENTS : 0;
-	for (i = 0; i < b->nkept; i++) {
-		double t;
-		const char *msg = split_time(b->lines[i], journal, boot, &t), *kind = classify(msg);
-		char text[TEXT_MAX + 1];
-		cJSON *ev;
-		size_t n;
-
-		if (!kind)
-			continue;
-		if (first) {
-			first--;
-			continue;
+			i = record(b, i, journal, boot, &t, &msg);
+			kind = classify(msg.buf);
+			if (!kind)
+				continue;
+			if (pass == 0) {
+				c = cJSON_GetObjectItemCaseSensitive(counts, kind);
+				cJSON_SetNumberValue(c, c->valuedouble + 1);
+				first++;
+				continue;
+			}
+			if (skip) {
+				skip--;
+				continue;
+			}
+			ev = cJSON_CreateObject();
+			if (!ev)
+				hp_die("out of memory");
+			pb_set_str(ev, "kind", kind);
+			if (t >= 0)
+				pb_set_num(ev, "t", t);
+			n = msg.len;
+			if (n > TEXT_MAX)
+				n = TEXT_MAX;
+			/* Cut on a UTF-8 character boundary. */
+			while (n && n < msg.len && ((unsigned char)msg.buf[n] & 0xC0) == 0x80)
+				n--;
+			memcpy(text, msg.buf, n);
+			text[n] = '\0';
+			pb_set_str(ev, "text", text);
+			if (!strcmp(kind, "xid"))
+				parse_xid(msg.buf, ev);
+			else if (strcmp(kind, "oom_kill") && strcmp(kind, "oom_invoked"))
+				find_pci(msg.buf, ev);
+			if (!strcmp(kind, "oom_kill"))
+				pb_set_bool(ev, "cgroup", strstr(msg.buf, "Memory cgroup out of memory") != NULL);
+			cJSON_AddItemToArray(events, ev);
 		}
-		ev = cJSON_CreateObject();
-		if (!ev)
-			hp_die("out of memory");
-		pb_set_str(ev, "kind", kind);
-		if (t >= 0)
-			pb_set_num(ev, "t", t);
-		n = strlen(msg);
-		if (n > TEXT_MAX)
-			n = TEXT_MAX;
-		/* Cut on a UTF-8 character boundary. */
-		while (n && n < strlen(msg) && ((unsigned char)msg[n] & 0xC0) == 0x80)
-			n--;
-		memcpy(text, msg, n);
-		text[n] = '\0';
-		pb_set_str(ev, "text", text);
-		if (!strcmp(kind, "xid"))
-			parse_xid(msg, ev);
-		if (!strcmp(kind, "oom_kill"))
-			pb_set_bool(ev, "cgroup", strstr(msg, "Memory cgroup out of memory") != NULL);
-		cJSON_AddItemToArray(events, ev);
+		skip = first > PB_MAX_EVENTS ? first - PB_MAX_EVENTS : 0;
 	}
+	hp_buf_release(&msg);
 }

@@ -86,5 +86,10 @@ void pb_parse_dcgm(const struct pb_input *in, cJSON *facts);
 void pb_parse_neuron(const struct pb_input *in, cJSON *facts);
 void pb_parse_efa(const struct pb_input *in, cJSON *facts);
 void pb_parse_modules(const struct pb_input *in, cJSON *facts);
+void pb_parse_nvlink(const struct pb_input *in, cJSON *facts);
+void pb_parse_nvvs(const struct pb_input *in, cJSON *facts);
+void pb_parse_netdev(const struct pb_input *in, cJSON *facts);
+void pb_parse_provision(const struct pb_input *in, cJSON *facts);
+void pb_parse_imds(const struct pb_input *in, cJSON *facts);
 
 #endif

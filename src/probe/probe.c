@@ -43,6 +43,12 @@ static const struct {
 	{ "ib_ports", HP_PROBE_EFA },
 	{ "fi_info", HP_PROBE_EFA },
 	{ "modules", HP_PROBE_EFA | HP_PROBE_GPU | HP_PROBE_NEURON },
+	{ "nvlink_status", HP_PROBE_GPU },
+	{ "nvlink_errors", HP_PROBE_GPU },
+	{ "nvvs", HP_PROBE_DCGM },
+	{ "netdev", HP_PROBE_NET },
+	{ "imds", HP_PROBE_NET },
+	{ "provision", HP_PROBE_LOGS },
 };
 
 const char *hp_probe_script(void)
@@ -300,6 +306,12 @@ cJSON *hp_probe_parse_some(const char *stdout_text, size_t len, unsigned parts)
 		{ HP_PROBE_NEURON, pb_parse_neuron },
 		{ HP_PROBE_EFA, pb_parse_efa },
 		{ HP_PROBE_EFA | HP_PROBE_GPU | HP_PROBE_NEURON, pb_parse_modules },
+		/* After pb_parse_nvidia: NVLink facts join its GPUs. */
+		{ HP_PROBE_GPU, pb_parse_nvlink },
+		{ HP_PROBE_DCGM, pb_parse_nvvs },
+		{ HP_PROBE_NET, pb_parse_netdev },
+		{ HP_PROBE_NET, pb_parse_imds },
+		{ HP_PROBE_LOGS, pb_parse_provision },
 	};
 	struct pb_input in;
 	cJSON *facts = cJSON_CreateObject(), *blocks;

@@ -24,7 +24,7 @@ hp_probe() {
 	export PATH
 	if command -v timeout >/dev/null 2>&1; then HP_TMO=1; else HP_TMO=; fi
 	# Kernel lines worth keeping; the parsers decide what each one means.
-	HP_KPAT='Xid|NVRM|oom-kill|invoked oom-killer|[Oo]ut of memory|Killed process|Kernel panic|lockup|LOCKUP|blocked for more than|BUG: |NMI|Hardware Error|watchdog|(^|[^a-z])efa[^a-z]|EFA|[Nn]euron|NRT_'
+	HP_KPAT='Xid|NVRM|oom-kill|invoked oom-killer|[Oo]ut of memory|Killed process|Kernel panic|lockup|LOCKUP|blocked for more than|BUG: |NMI|Hardware Error|watchdog|(^|[^a-z])efa[^a-z]|EFA|[Nn]euron|NRT_|PCIe Bus Error'
 	exec 4>&1
 
 	block node keep node_facts
@@ -60,7 +60,10 @@ hp_probe() {
 			block nvidia_recovery keep lim nvidia-smi \
 				--query-gpu=index,gpu_recovery_action --format=csv,noheader,nounits
 			cmd dcgm keep dcgmi health --check -j
+			block nvlink_status keep_long lim nvidia-smi nvlink -s
+			block nvlink_errors keep_long lim nvidia-smi nvlink -e
 		fi
+		block nvvs keep nvvs_tail
 	else
 		absent nvidia_gpu
 	fi
@@ -69,6 +72,13 @@ hp_probe() {
 	block ib_ports keep ib_ports
 	cmd fi_info keep fi_info -p efa
 	block modules keep lim grep -E '^(efa|ib_uverbs|nvidia|neuron) ' "$R/proc/modules"
+	block netdev keep net_stats
+	block provision keep provision_log
+	if have curl; then
+		block imds keep imds_check
+	else
+		absent imds
+	fi
 	echo "@@HP@@ DONE"
 }
 
@@ -206,6 +216,70 @@ ib_ports() {
 		fi
 	done
 	return 0
+}
+
+# The newest DCGM diagnostic (nvvs) log: "file=<name>", then its last lines.
+# Status 2: no /var/log/nvidia-dcgm; 3: no nvvs log in it.
+nvvs_tail() {
+	[ -d "$R/var/log/nvidia-dcgm" ] || return 2
+	hp_nv=$(ls -1t "$R"/var/log/nvidia-dcgm/nvvs*.log 2>/dev/null | head -n 1)
+	[ -n "$hp_nv" ] && [ -r "$hp_nv" ] || return 3
+	echo "file=${hp_nv##*/}"
+	tail -n 40 "$hp_nv"
+	return 0
+}
+
+# "<interface> rx_packets tx_packets rx_errors tx_errors rx_dropped tx_dropped"
+# since boot, for every interface but lo; "?" for a counter that cannot be read.
+net_stats() {
+	[ -d "$R/sys/class/net" ] || return 2
+	for hp_nd in "$R"/sys/class/net/*; do
+		[ -d "$hp_nd/statistics" ] || continue
+		hp_ni=${hp_nd##*/}
+		[ "$hp_ni" = lo ] && continue
+		hp_nl=$hp_ni
+		for hp_nk in rx_packets tx_packets rx_errors tx_errors rx_dropped tx_dropped; do
+			hp_nv='?'
+			if [ -r "$hp_nd/statistics/$hp_nk" ]; then
+				IFS= read -r hp_nv <"$hp_nd/statistics/$hp_nk" || hp_nv='?'
+			fi
+			hp_nl="$hp_nl ${hp_nv:-?}"
+		done
+		echo "$hp_nl"
+	done
+	return 0
+}
+
+# The lifecycle script log: "lines=<n>", then its lines that look like
+# errors (numbered, the last 40); the parser decides which count.
+provision_log() {
+	hp_pl=$R/var/log/provision/provisioning.log
+	[ -r "$hp_pl" ] || return 2
+	echo "lines=$(wc -l <"$hp_pl")"
+	grep -n -i -E 'error|fail|traceback|timed out|command not found|denied|exception' "$hp_pl" | tail -n 40
+	return 0
+}
+
+# Instance metadata from the node (IMDSv2): a session token (PUT, which
+# changes nothing), then the instance type; one second each. The token is
+# never printed.
+imds_check() {
+	hp_it=$(curl -s -f -m 1 -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 60' \
+		http://169.254.169.254/latest/api/token 2>/dev/null)
+	hp_ir=$?
+	if [ -z "$hp_it" ]; then
+		echo "token=none"
+		echo "curl=$hp_ir"
+		return 1
+	fi
+	echo "token=ok"
+	hp_iv=$(curl -s -f -m 1 -H "X-aws-ec2-metadata-token: $hp_it" \
+		http://169.254.169.254/latest/meta-data/instance-type 2>/dev/null)
+	hp_ir=$?
+	hp_it=
+	echo "curl=$hp_ir"
+	echo "instance_type=$hp_iv"
+	return $hp_ir
 }
 
 hp_probe </dev/null

@@ -30,7 +30,8 @@ STDERR_CAP = 64 << 10
 
 
 def node_spec(fx, node):
-    return sandbox.merge(fx.probe_defaults, node.probe)
+    base = sandbox.merge(sandbox.identity(sandbox.node_name(node)), fx.probe_defaults)
+    return sandbox.merge(base, node.probe)
 
 
 def probe_one(fx, node, script):

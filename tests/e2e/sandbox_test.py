@@ -173,10 +173,48 @@ def the_probe_reads_only_the_sandbox():
     assert "GPU has fallen off the bus" in out
     assert "@@HP@@ END nvidia_gpu 6" in out and "no GPU here" in out
     # Not listed, so not installed: no leak from the machine running the test.
-    for block in ("systemd", "chrony", "timedatectl", "neuron", "fi_info", "dcgm"):
+    for block in ("systemd", "chrony", "timedatectl", "neuron", "fi_info", "dcgm", "imds"):
         assert f"@@HP@@ END {block} 127" in out, f"{block} was not absent"
     assert "uverbs3" in out
     assert "MemTotal: 8 kB" in out
+
+
+@test
+def a_node_answers_to_its_own_name():
+    class Node:
+        dns_name = "ip-10-1-7-21.us-west-2.compute.internal"
+        private_ip = "10.1.7.21"
+    name = sandbox.node_name(Node())
+    assert name == "ip-10-1-7-21", name
+    spec = sandbox.merge(sandbox.identity(name), {"files": {"/proc/meminfo": "MemTotal: 8 kB\n"}})
+    with tempfile.TemporaryDirectory() as tmp:
+        env = sandbox.prepare(spec, tmp)
+        r = run_in(env, "hostname; uname -n; uname -r; uname -a; uname; "
+                        "cat \"$HPNODE_PROBE_ROOT/proc/sys/kernel/hostname\"")
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0, r
+    assert lines[0] == lines[1] == lines[5] == "ip-10-1-7-21", lines
+    assert lines[2] == sandbox.KERNEL, lines
+    assert lines[3].startswith("Linux ip-10-1-7-21 " + sandbox.KERNEL), lines
+    assert lines[4] == "Linux", lines
+    # A node's own probe may name itself differently.
+    spec = sandbox.merge(sandbox.identity(name), {"commands": {"hostname": {"stdout": "other\n"}}})
+    with tempfile.TemporaryDirectory() as tmp:
+        env = sandbox.prepare(spec, tmp)
+        assert run_in(env, "hostname").stdout == "other\n"
+    assert sandbox.identity(None) == {"commands": {}, "files": {}}
+
+
+@test
+def fixture_nodes_carry_their_names():
+    fx = build({"cluster": {"name": "c"}, "instance_groups": [{"name": "g", "type": "ml.m5.xlarge"}],
+                "nodes": [{"group": "g"}, {"group": "g"}]})
+    names = set()
+    for node in fx.nodes:
+        spec = fx.probe_spec(node)
+        names.add(spec["files"]["/proc/sys/kernel/hostname"])
+        assert spec["commands"]["hostname"]["stdout"] == spec["files"]["/proc/sys/kernel/hostname"]
+    assert len(names) == 2, names
 
 
 def main():

@@ -24,8 +24,9 @@ in_sandbox() {
 
 if sandbox p5-xid "$e2e_tmp/xid" >"$e2e_tmp/xid.env"; then
 	expect_status "p5-xid: hpnode node runs in the sandbox" 0 "$(in_sandbox "$e2e_tmp/xid.env" --output json)"
-	check "p5-xid: a GPU is missing (8 on the PCI bus, 7 listed)" findings "$e2e_tmp/out" \
-		"1:check=node.gpu-count,tag=FAIL,priority=P0,section=G.1,node=local,message~GPU count 7 of 8 on this node (8 on the PCI bus)"
+	check "p5-xid: nvidia-smi fails at the lost GPU, no GPU counted missing" findings "$e2e_tmp/out" \
+		"1:check=node.gpu-count,tag=FAIL,priority=P0,section=G.1,node=local,message~nvidia-smi failed on this node: it cannot reach GPU 0000:A8:00.0 (Unknown Error)" \
+		"0:check=node.gpu-count,message~missing"
 	check "p5-xid: Xid 79 is a hardware failure" findings "$e2e_tmp/out" \
 		"1:check=node.gpu-xid,tag=FAIL,priority=P0,section=G.1.c,message~GPU Xid 79 (GPU has fallen off the bus)"
 	check "p5-xid: EFA counted from the PCI bus" findings "$e2e_tmp/out" \

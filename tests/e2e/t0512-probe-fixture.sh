@@ -32,15 +32,25 @@ if probed "$ROOT/tests/fixtures/demo.yaml" demo; then
 		"1:check=node.disk-root,tag=FAIL,priority=P0,section=I.2,node=$(fixture_get nodes.sys-lcs),message~Root volume 93% full"
 	check "demo: Xid 79 on p5-xid is FAIL P0 § G.1.c" findings "$j" \
 		"1:check=node.gpu-xid,tag=FAIL,priority=P0,section=G.1.c,node=$(fixture_get nodes.p5-xid),message~GPU Xid 79"
-	check "demo: p5-xid lists 7 of 8 GPUs (FAIL P0 § G.1)" findings "$j" \
-		"1:check=node.gpu-count,tag=FAIL,priority=P0,section=G.1,node=$(fixture_get nodes.p5-xid),message~GPU count 7 of 8"
+	check "demo: nvidia-smi fails on p5-xid's lost GPU (FAIL P0 § G.1)" findings "$j" \
+		"1:check=node.gpu-count,tag=FAIL,priority=P0,section=G.1,node=$(fixture_get nodes.p5-xid),message~cannot reach GPU 0000:A8:00.0"
 	check "demo: the pending row remap on p5-remap is FAIL P1 § G.1.a" findings "$j" \
 		"1:check=node.gpu-remap,tag=FAIL,priority=P1,section=G.1.a,node=$(fixture_get nodes.p5-remap),message~GPU 4 (00000000:97:00.0)"
 	check "demo: p5-efa has no EFA devices (FAIL P1 § A.3) and no provider (§ A.2)" findings "$j" \
 		"1:check=node.efa,tag=FAIL,priority=P1,section=A.3,node=$(fixture_get nodes.p5-efa)" \
 		"1:check=node.efa,tag=FAIL,priority=P1,section=A.2,node=$(fixture_get nodes.p5-efa)"
+	check "demo: sys-lcs's provisioning.log shows the crash (WARN P1 § D)" findings "$j" \
+		"1:check=node.provisioning,tag=WARN,priority=P1,section=D,node=$(fixture_get nodes.sys-lcs),message~3 error lines of 9"
+	check "demo: NVLink, kubelet, /var/lib/containerd and interfaces pass" findings "$j" \
+		"2:check=node.gpu-nvlink,tag=PASS,message~All 144 NVLink links active on 8 GPUs" \
+		"1:check=node.kubelet,tag=PASS,message~kubelet active on 6 nodes" \
+		"1:check=node.disk-containerd,tag=PASS,message~below 80% used on 6 nodes" \
+		"1:check=node.net-errors,tag=PASS,message~on 6 nodes"
+	check "demo: p5-xid's lost GPU is no clean kernel log" findings "$j" \
+		"0:check=node.kernel,tag=PASS,node=$(fixture_get nodes.p5-xid)" \
+		"1:check=node.kernel,tag=PASS,message~on 5 nodes"
 	check "demo: no other on-node FAIL or WARN" findings "$j" \
-		"6:check~node.,tag=FAIL" "0:check~node.,tag=WARN"
+		"6:check~node.,tag=FAIL" "1:check~node.,tag=WARN"
 	check "demo: nodes not Running are not judged on-node" findings "$j" \
 		"0:check~node.,node=$(fixture_get nodes.p5-nvlink)" \
 		"0:check~node.,node=$(fixture_get nodes.g5-pending)"
@@ -56,6 +66,9 @@ if probed "$ROOT/tests/fixtures/healthy.yaml" healthy; then
 	check "healthy: no on-node FAIL or WARN" findings "$j" "0:check~node.,tag=FAIL" "0:check~node.,tag=WARN"
 	check "healthy: every GPU visible on the 6 GPU nodes" findings "$j" \
 		"1:check=node.gpu-count,tag=PASS,message~All GPUs visible on 6 nodes"
+	check "healthy: every NVLink link active, every lifecycle log clean" findings "$j" \
+		"1:check=node.gpu-nvlink,tag=PASS,message~All NVLink links active on 4 nodes" \
+		"1:check=node.provisioning,tag=PASS,message~on 8 nodes"
 	check "healthy: every EFA device present" findings "$j" \
 		"1:check=node.efa,tag=PASS,message~All EFA devices present on 6 nodes"
 	check "healthy: DCGM healthy" findings "$j" "1:check=node.gpu-dcgm,tag=PASS,message~on 6 nodes"

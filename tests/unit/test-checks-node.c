@@ -761,6 +761,288 @@ static void t_xid_classes(void)
 	hp_buf_release(&b);
 }
 
+/* The driver's texts without an Xid line, and PCIe AER, are hardware findings (G.1). */
+static void t_gpu_driver_texts(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	const struct hp_finding *f;
+	struct snap s;
+
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "dmesg", 0, "dmesg-nvrm-offbus-noxid.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-xid");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "G.1",
+		   "GPU fallen off the bus on node " NODE_A ": the NVIDIA driver reports 0000:b3:00.0 lost (1 message since boot");
+	T_ASSERT(ck_evidence_has(f, "fallen off the bus and is not responding to commands"));
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "NVIDIA driver could not initialise a GPU on node " NODE_A " (1 RmInitAdapter or probe failure");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	ck_run(&s.c, "node.kernel");
+	/* Not a clean kernel log either. */
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "dmesg", 0, "dmesg-nvrm-rminit.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-xid");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "NVIDIA driver could not initialise 0000:01:00.0 on node " NODE_A " (4 RmInitAdapter or probe failures");
+	T_EQ(ck_count(&s.c, HP_TAG_FAIL), 1);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* With Xid 79 the driver's own line is the same event: one finding. */
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "dmesg", 0, "dmesg-gpu-faults.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-xid");
+	T_EQ(ck_count_msg(&s.c, HP_TAG_FAIL, "fallen off the bus"), 1);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 22);
+	pt_block_file(&b, "dmesg", 0, "dmesg-aer-uncorrected.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.kernel");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "Uncorrectable PCIe errors on node " NODE_A ": 1 AER report since boot from 0000:00:03.0");
+	T_ASSERT(ck_evidence_has(f, "PCIe Bus Error: severity=Uncorrected (Fatal)"));
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* Corrected AER reports are not failures. */
+	hp_buf_init(&b, 1 << 22);
+	pt_block_file(&b, "dmesg", 0, "dmesg-aer-corrected.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.kernel");
+	expect(&s, HP_TAG_PASS, HP_PNONE, NULL, "No kernel panic, lockup, hung-task or hardware-error messages");
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+/* nvidia-smi that stops at an unreachable GPU: say so, claim no missing GPUs. */
+static void t_gpu_smi_aborted(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	const struct hp_finding *f;
+	struct snap s;
+
+	pt_block_file(&b, "nvidia_gpu", 15, "nvidia-smi-handle-unknown.txt");
+	pt_block_file(&b, "pci", 0, "pci-p5.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-count");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "G.1",
+		   "nvidia-smi failed on node " NODE_A ": it cannot reach GPU 0000:20:00.0 (Unknown Error) and stopped there (exit status 15)");
+	T_ASSERT(ck_evidence_has(f, "Unable to determine the device handle for GPU0000:20:00.0"));
+	T_EQ(ck_count_msg(&s.c, HP_TAG_FAIL, "missing"), 0);
+	T_EQ(ck_count_msg(&s.c, HP_TAG_FAIL, "GPU count"), 0);
+	T_EQ(s.c.f.n, 1);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* nvidia-smi without a driver: it failed, it did not count zero GPUs. */
+	hp_buf_init(&b, 1 << 20);
+	pt_block_file(&b, "nvidia_gpu", 9, "nvidia-smi-nodriver.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-count");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "nvidia-smi failed on node " NODE_A " (exit status 9): NVIDIA-SMI has failed");
+	T_EQ(ck_count_msg(&s.c, HP_TAG_FAIL, "missing"), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* Rows listed around the lost GPU: the count holds, and names the bus id. */
+	gpu_node(&s, "ml.p5.48xlarge", "nvidia-smi-gpus-lost.txt", 0, NULL);
+	ck_run(&s.c, "node.gpu-count");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "1 GPU missing, fallen off the bus or the driver failed; nvidia-smi cannot reach 0000:A8:00.0");
+	snap_free(&s);
+}
+
+/* A value nvidia-smi could not read is unknown, never healthy. */
+static void t_gpu_unreadable(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	struct snap s;
+
+	pt_block_file(&b, "nvidia_gpu", 0, "nvidia-smi-gpus-p5.txt");
+	pt_block_file(&b, "nvidia_ecc", 0, "nvidia-smi-ecc-unreadable.txt");
+	pt_block_file(&b, "nvidia_clocks", 0, "nvidia-smi-clocks-unreadable.txt");
+	pt_block_file(&b, "nvidia_remap", 0, "nvidia-smi-remap-unreadable.txt");
+	pt_block_file(&b, "nvidia_recovery", 0, "nvidia-smi-recovery-unreadable.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-ecc");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1",
+	       "Cannot read ECC counters on GPU 2 (00000000:75:00.0), GPU 4 (00000000:97:00.0) of node " NODE_A " (nvidia-smi printed [Unknown Error])");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	ck_run(&s.c, "node.gpu-remap");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1.a", "Cannot read row-remap state on GPU 2 (00000000:75:00.0) of node " NODE_A);
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	ck_run(&s.c, "node.gpu-clocks");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1", "Cannot read clocks and throttle reasons on GPU 2 (00000000:75:00.0) of node " NODE_A " (nvidia-smi printed [GPU requires reset])");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	ck_run(&s.c, "node.gpu-recovery");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1.d", "Cannot read the GPU recovery action on GPU 2 (00000000:75:00.0)");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* [N/A] alone is a lesser warning. */
+	hp_buf_init(&b, 1 << 22);
+	pt_block(&b, "nvidia_gpu", 0, "0, 00000000:53:00.0, NVIDIA H100 80GB HBM3, GPU-0, 550.127.05");
+	pt_block(&b, "nvidia_ecc", 0, "0, [N/A], [N/A], [N/A], [N/A], [N/A]");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.gpu-ecc");
+	expect(&s, HP_TAG_WARN, HP_P2, "G.1", "Cannot read ECC counters on GPU 0 (00000000:53:00.0)");
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+/* NVLink links and counters, and the DCGM nvvs log (seed steps without an equivalent before). */
+static void t_nvlink_and_nvvs(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	const struct hp_finding *f;
+	struct snap s;
+
+	pt_block(&b, "nvidia_gpu", 0, "3, 00000000:86:00.0, Tesla V100-SXM2-32GB, GPU-3, 535.54.03");
+	pt_block_file(&b, "nvlink_status", 0, "nvidia-smi-nvlink-s-inactive.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.gpu-nvlink");
+	expect(&s, HP_TAG_FAIL, HP_P1, "G.1", "NVLink links inactive on node " NODE_A ": GPU 3 (00000000:86:00.0) links 3,5");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "nvlink_errors", 0, "nvidia-smi-nvlink-e-errors.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-nvlink");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1", "NVLink error counters not zero on node " NODE_A " (since the driver loaded): GPU 1 (00000000:64:00.0): CRC 31, Replay 17, Recovery 2");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* Every link active, counters zero. */
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 1);
+	pt_block(&b, "nvlink_status", 0, "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)\n\t Link 0: 26.562 GB/s\n\t Link 1: 26.562 GB/s");
+	pt_block_file(&b, "nvlink_errors", 0, "nvidia-smi-nvlink-e-h100.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.gpu-nvlink");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.1", "All 2 NVLink links active on 1 GPU of node " NODE_A ", error counters zero");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "nvvs", 0, "nvvs-log-failure.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-nvvs");
+	f = expect(&s, HP_TAG_WARN, HP_P1, "G.1.b", "DCGM nvvs log shows failure/row-remap signals on node " NODE_A ": 2 lines in the tail of /var/log/nvidia-dcgm/nvvs.log");
+	T_ASSERT(ck_evidence_has(f, "Test memory: FAIL"));
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 22);
+	healthy_gpus(&b, 8);
+	pt_block_file(&b, "nvvs", 0, "nvvs-log-benign.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-nvvs");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.1.b", "DCGM nvvs log nvvs.log on node " NODE_A " shows no failure in its last 6 lines");
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+/* kubelet, lifecycle log, /var/lib/containerd, interface counters and IMDS. */
+static void t_node_extras(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	const struct hp_finding *f;
+	struct snap s;
+
+	pt_block(&b, "systemd", 0, ACTIVE("containerd") "Id=kubelet.service\nLoadState=loaded\nActiveState=failed\nSubState=failed\n\n");
+	one_node(&s, EKS_CLUSTER, NULL, &b);
+	ck_run(&s.c, "node.kubelet");
+	expect(&s, HP_TAG_FAIL, HP_P0, "M", "kubelet inactive on node " NODE_A " (ActiveState failed)");
+	snap_free(&s);
+	one_node(&s, SLURM_CLUSTER, NULL, &b);
+	ck_run(&s.c, "node.kubelet");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block_file(&b, "provision", 0, "provisioning-log-errors.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.provisioning");
+	f = expect(&s, HP_TAG_WARN, HP_P1, "D", "Lifecycle script errors in /var/log/provision/provisioning.log on node " NODE_A ": 3 error lines of 1842");
+	T_ASSERT(ck_evidence_has(f, "1210:./setup_mariadb_accounting.sh: line 41: mysql: command not found"));
+	snap_free(&s);
+	hp_buf_release(&b);
+	hp_buf_init(&b, 1 << 20);
+	pt_block_file(&b, "provision", 0, "provisioning-log-clean.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.provisioning");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "D", "shows no errors (963 lines)");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "df", 0, DF_HEAD "/dev/nvme0n1p1 104845292 41938116 62907176 41% /\n"
+				"/dev/nvme1n1 524032000 497830400 26201600 95% /var/lib/containerd");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.disk-containerd");
+	expect(&s, HP_TAG_FAIL, HP_P1, "I.2", "/var/lib/containerd 95% full on node " NODE_A);
+	snap_free(&s);
+	hp_buf_release(&b);
+	/* Not a volume of its own: the root volume check covers it. */
+	disk(&s, NULL, NULL, DF_HEAD "/dev/nvme0n1p1 104845292 41938116 62907176 41% /");
+	ck_run(&s.c, "node.disk-containerd");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "netdev", 0, "ens32 918273 812736 7 0 12 0\nenp71s0 5000000 5000000 0 0 400000 0\neth9 100 100 0 0 0 0");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.net-errors");
+	expect(&s, HP_TAG_WARN, HP_P2, "A.2", "Network interface errors on node " NODE_A " since boot: ens32 RX errors 7, TX errors 0");
+	expect(&s, HP_TAG_WARN, HP_P2, "A.2", "enp71s0 RX dropped 400000, TX dropped 0 of 10000000 packets");
+	snap_free(&s);
+	hp_buf_release(&b);
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "netdev", 0, "ens32 918273 812736 0 0 12 0");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.net-errors");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "A.2", "No RX/TX errors and few drops on 1 network interface of node " NODE_A);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "imds", 1, "token=none\ncurl=28");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.imds");
+	expect(&s, HP_TAG_WARN, HP_P1, "B.1", "IMDS unreachable from node " NODE_A ": no IMDSv2 token within 1 s (curl exit status 28)");
+	snap_free(&s);
+	hp_buf_release(&b);
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "imds", 0, "token=ok\ncurl=0\ninstance_type=p5.48xlarge");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.imds");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "B.1", "IMDS reachable from node " NODE_A " (IMDSv2, instance type p5.48xlarge)");
+	snap_free(&s);
+	hp_buf_release(&b);
+	/* No curl on the node: nothing said. */
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "imds", 127, NULL);
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.imds");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
 static void t_ecc(void)
 {
 	struct hp_buf b = HP_BUF_INIT(1 << 22);
@@ -1102,6 +1384,7 @@ static void t_local_machine_reports_absence(void)
 T_MAIN(T(t_healthy_gpu_node_has_no_problem), T(t_root_thresholds), T(t_root_unknown_is_not_a_failure),
        T(t_sagemaker_volume), T(t_inodes), T(t_shm), T(t_nvme_from_instance_type), T(t_memory),
        T(t_oom), T(t_kernel), T(t_time), T(t_services_by_orchestrator), T(t_slurm_units),
-       T(t_gpu_count), T(t_xid_classes), T(t_ecc), T(t_remap), T(t_recovery_and_clocks),
+       T(t_gpu_count), T(t_xid_classes), T(t_gpu_driver_texts), T(t_gpu_smi_aborted), T(t_gpu_unreadable), T(t_nvlink_and_nvvs),
+       T(t_node_extras), T(t_ecc), T(t_remap), T(t_recovery_and_clocks),
        T(t_dcgm), T(t_neuron), T(t_efa), T(t_many_nodes_summarised), T(t_probe_output_problems),
        T(t_local_machine_reports_absence))

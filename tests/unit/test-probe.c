@@ -380,8 +380,10 @@ static void t_kmsg_xids(void)
 
 	T_EQ(count_kind(f, "xid"), 5);
 	T_EQ(count_kind(f, "nmi"), 0);
+	/* The driver's own "GPU has fallen off the bus" line that follows Xid 79. */
+	T_EQ(count_kind(f, "gpu_lost"), 1);
 	cJSON_ArrayForEach(e, ev)
-		if (n < 8)
+		if (n < 8 && !strcmp(str(e, "kind"), "xid"))
 			codes[n++] = hp_json_num(e, "xid", -1);
 	T_EQ(n, 5);
 	T_EQ(codes[0], 13);
@@ -389,8 +391,48 @@ static void t_kmsg_xids(void)
 	T_EQ(codes[3], 79);
 	T_EQ(codes[4], 154);
 	T_STREQ(str(cJSON_GetArrayItem(ev, 3), "pci"), "0000:a8:00");
-	T_STREQ(str(cJSON_GetArrayItem(ev, 4), "action"), "Node Reboot Required");
+	T_STREQ(str(cJSON_GetArrayItem(ev, 4), "kind"), "gpu_lost");
+	T_STREQ(str(cJSON_GetArrayItem(ev, 4), "pci"), "0000:a8:00.0");
+	T_STREQ(str(cJSON_GetArrayItem(ev, 5), "action"), "Node Reboot Required");
 	T_ASSERT(get(cJSON_GetArrayItem(ev, 3), "action") == NULL);
+	cJSON_Delete(f);
+}
+
+/* NVIDIA driver texts without an Xid line, and PCIe AER reports (tests/data/probe/README.md). */
+static void t_kmsg_driver_and_aer_texts(void)
+{
+	cJSON *f = kmsg_of("dmesg", 0, "dmesg-nvrm-offbus-noxid.txt");
+	const cJSON *ev = hp_json_get(f, "kmsg.events");
+
+	T_EQ(count_kind(f, "xid"), 0);
+	/* Three printed lines are one message: joined, with the bus id of the first. */
+	T_EQ(count_kind(f, "gpu_lost"), 1);
+	T_EQ(count_kind(f, "gpu_init"), 1);
+	T_EQ(cJSON_GetArraySize(ev), 2);
+	T_STREQ(str(cJSON_GetArrayItem(ev, 0), "pci"), "0000:b3:00.0");
+	T_CONTAINS(str(cJSON_GetArrayItem(ev, 0), "text"),
+		   "NVRM: The NVIDIA GPU 0000:b3:00.0 NVRM: (PCI ID: 10de:26b5) installed in this system has NVRM: fallen off the bus");
+	T_STREQ(str(cJSON_GetArrayItem(ev, 1), "kind"), "gpu_init");
+	cJSON_Delete(f);
+
+	f = kmsg_of("dmesg", 0, "dmesg-nvrm-rminit.txt");
+	T_EQ(count_kind(f, "gpu_init"), 4);
+	T_STREQ(str(cJSON_GetArrayItem(hp_json_get(f, "kmsg.events"), 0), "pci"), "0000:01:00.0");
+	cJSON_Delete(f);
+
+	f = kmsg_of("dmesg", 0, "dmesg-nvrm-offbus-old.txt");
+	T_EQ(count_kind(f, "gpu_lost"), 2);
+	cJSON_Delete(f);
+
+	/* One uncorrectable report (the severity line), from the port that saw it. */
+	f = kmsg_of("dmesg", 0, "dmesg-aer-uncorrected.txt");
+	T_EQ(count_kind(f, "pcie_aer"), 1);
+	T_STREQ(str(cJSON_GetArrayItem(hp_json_get(f, "kmsg.events"), 0), "pci"), "0000:00:03.0");
+	cJSON_Delete(f);
+	/* Corrected errors are not events. */
+	f = kmsg_of("dmesg", 0, "dmesg-aer-corrected.txt");
+	T_EQ(count_kind(f, "pcie_aer"), 0);
+	T_EQ(cJSON_GetArraySize(hp_json_get(f, "kmsg.events")), 0);
 	cJSON_Delete(f);
 }
 
@@ -635,6 +677,165 @@ static void t_nvidia_failures(void)
 	cJSON_Delete(f);
 }
 
+/* nvidia-smi stopping at a GPU it cannot reach (both spellings of the message). */
+static void t_nvidia_handle_lost(void)
+{
+	cJSON *f = one_block("nvidia_gpu", 15, "nvidia-smi-handle-unknown.txt");
+
+	T_EQ(cJSON_GetArraySize(hp_json_get(f, "nvidia.gpus")), 0);
+	T_EQ(cJSON_GetArraySize(hp_json_get(f, "nvidia.unreachable")), 1);
+	T_STREQ(cJSON_GetArrayItem(hp_json_get(f, "nvidia.unreachable"), 0)->valuestring, "0000:20:00.0");
+	T_STREQ(str(f, "nvidia.unreachable_reason"), "Unknown Error");
+	T_EQ(pt_num(f, "nvidia.rc"), 15);
+	cJSON_Delete(f);
+	f = one_block("nvidia_gpu", 255, "nvidia-smi-handle-unknown-spaced.txt");
+	T_STREQ(cJSON_GetArrayItem(hp_json_get(f, "nvidia.unreachable"), 0)->valuestring, "0000:0B:00.0");
+	cJSON_Delete(f);
+	/* The other form: rows for the GPUs before and after the lost one. */
+	f = one_block("nvidia_gpu", 0, "nvidia-smi-gpus-lost.txt");
+	T_EQ(cJSON_GetArraySize(hp_json_get(f, "nvidia.gpus")), 7);
+	T_STREQ(cJSON_GetArrayItem(hp_json_get(f, "nvidia.unreachable"), 0)->valuestring, "0000:A8:00.0");
+	cJSON_Delete(f);
+}
+
+/* Values nvidia-smi could not read are recorded, never taken as zero. */
+static void t_nvidia_unreadable(void)
+{
+	struct hp_buf out = HP_BUF_INIT(1 << 20);
+	cJSON *f;
+	int i;
+
+	pt_block_file(&out, "nvidia_gpu", 0, "nvidia-smi-gpus-p5.txt");
+	pt_block_file(&out, "nvidia_ecc", 0, "nvidia-smi-ecc-unreadable.txt");
+	pt_block_file(&out, "nvidia_clocks", 0, "nvidia-smi-clocks-unreadable.txt");
+	pt_block_file(&out, "nvidia_remap", 0, "nvidia-smi-remap-unreadable.txt");
+	pt_block_file(&out, "nvidia_recovery", 0, "nvidia-smi-recovery-unreadable.txt");
+	pt_done(&out);
+	f = pt_parse(&out);
+	T_STREQ(str(gpu(f, 2), "unreadable.ecc"), "[Unknown Error]");
+	T_ASSERT(get(gpu(f, 2), "ecc_unc_vol") == NULL);
+	T_STREQ(str(gpu(f, 4), "unreadable.ecc"), "[N/A]");
+	T_STREQ(str(gpu(f, 2), "unreadable.clocks"), "[GPU requires reset]");
+	T_STREQ(str(gpu(f, 2), "unreadable.remap"), "[Unknown Error]");
+	T_STREQ(str(gpu(f, 2), "unreadable.recovery"), "[Unknown Error]");
+	T_ASSERT(get(gpu(f, 2), "recovery_action") == NULL);
+	for (i = 0; i < 8; i++)
+		if (i != 2 && i != 4)
+			T_ASSERT(get(gpu(f, i), "unreadable") == NULL);
+	cJSON_Delete(f);
+	hp_buf_release(&out);
+
+	/* ECC off: its counters are N/A by design, not unreadable. */
+	hp_buf_init(&out, 1 << 20);
+	pt_block(&out, "nvidia_gpu", 0, "0, 00000000:53:00.0, NVIDIA H100 80GB HBM3, GPU-0, 550.127.05");
+	pt_block(&out, "nvidia_ecc", 0, "0, Disabled, [N/A], [N/A], [N/A], [N/A]");
+	/* A query that failed outright leaves every GPU unread; an unknown field (exit 2) does not. */
+	pt_block(&out, "nvidia_clocks", 255, "Unable to determine the device handle for GPU0000:53:00.0: Unknown Error");
+	pt_block_file(&out, "nvidia_recovery", 2, "nvidia-smi-recovery-old-driver.txt");
+	pt_done(&out);
+	f = pt_parse(&out);
+	T_ASSERT(get(gpu(f, 0), "unreadable") != NULL);
+	T_ASSERT(hp_json_get(gpu(f, 0), "unreadable.ecc") == NULL);
+	T_ASSERT(hp_json_get(gpu(f, 0), "unreadable.recovery") == NULL);
+	T_CONTAINS(str(gpu(f, 0), "unreadable.clocks"), "Unknown Error");
+	cJSON_Delete(f);
+	hp_buf_release(&out);
+}
+
+/* NVLink state and counters join the GPUs of the GPU list by index. */
+static void t_nvlink(void)
+{
+	struct hp_buf out = HP_BUF_INIT(1 << 20);
+	const cJSON *in;
+	cJSON *f;
+
+	pt_block(&out, "nvidia_gpu", 0, "3, 00000000:86:00.0, Tesla V100-SXM2-32GB, GPU-3, 535.54.03");
+	pt_block_file(&out, "nvlink_status", 0, "nvidia-smi-nvlink-s-inactive.txt");
+	pt_done(&out);
+	f = pt_parse(&out);
+	T_EQ(hp_json_num(gpu(f, 0), "nvlink.links", -1), 6);
+	in = hp_json_get(gpu(f, 0), "nvlink.inactive");
+	T_EQ(cJSON_GetArraySize(in), 2);
+	T_EQ(cJSON_GetArrayItem(in, 0)->valuedouble, 3);
+	T_EQ(cJSON_GetArrayItem(in, 1)->valuedouble, 5);
+	cJSON_Delete(f);
+	hp_buf_release(&out);
+
+	hp_buf_init(&out, 1 << 20);
+	pt_block_file(&out, "nvidia_gpu", 0, "nvidia-smi-gpus-p5.txt");
+	pt_block_file(&out, "nvlink_errors", 0, "nvidia-smi-nvlink-e-errors.txt");
+	pt_done(&out);
+	f = pt_parse(&out);
+	T_EQ(hp_json_num(gpu(f, 0), "nvlink.errors.Replay", -1), 0);
+	T_EQ(hp_json_num(gpu(f, 1), "nvlink.errors.Replay", -1), 17);
+	T_EQ(hp_json_num(gpu(f, 1), "nvlink.errors.Recovery", -1), 2);
+	/* [N/A] is not counted as zero or as a number. */
+	T_EQ(hp_json_num(gpu(f, 1), "nvlink.errors.CRC", -1), 31);
+	T_ASSERT(get(gpu(f, 2), "nvlink") == NULL);
+	cJSON_Delete(f);
+	hp_buf_release(&out);
+
+	/* The public H100 sample: three counters per link, all zero. */
+	hp_buf_init(&out, 1 << 20);
+	pt_block_file(&out, "nvidia_gpu", 0, "nvidia-smi-gpus-p5.txt");
+	pt_block_file(&out, "nvlink_errors", 0, "nvidia-smi-nvlink-e-h100.txt");
+	pt_block(&out, "nvlink_status", 2, "unexpected arguments");
+	pt_done(&out);
+	f = pt_parse(&out);
+	T_EQ(hp_json_num(gpu(f, 0), "nvlink.errors.CRC", -1), 0);
+	T_STREQ(str(f, "nvidia.nvlink_error"), "unexpected arguments");
+	cJSON_Delete(f);
+	hp_buf_release(&out);
+}
+
+static void t_nvvs_netdev_provision_imds(void)
+{
+	cJSON *f = one_block("nvvs", 0, "nvvs-log-benign.txt");
+
+	T_ASSERT(cJSON_IsTrue(hp_json_get(f, "nvvs.found")));
+	T_STREQ(str(f, "nvvs.file"), "nvvs.log");
+	T_EQ(pt_num(f, "nvvs.lines"), 6);
+	/* A WARN line saying "Error getting ..." is not a failed diagnostic. */
+	T_EQ(pt_num(f, "nvvs.signal_count"), 0);
+	cJSON_Delete(f);
+	f = one_block("nvvs", 0, "nvvs-log-failure.txt");
+	T_EQ(pt_num(f, "nvvs.signal_count"), 2);
+	T_CONTAINS(cJSON_GetArrayItem(hp_json_get(f, "nvvs.signals"), 0)->valuestring, "row remappings are pending");
+	cJSON_Delete(f);
+	f = one_block("nvvs", 2, NULL);
+	T_ASSERT(cJSON_IsFalse(hp_json_get(f, "nvvs.found")));
+	cJSON_Delete(f);
+
+	f = one_block("provision", 0, "provisioning-log-errors.txt");
+	T_EQ(pt_num(f, "provision.lines"), 1842);
+	/* "0 errors so far" and the download line do not count. */
+	T_EQ(pt_num(f, "provision.error_count"), 3);
+	T_CONTAINS(cJSON_GetArrayItem(hp_json_get(f, "provision.errors"), 0)->valuestring, "215:fatal error");
+	cJSON_Delete(f);
+	f = one_block("provision", 0, "provisioning-log-clean.txt");
+	T_EQ(pt_num(f, "provision.error_count"), 0);
+	cJSON_Delete(f);
+
+	{
+		struct hp_buf out = HP_BUF_INIT(1 << 16);
+
+		pt_block(&out, "netdev", 0, "ens32 918273 812736 0 0 12 0\nveth1 ? ? ? ? ? ?\nbad line");
+		pt_block(&out, "imds", 0, "token=ok\ncurl=0\ninstance_type=p5.48xlarge");
+		pt_done(&out);
+		f = pt_parse(&out);
+		T_EQ(cJSON_GetArraySize(hp_json_get(f, "netdev.interfaces")), 2);
+		T_EQ(hp_json_num(cJSON_GetArrayItem(hp_json_get(f, "netdev.interfaces"), 0), "rx_dropped", -1), 12);
+		T_ASSERT(hp_json_get(cJSON_GetArrayItem(hp_json_get(f, "netdev.interfaces"), 1), "rx_errors") == NULL);
+		T_ASSERT(cJSON_IsTrue(hp_json_get(f, "imds.token")));
+		T_STREQ(str(f, "imds.instance_type"), "p5.48xlarge");
+		cJSON_Delete(f);
+		hp_buf_release(&out);
+	}
+	f = one_block("imds", 1, NULL);
+	T_ASSERT(hp_json_get(f, "imds.token") == NULL);
+	cJSON_Delete(f);
+}
+
 static void t_pci(void)
 {
 	cJSON *f = one_block("pci", 0, "pci-p5.txt");
@@ -768,6 +969,8 @@ T_MAIN(T(t_script_is_embedded), T(t_command_carries_script), T(t_framing_blocks_
        T(t_framing_garbage), T(t_parse_some_reads_only_its_blocks), T(t_df_captured),
        T(t_df_hyperpod_layout), T(t_mountinfo), T(t_memory_and_environment),
        T(t_kmsg_captured_boot_is_clean), T(t_kmsg_kernel_faults), T(t_kmsg_xids),
-       T(t_kmsg_journal_and_plain), T(t_kmsg_unreadable), T(t_chrony), T(t_timedatectl),
-       T(t_services), T(t_services_id_last), T(t_nvidia_p5), T(t_nvidia_failures), T(t_pci),
+       T(t_kmsg_driver_and_aer_texts), T(t_kmsg_journal_and_plain), T(t_kmsg_unreadable), T(t_chrony), T(t_timedatectl),
+       T(t_services), T(t_services_id_last), T(t_nvidia_p5), T(t_nvidia_failures),
+       T(t_nvidia_handle_lost), T(t_nvidia_unreadable), T(t_nvlink),
+       T(t_nvvs_netdev_provision_imds), T(t_pci),
        T(t_dcgm), T(t_neuron), T(t_efa), T(t_captured_probe_run))
