@@ -503,7 +503,12 @@ static void debug_trace(const struct hp_buf *trace)
 
 	while (*p) {
 		size_t n = strcspn(p, "\n");
-		fprintf(stderr, "hpnode: debug: %.*s\n", (int)n, p);
+		char line[1024], safe[1024];
+
+		/* Never a URL's userinfo, never a control character. */
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		hp_safe_text(line, safe, sizeof(safe));
+		fprintf(stderr, "hpnode: debug: %s\n", safe);
 		p += n + (p[n] == '\n');
 	}
 }
