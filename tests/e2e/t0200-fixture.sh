@@ -394,11 +394,17 @@ elif scenario == "demo":
                 or e[0]["EventLevel"] != "Error" or e[0]["ResourceType"] != "Instance":
             return f"events {e}"
         g = sm.list_cluster_events(ClusterName=cluster, ResourceType="InstanceGroup")["Events"]
-        if len(g) != 1 or g[0]["InstanceGroupName"] != "worker-g5":
+        if sorted(x["InstanceGroupName"] for x in g) != ["system", "worker-g5"]:
             return f"group events {g}"
+        # The capacity reason is only in the event's details (DescribeClusterEvent).
+        cap = [x for x in g if x["InstanceGroupName"] == "worker-g5"][0]
+        d = sm.describe_cluster_event(ClusterName=cluster, EventId=cap["EventId"])["EventDetails"]
+        fm = d["EventDetails"]["EventMetadata"]["InstanceGroup"]["FailureMessage"]
+        if "do not have sufficient g5.8xlarge capacity" not in fm:
+            return f"event details {d}"
         now = time.time()
         recent = sm.list_cluster_events(ClusterName=cluster, EventTimeAfter=now - 35 * 60)["Events"]
-        if sorted(x["EventLevel"] for x in recent) != ["Info", "Warn"]:
+        if sorted(x["EventLevel"] for x in recent) != ["Error", "Error", "Info"]:
             return f"events of the last 35 min: {recent}"
     check("ListClusterEvents filters by NodeId, ResourceType and time", node_events)
 
