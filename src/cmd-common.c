@@ -265,40 +265,15 @@ int hp_cmd_check_writable(const char *path, struct hp_error *e)
 	return 0;
 }
 
-int hp_cmd_write_file(const char *path, const char *data, size_t len, struct hp_error *e)
+int hp_cmd_write_file(struct hp_sys *sys, const char *path, const char *data, size_t len,
+		      struct hp_error *e)
 {
 	mode_t mask = umask(0);
-	char *tmp;
-	int fd, err = 0;
-	size_t done = 0;
 
 	umask(mask);
-	fd = temp_beside(path, &tmp);
-	if (fd < 0)
+	/* Readable like any file the user creates; the snapshot alone is 0600. */
+	if (sys->write_file(sys, path, data, len, (int)(0666 & ~mask)))
 		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': %s", path, strerror(errno));
-	while (done < len && !err) {
-		ssize_t n = write(fd, data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			err = n < 0 ? errno : EIO;
-		else
-			done += (size_t)n;
-	}
-	/* Readable like any file the user creates (mkstemp makes it 0600). */
-	if (!err && fchmod(fd, 0666 & ~mask))
-		err = errno;
-	if (!err && fsync(fd))
-		err = errno;
-	if (close(fd) && !err)
-		err = errno;
-	if (!err && rename(tmp, path))
-		err = errno;
-	if (err)
-		unlink(tmp);
-	free(tmp);
-	if (err)
-		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': %s", path, strerror(err));
 	return 0;
 }
 
@@ -408,8 +383,8 @@ static void render(enum fmt fmt, const struct hp_findings *f, const struct hp_re
 }
 
 /* One output file, rendered without colour and written atomically. */
-static int write_output(const char *path, enum fmt fmt, const struct hp_findings *f,
-			const struct hp_report_opts *ro, const char *name)
+static int write_output(struct hp_sys *sys, const char *path, enum fmt fmt,
+			const struct hp_findings *f, const struct hp_report_opts *ro, const char *name)
 {
 	struct hp_report_opts plain = *ro;
 	struct hp_buf out = HP_BUF_INIT((size_t)1 << 30);
@@ -420,7 +395,7 @@ static int write_output(const char *path, enum fmt fmt, const struct hp_findings
 		return 0;
 	plain.color = 0;
 	render(fmt, f, &plain, &out);
-	if (hp_cmd_write_file(path, out.buf, out.len, &e)) {
+	if (hp_cmd_write_file(sys, path, out.buf, out.len, &e)) {
 		fprintf(stderr, "hpnode %s: %s\n", name, e.msg);
 		rc = -1;
 	}
@@ -456,10 +431,10 @@ static int report(const struct hp_snapshot *s, const struct hp_cmd_opts *o, stru
 	ro.snap = s;
 	ro.run = &run;
 	/* Files first: they are the artefact; the terminal copy is a courtesy. */
-	failed |= write_output(o->output_file, fmt, &f, &ro, o->name);
-	failed |= write_output(o->text_file, FMT_TEXT, &f, &ro, o->name);
-	failed |= write_output(o->json_file, FMT_JSON, &f, &ro, o->name);
-	failed |= write_output(o->junit_file, FMT_JUNIT, &f, &ro, o->name);
+	failed |= write_output(sys, o->output_file, fmt, &f, &ro, o->name);
+	failed |= write_output(sys, o->text_file, FMT_TEXT, &f, &ro, o->name);
+	failed |= write_output(sys, o->json_file, FMT_JSON, &f, &ro, o->name);
+	failed |= write_output(sys, o->junit_file, FMT_JUNIT, &f, &ro, o->name);
 	if (!o->quiet) {
 		/* With --output-file the --output format went to the file; the terminal reads text. */
 		enum fmt shown = o->output_file ? FMT_TEXT : fmt;
