@@ -3,7 +3,7 @@
 # run against a fixture cluster, its man page read by man and groff, the
 # bash and zsh completions loaded and asked for commands, options, --output
 # values and section ids, `hpnode help CMD`, `--version`, `make uninstall`.
-T=t0350-install
+T=t0355-install
 . "$(dirname "$0")/e2e-lib.sh"
 
 dest=$e2e_tmp/dest

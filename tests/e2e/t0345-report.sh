@@ -5,7 +5,7 @@
 # refused before any AWS call, SIGINT/SIGTERM during the SSM sweep (partial
 # report, TerminateSession for every open session, exit 130/143), and the
 # short node sample of a PASS over many nodes.
-T=t0340-report
+T=t0345-report
 . "$(dirname "$0")/e2e-lib.sh"
 
 # py FILE PYTHON: runs PYTHON with `d` (the JSON document) and fail(msg).
