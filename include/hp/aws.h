@@ -87,6 +87,9 @@ struct hp_aws {
 /* Milliseconds of the run budget left (LONG_MAX-like large value when none); 0 when spent. */
 int64_t hp_aws_budget_left_ms(struct hp_aws *a);
 
+/* Appends s percent-encoded for a query string or form body (RFC 3986 unreserved kept). */
+void hp_aws_form_encode(struct hp_buf *b, const char *s);
+
 /* The credential source kind for the report: "assume-role via profile ops", "" when unknown. */
 const char *hp_creds_source_desc(const struct hp_aws *a);
 

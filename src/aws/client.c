@@ -837,7 +837,7 @@ void hp_aws_params_release(struct hp_aws_params *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static void form_encode(struct hp_buf *b, const char *s)
+void hp_aws_form_encode(struct hp_buf *b, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
@@ -863,14 +863,14 @@ int hp_aws_query(struct hp_aws *a, enum hp_svc svc, const char *op,
 	int rc;
 
 	hp_buf_puts(&body, "Action=");
-	form_encode(&body, op);
+	hp_aws_form_encode(&body, op);
 	hp_buf_puts(&body, "&Version=");
-	form_encode(&body, protocols[svc_index(svc)].query_version);
+	hp_aws_form_encode(&body, protocols[svc_index(svc)].query_version);
 	for (i = 0; params && i + 1 < params->n; i += 2) {
 		hp_buf_putc(&body, '&');
-		form_encode(&body, params->kv[i]);
+		hp_aws_form_encode(&body, params->kv[i]);
 		hp_buf_putc(&body, '=');
-		form_encode(&body, params->kv[i + 1]);
+		hp_aws_form_encode(&body, params->kv[i + 1]);
 	}
 	memset(&c, 0, sizeof(c));
 	c.svc = svc;

@@ -299,31 +299,13 @@ static enum prov_result prov_environment(struct chain *c)
 
 /* ---- HTTP helpers for the providers' own calls ---- */
 
-static void form_encode(struct hp_buf *b, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-		    ch == '-' || ch == '_' || ch == '.' || ch == '~') {
-			hp_buf_putc(b, (char)ch);
-		} else {
-			hp_buf_putc(b, '%');
-			hp_buf_putc(b, hex[ch >> 4]);
-			hp_buf_putc(b, hex[ch & 15]);
-		}
-	}
-}
-
 static void form_add(struct hp_buf *b, const char *name, const char *value)
 {
 	if (b->len)
 		hp_buf_putc(b, '&');
-	form_encode(b, name);
+	hp_aws_form_encode(b, name);
 	hp_buf_putc(b, '=');
-	form_encode(b, value);
+	hp_aws_form_encode(b, value);
 }
 
 /*
@@ -982,9 +964,9 @@ static enum prov_result prov_sso(struct chain *c)
 	sso_endpoint(c, "AWS_ENDPOINT_URL_SSO", "portal.sso", s.region,
 		     base, sizeof(base));
 	hp_buf_printf(&url, "%s/federation/credentials?account_id=", base);
-	form_encode(&url, s.account);
+	hp_aws_form_encode(&url, s.account);
 	hp_buf_puts(&url, "&role_name=");
-	form_encode(&url, s.role);
+	hp_aws_form_encode(&url, s.role);
 	hdr[0].name = "x-amz-sso_bearer_token";
 	hdr[0].value = token;
 	memset(&req, 0, sizeof(req));
