@@ -43,7 +43,7 @@ HPNODE  := hpnode
 TOOLBIN := tests/bin
 endif
 
-LIB_SRC   := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
+LIB_SRC   := $(sort $(filter-out src/cli/main.c,$(shell find src -name '*.c')))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
@@ -58,10 +58,13 @@ FUZZ_TIME ?= 30
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_slurm_probe.h
 
-# Objects are kept between runs (no intermediate-file cleanup after the tests).
-.SECONDARY:
+# Every C file built, its object and its dependency file. Objects are kept
+# between runs (no intermediate-file cleanup after the tests).
+ALL_C     := $(LIB_SRC) src/cli/main.c $(sort $(wildcard tests/unit/*.c tests/fuzz/*.c tests/tools/*.c))
+ALL_DEP   := $(ALL_C:%.c=$(BUILD)/%.d)
+.SECONDARY: $(ALL_C:%.c=$(BUILD)/%.o)
 
-.PHONY: FORCE install uninstall all deps test test-run unit demo demo-run bench clean check-deps fuzz fuzz-build
+.PHONY: FORCE install uninstall all deps test test-run quick unit demo demo-run bench clean check-deps fuzz fuzz-build
 all: $(HPNODE) $(TOOLS)
 
 check-deps:
@@ -83,28 +86,35 @@ $(BUILD)/gen/hp_refdoc.h: $(wildcard references/*.md) tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ $(sort $(wildcard references/*.md))
 
-$(BUILD)/gen/hp_probe.h: src/probe/probe.sh tests/tools/embed.sh
+$(BUILD)/gen/hp_probe.h: src/collect/probe/probe.sh tests/tools/embed.sh
 	@mkdir -p $(dir $@)
-	sh tests/tools/embed.sh $@ src/probe/probe.sh
+	sh tests/tools/embed.sh $@ src/collect/probe/probe.sh
 
-# The Slurm controller probe script, carried by the binary (src/slurm/probe.c).
-$(BUILD)/gen/hp_slurm_probe.h: src/slurm/slurm-probe.sh tests/tools/embed.sh
+# The Slurm controller probe script, carried by the binary (src/collect/slurm/probe.c).
+$(BUILD)/gen/hp_slurm_probe.h: src/collect/slurm/slurm-probe.sh tests/tools/embed.sh
 	@mkdir -p $(dir $@)
-	sh tests/tools/embed.sh $@ src/slurm/slurm-probe.sh
+	sh tests/tools/embed.sh $@ src/collect/slurm/slurm-probe.sh
 
-# The git revision, baked into src/version.c; rewritten only when it changes.
+# The git revision, baked into src/cli/version.c; rewritten only when it changes.
 $(BUILD)/gen/hp_revision.h: FORCE
 	@mkdir -p $(dir $@)
 	@rev=$$(git rev-parse --short=12 HEAD 2>/dev/null || true); \
 	if [ -n "$$rev" ] && ! git diff --quiet HEAD -- src include Makefile 2>/dev/null; then rev="$$rev+dirty"; fi; \
 	if [ -n "$$rev" ]; then line="#define HP_REVISION \"$$rev\""; else line="/* no git revision */"; fi; \
 	if [ ! -f $@ ] || [ "$$(cat $@)" != "$$line" ]; then echo "$$line" >$@; fi
-$(BUILD)/src/version.o: $(BUILD)/gen/hp_revision.h
+$(BUILD)/src/cli/version.o: $(BUILD)/gen/hp_revision.h
 FORCE:
 
-$(BUILD)/%.o: %.c $(GEN) $(wildcard include/hp/*.h tests/unit/*.h) | check-deps
+# Each object records the headers it read (-MMD) in a .d file beside it, so
+# an edit rebuilds only what includes the edited file; the generated headers
+# are made before the first compile (order-only) and tracked the same way.
+$(BUILD)/%.o: %.c $(BUILD)/%.d | $(GEN) check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# An object without its .d file (built before it existed) is rebuilt.
+$(ALL_DEP): ;
+-include $(wildcard $(ALL_DEP))
 
 $(BUILD)/libhp.a: $(LIB_OBJ)
 	@rm -f $@
@@ -121,8 +131,6 @@ $(BUILD)/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_SUPPORT) $(BUILD)/libhp.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/tests/fuzz/common.o $(BUILD)/tests/fuzz/replay.o $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz-%.o): \
-	$(wildcard tests/fuzz/*.h)
 $(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Itests/unit -Itests/fuzz \
 	-DHP_FUZZ_CORPUS='"$(abspath tests/fuzz/corpus)"'
 
@@ -163,6 +171,11 @@ test: deps
 test-run: all $(UNIT_BIN) $(REPLAY_BIN)
 	@HPNODE=$(abspath $(HPNODE)) SIGV4_SIGN=$(abspath $(TOOLBIN)/sigv4-sign) \
 		UNIT_DIR=$(abspath $(BUILD)/unit) sh tests/run-tests.sh
+
+# The unit programs and corpus replays only (seconds): `make -j2 quick`.
+quick: all $(UNIT_BIN) $(REPLAY_BIN)
+	@HPNODE=$(abspath $(HPNODE)) SIGV4_SIGN=$(abspath $(TOOLBIN)/sigv4-sign) \
+		UNIT_DIR=$(abspath $(BUILD)/unit) TESTS=none sh tests/run-tests.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory demo-run

@@ -1,36 +1,80 @@
 #!/bin/sh
 # Runs every test tier and adds up the "ok"/"not ok" lines:
-#   1. unit programs in $UNIT_DIR (tests/unit/test-*.c)
+#   1. unit programs in $UNIT_DIR (tests/unit/test-*.c, corpus replays)
 #   2. end-to-end scripts tests/e2e/t*.sh (fixture cluster, real binary)
+# Programs and scripts are independent (each fixture serves on its own free
+# port, each script has its own scratch directory), so up to TEST_JOBS of
+# them run at once; each one's output goes to its own log and the logs are
+# read back in a fixed order, so the result does not depend on timing.
 # Ends with "N passed, N failed"; exit status 1 when anything failed.
 # Environment: HPNODE, SIGV4_SIGN, UNIT_DIR (set by `make test`);
-# TESTS=pattern limits the e2e scripts run.
+# TESTS=pattern limits the e2e scripts run (TESTS=none: unit tests only);
+# TEST_JOBS=N how many run at once (default 8; 1 runs them one by one);
+# TEST_TIMES=1 prints each program's wall time, slowest first.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
 
-run_one() {
-	name=$1; shift
-	"$@" >>"$log" 2>&1
+# One test: run it, keep its output, note a death without a verdict.
+if [ "${1:-}" = "--one" ]; then
+	name=$2 log=$3
+	shift 3
+	start=$(date +%s)
+	"$@" >"$log" 2>&1 </dev/null
 	rc=$?
-	# A program that died without printing a verdict still counts as a failure.
 	if [ $rc -ne 0 ] && ! grep -q "^not ok - $name" "$log"; then
 		echo "not ok - $name: exited with status $rc" >>"$log"
 	fi
-}
+	echo "$(($(date +%s) - start)) $name" >"$log.time"
+	exit 0
+fi
 
+work=$(mktemp -d "${TMPDIR:-/tmp}/hpnode-tests.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+
+# The list, in report order: "NAME<TAB>COMMAND WORD..." (no word has a blank).
+list=$work/list
+: >"$list"
 for t in "$UNIT_DIR"/test-*; do
 	[ -x "$t" ] || continue
-	run_one "$(basename "$t")" "$t"
+	printf '%s\t%s\n' "$(basename "$t")" "$t" >>"$list"
 done
+if [ "${TESTS:-*}" != none ]; then
+	for t in "$here"/e2e/t*.sh; do
+		[ -f "$t" ] || continue
+		case "$(basename "$t")" in ${TESTS:-*}) ;; *) continue ;; esac
+		printf '%s\tsh %s\n' "$(basename "$t")" "$t" >>"$list"
+	done
+fi
 
-for t in "$here"/e2e/t*.sh; do
-	[ -f "$t" ] || continue
-	case "$(basename "$t")" in ${TESTS:-*}) ;; *) continue ;; esac
-	run_one "$(basename "$t")" sh "$t"
-done
+# Scripts before programs, the largest scripts (roughly the slowest) first,
+# so that a long one does not start last.
+order=$work/order
+while IFS='	' read -r name cmd; do
+	case $cmd in
+	"sh "*) size=$(wc -c <"${cmd#sh }") ;;
+	*) size=0 ;;
+	esac
+	printf '%s\t%s\t%s\n' "$size" "$name" "$cmd"
+done <"$list" | sort -t '	' -k1,1nr -s | cut -f 2- >"$order"
 
+n=0
+while IFS='	' read -r name cmd; do
+	n=$((n + 1))
+	printf '%s\n' "$name $work/$n.log $cmd"
+done <"$order" | xargs -P "${TEST_JOBS:-8}" -L 1 sh "$0" --one
+
+# Read the logs back in list order.
+log=$work/all.log
+: >"$log"
+while IFS='	' read -r name cmd; do
+	n=$(grep -n "^$name	" "$order" | head -n 1 | cut -d: -f1)
+	cat "$work/$n.log" >>"$log" 2>/dev/null || echo "not ok - $name: no log" >>"$log"
+done <"$list"
+
+if [ "${TEST_TIMES:-}" = 1 ]; then
+	cat "$work"/*.log.time 2>/dev/null | sort -rn | head -n 15 | sed 's/^/# seconds: /' >&2
+fi
 pass=$(grep -c '^ok - ' "$log")
 fail=$(grep -c '^not ok - ' "$log")
 if [ "$fail" -ne 0 ]; then

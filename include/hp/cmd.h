@@ -1,6 +1,6 @@
 /*
- * Subcommands. Each lives in src/cmd-<name>.c and is listed once in the
- * command table of src/main.c. A command returns the process exit status.
+ * Subcommands. Each lives in src/cli/cmd-<name>.c and is listed once in the
+ * command table of src/cli/main.c. A command returns the process exit status.
  */
 #ifndef HP_CMD_H
 #define HP_CMD_H

@@ -2,7 +2,7 @@
  * Credentials, region and endpoint resolution.
  *
  * The credential chain is a table of providers tried in order (see
- * src/aws/creds.c); each records why it did not answer, so --debug can say
+ * src/collect/aws/creds.c); each records why it did not answer, so --debug can say
  * which provider answered without ever printing a secret.
  */
 #ifndef HP_CREDS_H
@@ -90,7 +90,7 @@ int hp_creds_resolve(struct hp_sys *sys, const struct hp_profile *p, struct hp_c
 int hp_region_resolve(struct hp_sys *sys, const struct hp_profile *p, const char *flag_region,
 		      char *region, size_t n, const char **source, struct hp_error *e);
 
-/* Services hpnode calls. The table in src/aws/endpoint.c holds their names. */
+/* Services hpnode calls. The table in src/collect/aws/endpoint.c holds their names. */
 enum hp_svc {
 	HP_SVC_SAGEMAKER,
 	HP_SVC_EKS,

@@ -1,5 +1,5 @@
 /*
- * The on-node probe: a read-only POSIX sh script (src/probe/probe.sh,
+ * The on-node probe: a read-only POSIX sh script (src/collect/probe/probe.sh,
  * built into the binary) that prints raw data in framed blocks, and the
  * parsers that turn one node's output into facts (numbers, not text).
  *

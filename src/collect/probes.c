@@ -15,7 +15,7 @@
 
 #define DONE_MARKER "@@HP@@ DONE"
 
-/* The command every node runs: the on-node probe (src/probe/probe.sh), base64 inside sh -c. */
+/* The command every node runs: the on-node probe (src/collect/probe/probe.sh), base64 inside sh -c. */
 static void probe_command(struct hp_buf *out)
 {
 	hp_probe_command(out);

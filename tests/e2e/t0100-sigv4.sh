@@ -1,5 +1,5 @@
 #!/bin/sh
-# SigV4 conformance of tests/bin/sigv4-sign (src/aws/sigv4.c):
+# SigV4 conformance of tests/bin/sigv4-sign (src/collect/aws/sigv4.c):
 #  - usage errors exit 2;
 #  - every case of the public AWS SigV4 test suite, when a copy sits at
 #    <repo>/../shared/testdata/sigv4-aws4-testsuite (or $SIGV4_TESTSUITE),

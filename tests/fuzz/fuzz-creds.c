@@ -1,6 +1,6 @@
 /*
- * The shared config and credentials files (src/aws/profile.c) and the
- * credential chain (src/aws/creds.c) with a fuzzed credential_process
+ * The shared config and credentials files (src/collect/aws/profile.c) and the
+ * credential chain (src/collect/aws/creds.c) with a fuzzed credential_process
  * answer; then region and endpoint resolution. Input: config file, NUL,
  * credentials file, NUL, what credential_process prints, NUL, flags
  * ("p": --profile dev; "e": AWS_PROFILE=dev; "x": the process exits 1 with

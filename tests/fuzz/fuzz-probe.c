@@ -1,5 +1,5 @@
 /*
- * The on-node probe output (src/probe/parse-*.c): parsed on its own for
+ * The on-node probe output (src/collect/probe/parse-*.c): parsed on its own for
  * every part, then as the output of a node in a snapshot that every check
  * reads and both reports render. Input: stdout, NUL, stderr. Oracles: the
  * facts print as JSON; the reports are clean UTF-8 without control

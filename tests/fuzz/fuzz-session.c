@@ -1,5 +1,5 @@
 /*
- * A whole SSM session (src/ssm/session.c over ws.c, msg.c, stream.c) on
+ * A whole SSM session (src/collect/ssm/session.c over ws.c, msg.c, stream.c) on
  * an in-memory transport: the client's upgrade request is answered with a
  * correct 101 reply, then the input is the byte stream the agent sends
  * (WebSocket frames; message digests repaired, see ssm-fix.h), read in

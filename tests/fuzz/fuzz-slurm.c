@@ -1,5 +1,5 @@
 /*
- * The Slurm controller probe output (src/slurm/controller.c): parsed on
+ * The Slurm controller probe output (src/collect/slurm/controller.c): parsed on
  * its own, then as the controller probe of a Slurm cluster whose checks
  * run and whose reports render. Input: stdout, NUL, stderr. Oracles: the
  * facts print; the reports are clean.

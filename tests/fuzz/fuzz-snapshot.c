@@ -1,5 +1,5 @@
 /*
- * Snapshot load (src/snapshot.c) through --snapshot's path: any bytes as
+ * Snapshot load (src/core/snapshot.c) through --snapshot's path: any bytes as
  * the file; a document that loads is checked and rendered like
  * `hpnode triage --snapshot`. Oracles: a refused file leaves a clean
  * error message; the reports of a loaded one are clean.

@@ -1,5 +1,5 @@
 /*
- * WebSocket frames and agent messages (src/ssm/ws.c, msg.c, stream.c):
+ * WebSocket frames and agent messages (src/collect/ssm/ws.c, msg.c, stream.c):
  * the input is a stream of server frames, decoded frame by frame and
  * joined into messages; each binary message is decoded as an agent
  * message (digest repaired, see ssm-fix.h), acknowledged and offered to

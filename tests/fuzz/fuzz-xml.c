@@ -1,7 +1,7 @@
 /*
- * EC2 and STS XML replies: the converter (src/aws/xml.c) on the raw input,
+ * EC2 and STS XML replies: the converter (src/collect/aws/xml.c) on the raw input,
  * then the same bytes as a 200 reply to an EC2 query call and as a 400
- * error body through the client (src/aws/client.c). Inputs are cut at
+ * error body through the client (src/collect/aws/client.c). Inputs are cut at
  * 64 KiB. Oracles: no crash, a converted tree that prints, an error code
  * and message that are NUL-terminated within their fields.
  */

@@ -307,7 +307,7 @@ def dicts():
     import glob
     keys = set()
     for f in sorted(glob.glob("src/checks/*.c") + glob.glob("src/collect/*.c") +
-                    glob.glob("src/report/*.c") + ["src/snapshot.c"]):
+                    glob.glob("src/report/*.c") + ["src/core/snapshot.c"]):
         src = read(f).decode()
         for m in re.finditer(r'hp_json_\w+\([^,]+,\s*"([^"]+)"', src):
             keys.update(m.group(1).split("."))
@@ -320,7 +320,7 @@ def dicts():
         with open(os.path.join(ROOT, "tests/fuzz/%s.dict" % t), "w") as f:
             f.write("# JSON member names read by the collectors and checks (tests/fuzz/seeds.py)\n")
             f.write("\n".join(words) + "\n")
-    probe_src = read("src/probe/probe.sh").decode() + read("src/slurm/slurm-probe.sh").decode()
+    probe_src = read("src/collect/probe/probe.sh").decode() + read("src/collect/slurm/slurm-probe.sh").decode()
     blocks = sorted(set(re.findall(r"(?:hp_block|block|BEGIN)\s+([a-z_]+)", probe_src)))
     words = ['"@@HP@@ BEGIN "', '"@@HP@@ END "', '"@@HP@@ DONE"', '"\\x1b["', '"\\x0d\\x0a"']
     words += ['"%s"' % b for b in blocks]

@@ -1,6 +1,6 @@
 /*
  * sigv4-sign: signs one raw HTTP request read from stdin (the AWS SigV4
- * test-suite ".req" layout) with src/aws/sigv4.c and prints the canonical
+ * test-suite ".req" layout) with src/collect/aws/sigv4.c and prints the canonical
  * request, the string to sign and the Authorization value, separated by
  * blank lines. A conformance tool for the tests; it sends nothing.
  */

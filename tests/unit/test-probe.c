@@ -24,7 +24,7 @@ static const char *str(const cJSON *o, const char *path)
 
 static void t_script_is_embedded(void)
 {
-	char *file = pt_file("../../../src/probe/probe.sh");
+	char *file = pt_file("../../../src/collect/probe/probe.sh");
 
 	T_STREQ(hp_probe_script(), file);
 	T_CONTAINS(hp_probe_script(), "@@HP@@ DONE");

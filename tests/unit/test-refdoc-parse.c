@@ -1,5 +1,5 @@
 /*
- * The reference-document parser (src/refdoc.c) on small made-up documents
+ * The reference-document parser (src/core/refdoc.c) on small made-up documents
  * (extents, fences, blocks and their notes, errors, lookup, "did you
  * mean") and on the embedded guide: every section a check can point at
  * exists, and a section's text is the file's own text.

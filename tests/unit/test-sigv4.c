@@ -1,5 +1,5 @@
 /*
- * Unit tests for src/aws/sigv4.c: each stage on its own (canonical request,
+ * Unit tests for src/collect/aws/sigv4.c: each stage on its own (canonical request,
  * string to sign, signing key, Authorization value), table-driven edge cases
  * of path, query and header canonicalisation, the golden cases under
  * tests/data/sigv4/, and a check that freed memory holds no key material.

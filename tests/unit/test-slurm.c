@@ -1,6 +1,6 @@
 /*
  * The Slurm controller probe: its command line carries exactly the script
- * in src/slurm/slurm-probe.sh; the parser reads real-looking output through
+ * in src/collect/slurm/slurm-probe.sh; the parser reads real-looking output through
  * carriage returns and terminal escapes, keeps one entry per node, tells a
  * missing END or DONE from a finished block, and survives garbage; the
  * controller choice and the Slurm node name of an instance.
@@ -150,7 +150,7 @@ static void t_command_carries_the_script(void)
 	/* DecodeBlock counts padding bytes as data; they decode to NUL. */
 	while (n > 0 && decoded[n - 1] == 0)
 		n--;
-	T_EQ(sys.read_file(&sys, "src/slurm/slurm-probe.sh", &file), 0);
+	T_EQ(sys.read_file(&sys, "src/collect/slurm/slurm-probe.sh", &file), 0);
 	T_EQ((size_t)n, file.len);
 	T_ASSERT(!memcmp(decoded, file.buf, file.len));
 	T_STREQ(hp_slurm_probe_script(), file.buf);

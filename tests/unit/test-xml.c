@@ -1,5 +1,5 @@
 /*
- * src/aws/xml.c at scale: an element with very many children converts in
+ * src/collect/aws/xml.c at scale: an element with very many children converts in
  * time linear in their number, and keeps document order and grouping.
  */
 #include <stdlib.h>
