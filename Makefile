@@ -56,7 +56,8 @@ FUZZ_SUPPORT := $(BUILD)/tests/fuzz/common.o $(BUILD)/tests/unit/fake-sys.o
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/unit/test-fuzz-%)
 FUZZ_TIME ?= 30
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
-GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_slurm_probe.h
+GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_slurm_probe.h \
+	$(BUILD)/gen/hp_checks.h
 
 # Every C file built, its object and its dependency file. Objects are kept
 # between runs (no intermediate-file cleanup after the tests).
@@ -94,6 +95,12 @@ $(BUILD)/gen/hp_probe.h: src/collect/probe/probe.sh tests/tools/embed.sh
 $(BUILD)/gen/hp_slurm_probe.h: src/collect/slurm/slurm-probe.sh tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ src/collect/slurm/slurm-probe.sh
+
+# The checks in report order, from the HP_CHECK rows of the area files
+# (src/checks/registry.c); rewritten only when the list changes.
+$(BUILD)/gen/hp_checks.h: tests/tools/check-list.sh include/hp/check.h $(wildcard src/checks/*.c)
+	@mkdir -p $(dir $@)
+	sh tests/tools/check-list.sh $@ include/hp/check.h $(sort $(wildcard src/checks/*.c))
 
 # The git revision, baked into src/cli/version.c; rewritten only when it changes.
 $(BUILD)/gen/hp_revision.h: FORCE

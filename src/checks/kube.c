@@ -1120,63 +1120,23 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 	kctx_release(&c);
 }
 
-const struct hp_check hp_check_kube_access = {
-	.id = "kube.access", .section = "", .prio = HP_P1, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_EKS,
-	.summary = "kubectl reaches this cluster's EKS API server and can authenticate",
-	.run = run_access,
-};
-const struct hp_check hp_check_kube_node_health = {
-	.id = "kube.node-health", .section = "F", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_EKS,
-	.summary = "HyperPod node-health-status label and fault types of every HyperPod node",
-	.run = run_node_health,
-};
-const struct hp_check hp_check_kube_deep_health = {
-	.id = "kube.deep-health", .section = "G+F", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_EKS,
-	.summary = "deep-health-check-status label of every HyperPod node",
-	.run = run_deep_health,
-};
-const struct hp_check hp_check_kube_node_ready = {
-	.id = "kube.node-ready", .section = "F", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_EKS,
-	.summary = "Ready condition of HyperPod nodes; Running instances missing from Kubernetes",
-	.run = run_node_ready,
-};
-const struct hp_check hp_check_kube_namespace = {
-	.id = "kube.namespace", .section = "B.1", .prio = HP_P1, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_EKS,
-	.summary = "the aws-hyperpod namespace of the HyperPod Helm chart exists",
-	.run = run_namespace,
-};
-const struct hp_check hp_check_kube_aws_node = {
-	.id = "kube.aws-node", .section = "O.1", .prio = HP_P0, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_CNI,
-	.summary = "aws-node (VPC CNI) DaemonSet readiness and pods, with IPAMD log lines",
-	.run = run_aws_node,
-};
-const struct hp_check hp_check_kube_kube_proxy = {
-	.id = "kube.kube-proxy", .section = "O.3", .prio = HP_P0, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_CNI,
-	.summary = "kube-proxy DaemonSet readiness and pods",
-	.run = run_kube_proxy,
-};
-const struct hp_check hp_check_kube_coredns = {
-	.id = "kube.coredns", .section = "O.4", .prio = HP_P0, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_CNI,
-	.summary = "CoreDNS pods (k8s-app=kube-dns)",
-	.run = run_coredns,
-};
-const struct hp_check hp_check_kube_sandbox = {
-	.id = "kube.sandbox", .section = "O", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_CNI,
-	.summary = "pods stuck Pending with FailedCreatePodSandBox events",
-	.run = run_sandbox,
-};
-const struct hp_check hp_check_kube_workload_pods = {
-	.id = "kube.workload-pods", .section = "M.1", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_PODS,
-	.summary = "workload pods CrashLoopBackOff, OOMKilled, ImagePullBackOff, RunContainerError",
-	.run = run_workload,
-};
+HP_CHECK(kube_access, HP_GROUP_EKS, 20,
+	 .id = "kube.access", .section = "", .prio = HP_P1, .run = run_access);
+HP_CHECK(kube_node_health, HP_GROUP_EKS, 30,
+	 .id = "kube.node-health", .section = "F", .prio = HP_P1, .run = run_node_health);
+HP_CHECK(kube_deep_health, HP_GROUP_EKS, 40,
+	 .id = "kube.deep-health", .section = "G+F", .prio = HP_P1, .run = run_deep_health);
+HP_CHECK(kube_node_ready, HP_GROUP_EKS, 50,
+	 .id = "kube.node-ready", .section = "F", .prio = HP_P1, .run = run_node_ready);
+HP_CHECK(kube_namespace, HP_GROUP_EKS, 60,
+	 .id = "kube.namespace", .section = "B.1", .prio = HP_P1, .run = run_namespace);
+HP_CHECK(kube_aws_node, HP_GROUP_CNI, 10,
+	 .id = "kube.aws-node", .section = "O.1", .prio = HP_P0, .run = run_aws_node);
+HP_CHECK(kube_kube_proxy, HP_GROUP_CNI, 20,
+	 .id = "kube.kube-proxy", .section = "O.3", .prio = HP_P0, .run = run_kube_proxy);
+HP_CHECK(kube_coredns, HP_GROUP_CNI, 30,
+	 .id = "kube.coredns", .section = "O.4", .prio = HP_P0, .run = run_coredns);
+HP_CHECK(kube_sandbox, HP_GROUP_CNI, 40,
+	 .id = "kube.sandbox", .section = "O", .prio = HP_P1, .run = run_sandbox);
+HP_CHECK(kube_workload_pods, HP_GROUP_PODS, 10,
+	 .id = "kube.workload-pods", .section = "M.1", .prio = HP_P1, .run = run_workload);

@@ -269,22 +269,7 @@ static void run_target(const struct hp_snapshot *snap, struct hp_emit *em)
 	hp_emitx(em, HP_TAG_FAIL, HP_P1, "F.1+F.2", want, "%s", line);
 }
 
-const struct hp_check hp_check_nodes_status = {
-	.id = "nodes.status",
-	.section = "F.1",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_NODES,
-	.summary = "InstanceStatus of every listed node: Failure fails, other non-Running states warn",
-	.run = run_status,
-};
-
-const struct hp_check hp_check_nodes_target = {
-	.id = "nodes.target",
-	.section = "",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_NODES,
-	.summary = "the --node instance: exists in this cluster, its status and placement",
-	.run = run_target,
-};
+HP_CHECK(nodes_target, HP_GROUP_NODES, 20,
+	 .id = "nodes.target", .section = "", .prio = HP_P0, .run = run_target);
+HP_CHECK(nodes_status, HP_GROUP_NODES, 30,
+	 .id = "nodes.status", .section = "F.1", .prio = HP_P1, .run = run_status);

@@ -611,39 +611,15 @@ static void run_mapping(const struct hp_snapshot *s, struct hp_emit *em)
 	free(rows);
 }
 
-const struct hp_check hp_check_slurm_controller = {
-	.id = "slurm.controller", .section = "K+H", .prio = HP_P1, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_SLURM,
-	.summary = "the Slurm controller (SlurmConfig NodeType, else group name) and its probe",
-	.run = run_controller,
-};
-const struct hp_check hp_check_slurm_slurmctld = {
-	.id = "slurm.slurmctld", .section = "H.5", .prio = HP_P0, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_SLURM,
-	.summary = "slurmctld answers scontrol ping on the controller",
-	.run = run_slurmctld,
-};
-const struct hp_check hp_check_slurm_munge = {
-	.id = "slurm.munge", .section = "H.6", .prio = HP_P0, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_SLURM,
-	.summary = "munge service active on the controller",
-	.run = run_munge,
-};
-const struct hp_check hp_check_slurm_nodes = {
-	.id = "slurm.nodes", .section = "H.1", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_SLURM,
-	.summary = "sinfo node states and reasons (down, drain, fail, not responding; Action:*)",
-	.run = run_nodes,
-};
-const struct hp_check hp_check_slurm_jobs = {
-	.id = "slurm.jobs", .section = "H.3", .prio = HP_P1, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_SLURM,
-	.summary = "jobs stuck in COMPLETING or CONFIGURING",
-	.run = run_jobs,
-};
-const struct hp_check hp_check_slurm_mapping = {
-	.id = "slurm.mapping", .section = "H.4", .prio = HP_PNONE, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_SLURM_MAP,
-	.summary = "Slurm node name to instance id for every node",
-	.run = run_mapping,
-};
+HP_CHECK(slurm_controller, HP_GROUP_SLURM, 10,
+	 .id = "slurm.controller", .section = "K+H", .prio = HP_P1, .run = run_controller);
+HP_CHECK(slurm_slurmctld, HP_GROUP_SLURM, 20,
+	 .id = "slurm.slurmctld", .section = "H.5", .prio = HP_P0, .run = run_slurmctld);
+HP_CHECK(slurm_munge, HP_GROUP_SLURM, 30,
+	 .id = "slurm.munge", .section = "H.6", .prio = HP_P0, .run = run_munge);
+HP_CHECK(slurm_nodes, HP_GROUP_SLURM, 40,
+	 .id = "slurm.nodes", .section = "H.1", .prio = HP_P1, .run = run_nodes);
+HP_CHECK(slurm_jobs, HP_GROUP_SLURM, 50,
+	 .id = "slurm.jobs", .section = "H.3", .prio = HP_P1, .run = run_jobs);
+HP_CHECK(slurm_mapping, HP_GROUP_SLURM_MAP, 10,
+	 .id = "slurm.mapping", .section = "H.4", .prio = HP_PNONE, .run = run_mapping);

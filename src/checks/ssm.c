@@ -272,13 +272,5 @@ static void run_reachability(const struct hp_snapshot *snap, struct hp_emit *em)
 	release(&skipped);
 }
 
-const struct hp_check hp_check_ssm_reachability = {
-	.id = "ssm.reachability",
-	.section = "K.5",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_SSM,
-	.summary = "on-node probe sweep over SSM: unreachable nodes (TargetNotConnected, timeouts, "
-		   "dropped sessions), skipped nodes and why",
-	.run = run_reachability,
-};
+HP_CHECK(ssm_reachability, HP_GROUP_SSM, 30,
+	 .id = "ssm.reachability", .section = "K.5", .prio = HP_P1, .run = run_reachability);

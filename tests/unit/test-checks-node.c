@@ -173,12 +173,9 @@ static void run_node_checks(struct snap *s)
 	size_t i;
 
 	hp_findings_release(&s->c.f);
-	for (i = 0; i < hp_checks_count; i++) {
-		struct hp_emit em = { hp_checks[i], &s->c.f };
-
+	for (i = 0; i < hp_checks_count; i++)
 		if (hp_checks[i]->group == HP_GROUP_ONNODE)
-			hp_checks[i]->run(&s->c.snap, &em);
-	}
+			hp_check_run(hp_checks[i], &s->c.snap, &s->c.f);
 }
 
 static const struct hp_finding *expect(struct snap *s, enum hp_tag tag, enum hp_prio prio,
