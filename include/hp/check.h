@@ -4,8 +4,9 @@
  * A check is one static row (struct hp_check) in its area file under
  * src/checks/, written with HP_CHECK (src/checks/checks.h, which also says
  * how to add one); the build collects the rows into hp_checks[] in report
- * order. Its run() reads only the snapshot and emits findings through
- * hp_emit*(); it never prints and never does I/O.
+ * order. Its judge (run(), or each_node() for on-node checks) reads only
+ * the snapshot and emits findings through hp_emit*(); it never prints and
+ * never does I/O.
  */
 #ifndef HP_CHECK_H
 #define HP_CHECK_H
@@ -39,9 +40,9 @@ struct hp_emit;
 struct node_ctx;   /* one probed node, as an on-node judge sees it (src/checks/node.h) */
 
 /*
- * One check. Every check runs on every snapshot and says nothing when its
- * data is absent; there is no filter before it. Exactly one of run and
- * each_node is set.
+ * One check. Every check runs on every snapshot (there is no filter
+ * before it) and tells from the snapshot itself whether it has anything to
+ * judge. Exactly one of run and each_node is set.
  */
 struct hp_check {
 	const char *id;        /* stable, dotted: "cluster.status" */

@@ -450,15 +450,14 @@ static void put_evidence_item(struct hp_buf *out, const cJSON *item, size_t max)
 	}
 }
 
-/* An evidence line that only lists ids: "nodes 1-100 of 250: i-… i-…" (or "ids …"). */
+/* An evidence line that only lists ids: "nodes 1-100 of 250: i-… i-…" (src/checks/fold.c). */
 static int is_id_list(const cJSON *item)
 {
 	unsigned a, b, n;
 	char colon = 0;
 	const char *s = cJSON_IsString(item) ? item->valuestring : "";
 
-	return (sscanf(s, "nodes %u-%u of %u%c", &a, &b, &n, &colon) == 4 ||
-		sscanf(s, "ids %u-%u of %u%c", &a, &b, &n, &colon) == 4) && colon == ':';
+	return sscanf(s, "nodes %u-%u of %u%c", &a, &b, &n, &colon) == 4 && colon == ':';
 }
 
 /* "    250 nodes, e.g. i-… i-… (every id: --output json, --junit-file)" */

@@ -1,6 +1,6 @@
 /*
  * nodes.status and nodes.target: per-state tags and priorities, the totals
- * line, aggregation above 25 nodes, truncation, a denied ListClusterNodes,
+ * line, folding from 4 nodes (fold.h), truncation, a denied ListClusterNodes,
  * and the --node target (found, failing, not found).
  */
 #include <stdio.h>
