@@ -56,7 +56,8 @@ FUZZ_SUPPORT := $(BUILD)/tests/fuzz/common.o $(BUILD)/tests/unit/fake-sys.o
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/unit/test-fuzz-%)
 FUZZ_TIME ?= 30
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
-GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_slurm_probe.h
+GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_slurm_probe.h \
+	$(BUILD)/gen/hp_checks.h
 
 # Every C file built, its object and its dependency file. Objects are kept
 # between runs (no intermediate-file cleanup after the tests).
@@ -95,6 +96,17 @@ $(BUILD)/gen/hp_slurm_probe.h: src/collect/slurm/slurm-probe.sh tests/tools/embe
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ src/collect/slurm/slurm-probe.sh
 
+# The checks in report order, from the HP_CHECK rows of the area files
+# (src/checks/registry.c). The list is rewritten only when it changes, so
+# editing a check rebuilds registry.o only when rows moved; the stamp
+# records that the rows were read.
+$(BUILD)/gen/hp_checks.h: $(BUILD)/gen/hp_checks.stamp ;
+$(BUILD)/gen/hp_checks.stamp: tests/tools/check-list.sh include/hp/check.h $(wildcard src/checks/*.c)
+	@mkdir -p $(dir $@)
+	sh tests/tools/check-list.sh $(BUILD)/gen/hp_checks.h include/hp/check.h \
+		$(sort $(wildcard src/checks/*.c))
+	@touch $@
+
 # The git revision, baked into src/cli/version.c; rewritten only when it changes.
 $(BUILD)/gen/hp_revision.h: FORCE
 	@mkdir -p $(dir $@)
@@ -120,7 +132,7 @@ $(BUILD)/libhp.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(HPNODE): $(BUILD)/src/main.o $(BUILD)/libhp.a
+$(HPNODE): $(BUILD)/src/cli/main.o $(BUILD)/libhp.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(TOOLBIN)/%: $(BUILD)/tests/tools/%.o $(BUILD)/libhp.a

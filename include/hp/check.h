@@ -1,10 +1,12 @@
 /*
  * Checks and findings.
  *
- * A check is one static table row (src/checks/registry.c): a stable id, the
- * reference section it points at, a default priority, a scope and a run
- * function. run() reads only the snapshot and emits findings through
- * hp_emit*(); it never prints and never does I/O.
+ * A check is one static row (struct hp_check) in its area file under
+ * src/checks/, written with HP_CHECK (src/checks/checks.h, which also says
+ * how to add one); the build collects the rows into hp_checks[] in report
+ * order. Its judge (run(), or each_node() for on-node checks) reads only
+ * the snapshot and emits findings through hp_emit*(); it never prints and
+ * never does I/O.
  */
 #ifndef HP_CHECK_H
 #define HP_CHECK_H
@@ -16,7 +18,6 @@
 
 enum hp_tag { HP_TAG_PASS, HP_TAG_FAIL, HP_TAG_WARN, HP_TAG_INFO, HP_TAG_SKIP };
 enum hp_prio { HP_P0 = 0, HP_P1 = 1, HP_P2 = 2, HP_PNONE = 3 };
-enum hp_scope { HP_SCOPE_CLUSTER, HP_SCOPE_NODE };
 
 /* Report groups, printed in this order (titles in src/report/report.c). */
 enum hp_group {
@@ -36,15 +37,25 @@ enum hp_group {
 };
 
 struct hp_emit;
+struct node_ctx;   /* one probed node, as an on-node judge sees it (src/checks/node.h) */
 
+/*
+ * One check. Every check runs on every snapshot (there is no filter
+ * before it) and tells from the snapshot itself whether it has anything to
+ * judge. Exactly one of run and each_node is set.
+ */
 struct hp_check {
 	const char *id;        /* stable, dotted: "cluster.status" */
+	const char *doc;       /* reference document of its sections (a file of references/);
+				  NULL: HP_REFDOC_DETAIL */
 	const char *section;   /* default pointer: "F", "A+B", "G.1.a"; "" for none */
 	enum hp_prio prio;     /* default priority of FAIL/WARN findings */
-	enum hp_scope scope;
-	enum hp_group group;
-	const char *summary;   /* one line: what the check looks at */
+	enum hp_group group;   /* report group */
+	unsigned order;        /* place within the group (report order); unique per group */
 	void (*run)(const struct hp_snapshot *snap, struct hp_emit *em);
+	/* On-node checks: called once per probed node, with the probe blocks in parts. */
+	void (*each_node)(struct node_ctx *c);
+	unsigned parts;        /* enum hp_probe_part bits each_node reads */
 };
 
 struct hp_finding {
@@ -94,17 +105,23 @@ void hp_finding_var(struct hp_finding *f, const char *name, const char *value);
 /* Record one more instance id a finding covers (JSON "nodes", JUnit, text sample). */
 void hp_finding_node(struct hp_finding *f, const char *id);
 
-/* The registry. */
+/* The registry: every check, sorted by group and order (report order). */
 extern const struct hp_check *const hp_checks[];
 extern const size_t hp_checks_count;
 const struct hp_check *hp_check_find(const char *id);
 
-/* Section id -> title ("F" -> "Hardware / Auto-Repair"); NULL when unknown. */
-const char *hp_section_title(const char *id);
-/* Every known section id, NULL-terminated (for tests and explain). */
-extern const char *const hp_section_ids[];
+/* The reference document a check's sections are in: its doc, else HP_REFDOC_DETAIL. */
+const char *hp_check_doc(const struct hp_check *c);
+/*
+ * Title of one section id of a finding's pointer, from the reference
+ * document of its check (hp_refdoc_title); NULL when unknown.
+ */
+const char *hp_finding_section_title(const struct hp_finding *f, const char *id);
 
-/* Run every check whose scope fits the snapshot; findings in registry order. */
+/* Run one check over the snapshot, appending its findings to out. */
+void hp_check_run(const struct hp_check *c, const struct hp_snapshot *snap,
+		  struct hp_findings *out);
+/* Run every check over the snapshot; findings in registry order. */
 void hp_checks_run(const struct hp_snapshot *snap, struct hp_findings *out);
 /*
  * The same for the checks named in ids (NULL-terminated; an id ending in

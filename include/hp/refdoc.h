@@ -1,9 +1,12 @@
 /*
  * The reference documents (the Markdown files in references/, embedded in
  * the binary at build time) split into sections and suggested-command
- * blocks. Pure functions over the text: nothing here reads files or prints.
+ * blocks. Pure functions over the text, plus hp_refdoc_get()'s copy of each
+ * embedded document parsed once: nothing here reads files or prints.
  *
- * A section is a heading "## <ID>: <Title>" outside fenced blocks; it runs
+ * A section is a heading "## <ID>: <Title>" outside fenced blocks, where
+ * ID is upper-case letters, digits right after them, dotted numbers and a
+ * last dotted lower-case letter ("A", "G.1.a", "NC6.2"); it runs
  * to the next heading of its own level or above, so it holds its
  * sub-sections. A suggested-command block is a paragraph starting with
  * HP_REFDOC_MARKER, the fenced block after it, and the "Blast radius:" and
@@ -58,6 +61,25 @@ struct hp_refdoc {
 
 /* The embedded copy of references/<name>, NUL-terminated; NULL when not embedded. */
 const char *hp_refdoc_embedded(const char *name);
+
+/* The file name of the i-th embedded document ("node-diagnostics-detail.md"), NULL past the last. */
+const char *hp_refdoc_embedded_name(size_t i);
+
+/*
+ * The embedded document name, parsed on first use and kept until the
+ * process ends (not for use from several threads at once); NULL when no
+ * such document is embedded or it does not parse (a unit test parses every
+ * one). Callers must not release it.
+ */
+const struct hp_refdoc *hp_refdoc_get(const char *name);
+
+/*
+ * The title of section id (exact) of the embedded document name:
+ * hp_refdoc_title(HP_REFDOC_DETAIL, "F") is "Hardware / Auto-Repair".
+ * NULL when the document or the section is unknown. This is the one
+ * source of section titles: findings and the report take them from here.
+ */
+const char *hp_refdoc_title(const char *name, const char *id);
 
 /*
  * Split text (which must outlive d) into sections and blocks. Fails on an

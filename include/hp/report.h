@@ -57,8 +57,11 @@ const char *hp_report_group_name(enum hp_group g, const char **num);
 const char *hp_report_tag_name(enum hp_tag t);
 /* Issue priority name ("P0") of a FAIL/WARN that counts as an issue, else NULL. */
 const char *hp_report_issue_prio(const struct hp_finding *f);
-/* " → references/….md § A (Title)" for a section list into out ("" when none). */
-void hp_report_pointer(struct hp_buf *out, const char *section);
+/*
+ * " → references/….md § A (Title)" for the finding's section list, in the
+ * reference document of its check, into out (nothing when it has none).
+ */
+void hp_report_pointer(struct hp_buf *out, const struct hp_finding *f);
 
 /* JUnit XML document into out (one testsuite per report group). */
 void hp_report_junit(const struct hp_findings *f, const struct hp_report_opts *o, struct hp_buf *out);

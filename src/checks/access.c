@@ -100,22 +100,7 @@ static void run_ssm_targets(const struct hp_snapshot *snap, struct hp_emit *em)
 			"No Running nodes — SSM sessions to nodes are not possible until nodes are healthy");
 }
 
-const struct hp_check hp_check_cluster_vpc_config = {
-	.id = "cluster.vpc-config",
-	.section = "B",
-	.prio = HP_P2,
-	.scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_VPC,
-	.summary = "VpcConfig of the cluster and OverrideVpcConfig of its instance groups",
-	.run = run_vpc_config,
-};
-
-const struct hp_check hp_check_ssm_targets = {
-	.id = "ssm.targets",
-	.section = "K",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_SSM,
-	.summary = "SSM target strings of Running nodes; no Running node means no SSM access",
-	.run = run_ssm_targets,
-};
+HP_CHECK(cluster_vpc_config, HP_GROUP_VPC, 20,
+	 .id = "cluster.vpc-config", .section = "B", .prio = HP_P2, .run = run_vpc_config);
+HP_CHECK(ssm_targets, HP_GROUP_SSM, 20,
+	 .id = "ssm.targets", .section = "K", .prio = HP_P1, .run = run_ssm_targets);

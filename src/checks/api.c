@@ -179,22 +179,21 @@ static void run_api(const struct hp_snapshot *snap, struct hp_emit *em)
 	}
 }
 
-#define API_ROW(name, grp, text)                                                 \
-	const struct hp_check hp_check_api_##name = {                            \
-		.id = "api." #name,                                              \
-		.section = "K",                                                  \
-		.prio = HP_P1,                                                   \
-		.scope = HP_SCOPE_CLUSTER,                                       \
-		.group = grp,                                                    \
-		.summary = "failed AWS calls that feed the " text,               \
-		.run = run_api,                                                  \
-	}
-
-API_ROW(identity, HP_GROUP_IDENTITY, "cluster identity (sts, DescribeCluster)");
-API_ROW(events, HP_GROUP_EVENTS, "cluster events (ListClusterEvents)");
-API_ROW(nodes, HP_GROUP_NODES, "node checks (ListClusterNodes, DescribeClusterNode, "
-	"DescribeInstanceTypes)");
-API_ROW(vpc, HP_GROUP_VPC, "VPC checks (ec2, service quotas)");
-API_ROW(logs, HP_GROUP_LOGS, "CloudWatch Logs checks");
-API_ROW(eks, HP_GROUP_EKS, "EKS checks");
-API_ROW(ssm, HP_GROUP_SSM, "SSM checks");
+/*
+ * One row per report group, all sharing run_api: each reports the failed
+ * calls whose data that group's checks read, first in its group.
+ */
+HP_CHECK(api_identity, HP_GROUP_IDENTITY, 20,
+	 .id = "api.identity", .section = "K", .prio = HP_P1, .run = run_api);
+HP_CHECK(api_events, HP_GROUP_EVENTS, 10,
+	 .id = "api.events", .section = "K", .prio = HP_P1, .run = run_api);
+HP_CHECK(api_nodes, HP_GROUP_NODES, 10,
+	 .id = "api.nodes", .section = "K", .prio = HP_P1, .run = run_api);
+HP_CHECK(api_eks, HP_GROUP_EKS, 10,
+	 .id = "api.eks", .section = "K", .prio = HP_P1, .run = run_api);
+HP_CHECK(api_vpc, HP_GROUP_VPC, 10,
+	 .id = "api.vpc", .section = "K", .prio = HP_P1, .run = run_api);
+HP_CHECK(api_logs, HP_GROUP_LOGS, 10,
+	 .id = "api.logs", .section = "K", .prio = HP_P1, .run = run_api);
+HP_CHECK(api_ssm, HP_GROUP_SSM, 10,
+	 .id = "api.ssm", .section = "K", .prio = HP_P1, .run = run_api);

@@ -1,7 +1,48 @@
 /*
- * Private to src/checks: the check objects the area files define (collected
- * by pointer in registry.c) and the small text helpers they share. Nothing
- * outside src/checks includes this; the public side is include/hp/check.h.
+ * Private to src/checks: how a check is declared, and the small text
+ * helpers the area files share. Nothing outside src/checks includes this;
+ * the public side is include/hp/check.h.
+ *
+ * Adding a check
+ * --------------
+ *
+ * A check is one HP_CHECK row in the area file it belongs to (cluster.c,
+ * kube.c, node-gpu.c, ...) plus its judge function. There is no list to
+ * extend: tests/tools/check-list.sh finds the rows at build time and
+ * writes $(BUILD)/gen/hp_checks.h, which registry.c turns into hp_checks[].
+ *
+ * 1. Write the row, e.g.
+ *
+ *	HP_CHECK(node_gpu_power, HP_GROUP_ONNODE, 225,
+ *		 .id = "node.gpu-power", .section = "G.1", .prio = HP_P1,
+ *		 .each_node = judge_power, .parts = HP_PROBE_GPU);
+ *
+ *    The first three arguments stay on the HP_CHECK line (the script reads
+ *    them there): the object's name (hp_check_<name>), the report group
+ *    and the order within the group. Findings are reported by group, then
+ *    by order; leave gaps (10, 20, ...) so a new row fits between two.
+ *    .id is "area.name", lower case; .section names sections of the
+ *    reference document (references/node-diagnostics-detail.md unless
+ *    .doc names another embedded one), "+"-joined, "" for none.
+ *
+ * 2. Write the judge. A check over the whole snapshot sets
+ *    .run = run_x and emits with hp_emit()/hp_emitx(); an on-node check
+ *    sets .each_node = judge_x and .parts (the probe blocks it reads) and
+ *    records results with hp_node_say(), once per node. Results about many
+ *    nodes go through one fold (fold.h), never a counter of their own.
+ *
+ * 3. If the check needs data nothing collects yet: the collector, and for
+ *    an on-node check the probe (src/collect/probe/probe.sh and its block
+ *    parser).
+ *
+ * 4. The reference document: the section the row points at exists (a
+ *    unit test fails otherwise) and quotes the finding's text where the
+ *    guide tells what hpnode prints (t0610-guide-quotes checks the quotes).
+ *
+ * 5. Tests: the judge's cases in tests/unit/test-checks-<area>.c, the id in
+ *    its place in the report order of test-checks-registry.c, and a row in
+ *    the check tables of README.md (the same test compares them with the
+ *    registry both ways).
  */
 #ifndef HP_CHECKS_PRIVATE_H
 #define HP_CHECKS_PRIVATE_H
@@ -10,103 +51,13 @@
 
 #include "hp/check.h"
 
-/* api.c: one row per report group, all sharing one run function. */
-extern const struct hp_check hp_check_api_identity;
-extern const struct hp_check hp_check_api_events;
-extern const struct hp_check hp_check_api_nodes;
-extern const struct hp_check hp_check_api_vpc;
-extern const struct hp_check hp_check_api_logs;
-extern const struct hp_check hp_check_api_eks;
-extern const struct hp_check hp_check_api_ssm;
-
-/* cluster.c */
-extern const struct hp_check hp_check_cluster_identity;
-extern const struct hp_check hp_check_cluster_status;
-extern const struct hp_check hp_check_cluster_node_recovery;
-extern const struct hp_check hp_check_cluster_instance_groups;
-extern const struct hp_check hp_check_cluster_threads_per_core;
-
-/* events.c */
-extern const struct hp_check hp_check_events_signals;
-
-/* nodes.c */
-extern const struct hp_check hp_check_nodes_status;
-extern const struct hp_check hp_check_nodes_target;
-
-/* access.c */
-extern const struct hp_check hp_check_cluster_vpc_config;
-extern const struct hp_check hp_check_ssm_targets;
-
-/* efa-sg.c */
-extern const struct hp_check hp_check_network_efa_sg;
-
-/* network.c */
-extern const struct hp_check hp_check_network_vpc;
-extern const struct hp_check hp_check_network_dns;
-extern const struct hp_check hp_check_network_routing;
-extern const struct hp_check hp_check_network_endpoints;
-extern const struct hp_check hp_check_network_eks;
-extern const struct hp_check hp_check_network_subnet_ips;
-extern const struct hp_check hp_check_network_eni;
-extern const struct hp_check hp_check_network_capacity;
-/* ssm.c */
-extern const struct hp_check hp_check_ssm_reachability;
-
-/* logs.c */
-extern const struct hp_check hp_check_logs_group;
-extern const struct hp_check hp_check_logs_lifecycle;
-extern const struct hp_check hp_check_logs_health_agent;
-
-/* node-*.c: on-node checks over the "probes" key. */
-extern const struct hp_check hp_check_node_probe;
-extern const struct hp_check hp_check_node_disk_root;
-extern const struct hp_check hp_check_node_disk_sagemaker;
-extern const struct hp_check hp_check_node_inodes;
-extern const struct hp_check hp_check_node_shm;
-extern const struct hp_check hp_check_node_nvme;
-extern const struct hp_check hp_check_node_memory;
-extern const struct hp_check hp_check_node_oom;
-extern const struct hp_check hp_check_node_time;
-extern const struct hp_check hp_check_node_ssm_agent;
-extern const struct hp_check hp_check_node_containerd;
-extern const struct hp_check hp_check_node_slurm;
-extern const struct hp_check hp_check_node_kernel;
-extern const struct hp_check hp_check_node_gpu_count;
-extern const struct hp_check hp_check_node_gpu_xid;
-extern const struct hp_check hp_check_node_gpu_ecc;
-extern const struct hp_check hp_check_node_gpu_remap;
-extern const struct hp_check hp_check_node_gpu_recovery;
-extern const struct hp_check hp_check_node_gpu_clocks;
-extern const struct hp_check hp_check_node_gpu_dcgm;
-extern const struct hp_check hp_check_node_neuron;
-extern const struct hp_check hp_check_node_efa;
-extern const struct hp_check hp_check_node_gpu_nvlink;
-extern const struct hp_check hp_check_node_gpu_nvvs;
-extern const struct hp_check hp_check_node_disk_containerd;
-extern const struct hp_check hp_check_node_kubelet;
-extern const struct hp_check hp_check_node_provisioning;
-extern const struct hp_check hp_check_node_net_errors;
-extern const struct hp_check hp_check_node_imds;
-
-/* kube.c */
-extern const struct hp_check hp_check_kube_access;
-extern const struct hp_check hp_check_kube_node_health;
-extern const struct hp_check hp_check_kube_deep_health;
-extern const struct hp_check hp_check_kube_node_ready;
-extern const struct hp_check hp_check_kube_namespace;
-extern const struct hp_check hp_check_kube_aws_node;
-extern const struct hp_check hp_check_kube_kube_proxy;
-extern const struct hp_check hp_check_kube_coredns;
-extern const struct hp_check hp_check_kube_sandbox;
-extern const struct hp_check hp_check_kube_workload_pods;
-
-/* slurm.c */
-extern const struct hp_check hp_check_slurm_controller;
-extern const struct hp_check hp_check_slurm_slurmctld;
-extern const struct hp_check hp_check_slurm_munge;
-extern const struct hp_check hp_check_slurm_nodes;
-extern const struct hp_check hp_check_slurm_jobs;
-extern const struct hp_check hp_check_slurm_mapping;
+/*
+ * Defines the check hp_check_<name> in report group grp at place ord,
+ * with the remaining fields given as designated initialisers. Keep
+ * "HP_CHECK(name, group, order," on one line.
+ */
+#define HP_CHECK(name, grp, ord, ...) \
+	const struct hp_check hp_check_##name = { .group = (grp), .order = (ord), __VA_ARGS__ }
 
 /* An INFO line: no priority, no section pointer, no node. */
 #define HP_CHECK_INFO(em, ...) hp_emitx((em), HP_TAG_INFO, HP_PNONE, "", NULL, __VA_ARGS__)

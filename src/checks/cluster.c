@@ -240,52 +240,14 @@ static void run_threads_per_core(const struct hp_snapshot *snap, struct hp_emit 
 	}
 }
 
-const struct hp_check hp_check_cluster_identity = {
-	.id = "cluster.identity",
-	.section = "",
-	.prio = HP_PNONE,
-	.scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_IDENTITY,
-	.summary = "caller, cluster ARN, status, orchestrator, NodeRecovery, cluster id, provisioning mode",
-	.run = run_identity,
-};
-
-const struct hp_check hp_check_cluster_status = {
-	.id = "cluster.status",
-	.section = "J.1",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_IDENTITY,
-	.summary = "ClusterStatus: Failed/RollingBack fail, transitional states warn",
-	.run = run_status,
-};
-
-const struct hp_check hp_check_cluster_node_recovery = {
-	.id = "cluster.node-recovery",
-	.section = "F",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_IDENTITY,
-	.summary = "NodeRecovery should be Automatic so faulty nodes are replaced",
-	.run = run_node_recovery,
-};
-
-const struct hp_check hp_check_cluster_instance_groups = {
-	.id = "cluster.instance-groups",
-	.section = "C",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_NODES,
-	.summary = "instance groups at their target size and not Failed/Degraded",
-	.run = run_instance_groups,
-};
-
-const struct hp_check hp_check_cluster_threads_per_core = {
-	.id = "cluster.threads-per-core",
-	.section = "J.2",
-	.prio = HP_P2,
-	.scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_NODES,
-	.summary = "ThreadsPerCore=1 on types that default to 2 halves the visible vCPUs",
-	.run = run_threads_per_core,
-};
+HP_CHECK(cluster_identity, HP_GROUP_IDENTITY, 10,
+	 .id = "cluster.identity", .section = "", .prio = HP_PNONE, .run = run_identity);
+HP_CHECK(cluster_status, HP_GROUP_IDENTITY, 30,
+	 .id = "cluster.status", .section = "J.1", .prio = HP_P0, .run = run_status);
+HP_CHECK(cluster_node_recovery, HP_GROUP_IDENTITY, 40,
+	 .id = "cluster.node-recovery", .section = "F", .prio = HP_P1, .run = run_node_recovery);
+HP_CHECK(cluster_instance_groups, HP_GROUP_NODES, 40,
+	 .id = "cluster.instance-groups", .section = "C", .prio = HP_P1, .run = run_instance_groups);
+HP_CHECK(cluster_threads_per_core, HP_GROUP_NODES, 50,
+	 .id = "cluster.threads-per-core", .section = "J.2", .prio = HP_P2,
+	 .run = run_threads_per_core);

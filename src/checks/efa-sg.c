@@ -282,13 +282,5 @@ static void run_efa_sg(const struct hp_snapshot *snap, struct hp_emit *em)
 			check_group(snap, em, net, id->valuestring);
 }
 
-const struct hp_check hp_check_network_efa_sg = {
-	.id = "network.efa-sg",
-	.section = "A.1",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_VPC,
-	.summary = "self-referencing all-traffic rules (in and out) and 0.0.0.0/0 egress on every "
-		   "security group of the cluster and its instance groups",
-	.run = run_efa_sg,
-};
+HP_CHECK(network_efa_sg, HP_GROUP_VPC, 30,
+	 .id = "network.efa-sg", .section = "A.1", .prio = HP_P0, .run = run_efa_sg);

@@ -495,14 +495,5 @@ static void run_signals(const struct hp_snapshot *snap, struct hp_emit *em)
 	free(unclaimed);
 }
 
-const struct hp_check hp_check_events_signals = {
-	.id = "events.signals",
-	.section = "",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_EVENTS,
-	.summary = "cluster events and their DescribeClusterEvent failure messages matched to "
-		   "root-cause signals (EFA, bootstrap, lifecycle, hardware, capacity, provisioning, "
-		   "repair); unrecognised Error events shown as they are",
-	.run = run_signals,
-};
+HP_CHECK(events_signals, HP_GROUP_EVENTS, 20,
+	 .id = "events.signals", .section = "", .prio = HP_P1, .run = run_signals);

@@ -14,6 +14,7 @@
 #include "hp/json.h"
 #include "hp/kube.h"
 #include "checks.h"
+#include "fold.h"
 
 #define LABEL_HEALTH "sagemaker.amazonaws.com/node-health-status"
 #define LABEL_DEEP "sagemaker.amazonaws.com/deep-health-check-status"
@@ -21,8 +22,6 @@
 #define LABEL_FAULT "sagemaker.amazonaws.com/fault-type"
 #define DASH "\xE2\x80\x94"
 
-/* Above this many nodes in one finding class, one finding lists them all. */
-#define ONE_BY_ONE 25
 /* aws-node log lines shown as evidence. */
 #define LOG_EVIDENCE 5
 
@@ -214,80 +213,39 @@ static const cJSON *kube_data(const struct hp_snapshot *s, struct hp_emit *em, c
 /* ------------------------------------------------------------ batches */
 
 /*
- * Findings of one class (same tag, priority, section, wording): one per
- * node while there are few, one for all of them beyond ONE_BY_ONE.
+ * Findings of one class (same tag, priority, section, wording): a fold
+ * (fold.h), so one per node while there are few, else one "<count> <many>"
+ * finding listing them.
  */
-struct item {
-	char *node;
-	char *line;
-	cJSON *evidence;
-};
-
 struct batch {
-	enum hp_tag tag;
-	enum hp_prio prio;
-	const char *section;
-	const char *many;         /* aggregated message, after the count: "nodes are NotReady" */
-	struct item *v;
-	size_t n;
+	struct hp_fold f;
+	const char *many;         /* folded message, after the count: "HyperPod nodes are NotReady" */
 };
 
-static struct item *batch_add(struct batch *b, const char *node, const char *fmt, ...)
+#define BATCH(tag, prio, section, many) { HP_FOLD_INIT(tag, prio, section), many }
+
+static struct hp_fold_item *batch_add(struct batch *b, const char *node, const char *fmt, ...)
 	HP_PRINTF(3, 4);
 
-static struct item *batch_add(struct batch *b, const char *node, const char *fmt, ...)
+static struct hp_fold_item *batch_add(struct batch *b, const char *node, const char *fmt, ...)
 {
-	struct hp_buf line = HP_BUF_INIT(HP_MAX_LINE);
-	struct item *it;
+	struct hp_fold_item *it;
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (hp_buf_vaddf(&line, fmt, ap))
-		hp_buf_puts(&line, "(message too long)");
+	it = hp_fold_vadd(&b->f, node, fmt, ap);
 	va_end(ap);
-	b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
-	it = &b->v[b->n++];
-	it->node = node ? xstrdup(node) : NULL;
-	it->line = hp_buf_detach(&line, NULL);
-	it->evidence = NULL;
 	return it;
 }
 
-static void item_evidence(struct item *it, const char *line)
+static void item_evidence(struct hp_fold_item *it, const char *line)
 {
-	if (!it->evidence)
-		it->evidence = cJSON_CreateArray();
-	cJSON_AddItemToArray(it->evidence, cJSON_CreateString(line));
+	hp_fold_evidence(it, line);
 }
 
 static void batch_emit(struct hp_emit *em, struct batch *b)
 {
-	size_t i;
-
-	if (b->n > ONE_BY_ONE) {
-		struct hp_finding *f = hp_emitx(em, b->tag, b->prio, b->section, NULL, "%zu %s",
-						b->n, b->many);
-
-		for (i = 0; i < b->n; i++)
-			hp_finding_evidence(f, b->v[i].line);
-	} else {
-		for (i = 0; i < b->n; i++) {
-			struct hp_finding *f = hp_emitx(em, b->tag, b->prio, b->section,
-							b->v[i].node, "%s", b->v[i].line);
-			const cJSON *e;
-
-			cJSON_ArrayForEach(e, b->v[i].evidence)
-				hp_finding_evidence(f, e->valuestring);
-		}
-	}
-	for (i = 0; i < b->n; i++) {
-		free(b->v[i].node);
-		free(b->v[i].line);
-		cJSON_Delete(b->v[i].evidence);
-	}
-	free(b->v);
-	b->v = NULL;
-	b->n = 0;
+	hp_fold_emit(em, &b->f, "%zu %s", hp_fold_count(&b->f), b->many ? b->many : "");
 }
 
 /* ------------------------------------------------------------ kube.access */
@@ -397,25 +355,25 @@ static int is_network_fault(const char *v)
 static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 {
 	const cJSON *nodes = kube_data(s, em, "nodes", "HyperPod node health labels"), *n, *a;
-	struct batch repl = { HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes are "
-			      "UnschedulablePendingReplacement", NULL, 0 };
-	struct batch reboot = { HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes are "
-				"UnschedulablePendingReboot", NULL, 0 };
-	struct batch net = { HP_TAG_FAIL, HP_P1, "A", "HyperPod nodes are unschedulable with "
-			     "a network fault", NULL, 0 };
-	struct batch other = { HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes have an unexpected "
-			       "health status", NULL, 0 };
+	struct batch repl = BATCH(HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes are "
+						      "UnschedulablePendingReplacement");
+	struct batch reboot = BATCH(HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes are "
+							"UnschedulablePendingReboot");
+	struct batch net = BATCH(HP_TAG_FAIL, HP_P1, "A", "HyperPod nodes are unschedulable with "
+						     "a network fault");
+	struct batch other = BATCH(HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes have an unexpected "
+						       "health status");
 	/*
 	 * Unschedulable is AWS's documented state while deep health checks run
 	 * (deep-health-check-status=InProgress): informational. With Failed it is
 	 * a failure; with neither, a state to look at.
 	 */
-	struct batch dhc = { HP_TAG_WARN, HP_P2, "F", "HyperPod nodes are Unschedulable while "
-			     "their deep health checks run (expected, usually within 2 hours)", NULL, 0 };
-	struct batch dhc_failed = { HP_TAG_FAIL, HP_P1, "G+F", "HyperPod nodes are Unschedulable "
-				    "after failing their deep health checks", NULL, 0 };
-	struct batch dhc_other = { HP_TAG_FAIL, HP_P2, "F", "HyperPod nodes are Unschedulable "
-				   "without deep health checks in progress", NULL, 0 };
+	struct batch dhc = BATCH(HP_TAG_WARN, HP_P2, "F", "HyperPod nodes are Unschedulable while "
+						     "their deep health checks run (expected, usually within 2 hours)");
+	struct batch dhc_failed = BATCH(HP_TAG_FAIL, HP_P1, "G+F", "HyperPod nodes are Unschedulable "
+							    "after failing their deep health checks");
+	struct batch dhc_other = BATCH(HP_TAG_FAIL, HP_P2, "F", "HyperPod nodes are Unschedulable "
+							   "without deep health checks in progress");
 	struct kctx c;
 	size_t i = 0, labelled = 0, good = 0;
 
@@ -431,7 +389,7 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 			ev[HP_CHECK_CLIP_SIZE * 2];
 		char fl[HP_CHECK_CLIP_SIZE * 2 + 32] = "";
 		struct batch *b;
-		struct item *it;
+		struct hp_fold_item *it;
 
 		if (!st)
 			continue;
@@ -521,8 +479,8 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 static void run_deep_health(const struct hp_snapshot *s, struct hp_emit *em)
 {
 	const cJSON *nodes = kube_data(s, em, "nodes", "Deep health check labels"), *n;
-	struct batch failed = { HP_TAG_FAIL, HP_P1, "G+F", "HyperPod nodes failed their deep "
-				"health checks (deep-health-check-status=Failed)", NULL, 0 };
+	struct batch failed = BATCH(HP_TAG_FAIL, HP_P1, "G+F", "HyperPod nodes failed their deep "
+							"health checks (deep-health-check-status=Failed)");
 	struct kctx c;
 	size_t i = 0, labelled = 0, running = 0;
 
@@ -548,7 +506,7 @@ static void run_deep_health(const struct hp_snapshot *s, struct hp_emit *em)
 		HP_CHECK_INFO(em,
 			      "%zu HyperPod node(s) are running deep health checks (InProgress)",
 			      running);
-	if (failed.n)
+	if (failed.f.n)
 		batch_emit(em, &failed);
 	else if (labelled)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
@@ -559,14 +517,13 @@ static void run_deep_health(const struct hp_snapshot *s, struct hp_emit *em)
 static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 {
 	const cJSON *nodes = kube_data(s, em, "nodes", "Node readiness"), *n;
-	struct batch notready = { HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes are NotReady", NULL,
-				  0 };
-	struct batch cni = { HP_TAG_FAIL, HP_P1, "O.1", "HyperPod nodes are NotReady because "
-			     "pod networking is not ready", NULL, 0 };
-	struct batch unknown = { HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes have Ready status "
-				 "Unknown (kubelet stopped reporting)", NULL, 0 };
-	struct batch missing = { HP_TAG_WARN, HP_P1, "A+B", "Running HyperPod nodes are not "
-				 "registered in Kubernetes", NULL, 0 };
+	struct batch notready = BATCH(HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes are NotReady");
+	struct batch cni = BATCH(HP_TAG_FAIL, HP_P1, "O.1", "HyperPod nodes are NotReady because "
+						     "pod networking is not ready");
+	struct batch unknown = BATCH(HP_TAG_FAIL, HP_P1, "F", "HyperPod nodes have Ready status "
+							 "Unknown (kubelet stopped reporting)");
+	struct batch missing = BATCH(HP_TAG_WARN, HP_P1, "A+B", "Running HyperPod nodes are not "
+							 "registered in Kubernetes");
 	struct kctx c;
 	size_t i = 0, hyperpod = 0, ready = 0, others = 0, mapped = 0;
 
@@ -731,7 +688,7 @@ static const cJSON *daemonset(const cJSON *list, const char *name)
 }
 
 /* aws-node log lines that look like IPAMD, gRPC or ENI trouble, the last few. */
-static void log_evidence(struct item *it, const cJSON *kube, const char *pod)
+static void log_evidence(struct hp_fold_item *it, const cJSON *kube, const char *pod)
 {
 	static const char *const pattern[] = {
 		"error", "failed", "refused", "timeout", "fatal", "grpc", "ipamd", "eni", NULL
@@ -794,7 +751,7 @@ static void run_addon(const struct hp_snapshot *s, struct hp_emit *em, const str
 {
 	char what[96];
 	const cJSON *pods, *dss = NULL, *ds = NULL, *p;
-	struct batch bad = { HP_TAG_FAIL, HP_P0, NULL, NULL, NULL, 0 };
+	struct batch bad = BATCH(HP_TAG_FAIL, HP_P0, NULL, NULL);
 	struct kctx c;
 	char many[160];
 	size_t seen_pods = 0;
@@ -818,7 +775,7 @@ static void run_addon(const struct hp_snapshot *s, struct hp_emit *em, const str
 	cJSON_ArrayForEach(p, pods) {
 		char problem[96], who[HP_CHECK_CLIP_SIZE * 2], pn[HP_CHECK_CLIP_SIZE];
 		const char *node = hp_json_str(p, "node"), *iid = iid_of(&c, node);
-		struct item *it;
+		struct hp_fold_item *it;
 
 		if (!pod_app_is(p, a->app))
 			continue;
@@ -857,12 +814,12 @@ static void run_addon(const struct hp_snapshot *s, struct hp_emit *em, const str
 		if (desired == 0) {
 			hp_emitx(em, HP_TAG_WARN, HP_P2, NULL, NULL,
 				 "%s DaemonSet schedules no pods (0 desired)", a->title);
-		} else if (unavailable > (double)bad.n) {
+		} else if (unavailable > (double)bad.f.n) {
 			/* Not-ready pods the pod list does not explain: the DaemonSet says it. */
 			hp_emitx(em, HP_TAG_FAIL, HP_P0, NULL, NULL,
 				 "%.0f of %.0f %s pods not ready " DASH " %s", unavailable, desired,
 				 a->title, a->breaks);
-		} else if (!bad.n) {
+		} else if (!bad.f.n) {
 			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
 				 "%s DaemonSet healthy (%.0f/%.0f ready)", a->title, ready,
 				 desired);
@@ -877,7 +834,7 @@ static void run_addon(const struct hp_snapshot *s, struct hp_emit *em, const str
 		if (!seen_pods && n <= 0)
 			HP_CHECK_INFO(em, "No %s pods (k8s-app=%s) found in kube-system", a->title,
 				      a->app);
-		else if (!bad.n)
+		else if (!bad.f.n)
 			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "%s healthy (%zu pods)",
 				 a->title, seen_pods);
 	}
@@ -1120,63 +1077,23 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 	kctx_release(&c);
 }
 
-const struct hp_check hp_check_kube_access = {
-	.id = "kube.access", .section = "", .prio = HP_P1, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_EKS,
-	.summary = "kubectl reaches this cluster's EKS API server and can authenticate",
-	.run = run_access,
-};
-const struct hp_check hp_check_kube_node_health = {
-	.id = "kube.node-health", .section = "F", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_EKS,
-	.summary = "HyperPod node-health-status label and fault types of every HyperPod node",
-	.run = run_node_health,
-};
-const struct hp_check hp_check_kube_deep_health = {
-	.id = "kube.deep-health", .section = "G+F", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_EKS,
-	.summary = "deep-health-check-status label of every HyperPod node",
-	.run = run_deep_health,
-};
-const struct hp_check hp_check_kube_node_ready = {
-	.id = "kube.node-ready", .section = "F", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_EKS,
-	.summary = "Ready condition of HyperPod nodes; Running instances missing from Kubernetes",
-	.run = run_node_ready,
-};
-const struct hp_check hp_check_kube_namespace = {
-	.id = "kube.namespace", .section = "B.1", .prio = HP_P1, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_EKS,
-	.summary = "the aws-hyperpod namespace of the HyperPod Helm chart exists",
-	.run = run_namespace,
-};
-const struct hp_check hp_check_kube_aws_node = {
-	.id = "kube.aws-node", .section = "O.1", .prio = HP_P0, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_CNI,
-	.summary = "aws-node (VPC CNI) DaemonSet readiness and pods, with IPAMD log lines",
-	.run = run_aws_node,
-};
-const struct hp_check hp_check_kube_kube_proxy = {
-	.id = "kube.kube-proxy", .section = "O.3", .prio = HP_P0, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_CNI,
-	.summary = "kube-proxy DaemonSet readiness and pods",
-	.run = run_kube_proxy,
-};
-const struct hp_check hp_check_kube_coredns = {
-	.id = "kube.coredns", .section = "O.4", .prio = HP_P0, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_CNI,
-	.summary = "CoreDNS pods (k8s-app=kube-dns)",
-	.run = run_coredns,
-};
-const struct hp_check hp_check_kube_sandbox = {
-	.id = "kube.sandbox", .section = "O", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_CNI,
-	.summary = "pods stuck Pending with FailedCreatePodSandBox events",
-	.run = run_sandbox,
-};
-const struct hp_check hp_check_kube_workload_pods = {
-	.id = "kube.workload-pods", .section = "M.1", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_PODS,
-	.summary = "workload pods CrashLoopBackOff, OOMKilled, ImagePullBackOff, RunContainerError",
-	.run = run_workload,
-};
+HP_CHECK(kube_access, HP_GROUP_EKS, 20,
+	 .id = "kube.access", .section = "", .prio = HP_P1, .run = run_access);
+HP_CHECK(kube_node_health, HP_GROUP_EKS, 30,
+	 .id = "kube.node-health", .section = "F", .prio = HP_P1, .run = run_node_health);
+HP_CHECK(kube_deep_health, HP_GROUP_EKS, 40,
+	 .id = "kube.deep-health", .section = "G+F", .prio = HP_P1, .run = run_deep_health);
+HP_CHECK(kube_node_ready, HP_GROUP_EKS, 50,
+	 .id = "kube.node-ready", .section = "F", .prio = HP_P1, .run = run_node_ready);
+HP_CHECK(kube_namespace, HP_GROUP_EKS, 60,
+	 .id = "kube.namespace", .section = "B.1", .prio = HP_P1, .run = run_namespace);
+HP_CHECK(kube_aws_node, HP_GROUP_CNI, 10,
+	 .id = "kube.aws-node", .section = "O.1", .prio = HP_P0, .run = run_aws_node);
+HP_CHECK(kube_kube_proxy, HP_GROUP_CNI, 20,
+	 .id = "kube.kube-proxy", .section = "O.3", .prio = HP_P0, .run = run_kube_proxy);
+HP_CHECK(kube_coredns, HP_GROUP_CNI, 30,
+	 .id = "kube.coredns", .section = "O.4", .prio = HP_P0, .run = run_coredns);
+HP_CHECK(kube_sandbox, HP_GROUP_CNI, 40,
+	 .id = "kube.sandbox", .section = "O", .prio = HP_P1, .run = run_sandbox);
+HP_CHECK(kube_workload_pods, HP_GROUP_PODS, 10,
+	 .id = "kube.workload-pods", .section = "M.1", .prio = HP_P1, .run = run_workload);

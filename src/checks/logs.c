@@ -298,32 +298,9 @@ static void run_health_agent(const struct hp_snapshot *snap, struct hp_emit *em)
 	scan(snap, em, &sc);
 }
 
-const struct hp_check hp_check_logs_group = {
-	.id = "logs.group",
-	.section = "L",
-	.prio = HP_P2,
-	.scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_LOGS,
-	.summary = "the cluster's CloudWatch log group exists",
-	.run = run_group,
-};
-
-const struct hp_check hp_check_logs_lifecycle = {
-	.id = "logs.lifecycle",
-	.section = "D",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_LOGS,
-	.summary = "errors in the LifecycleConfig log streams, per node",
-	.run = run_lifecycle,
-};
-
-const struct hp_check hp_check_logs_health_agent = {
-	.id = "logs.health-agent",
-	.section = "F",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_LOGS,
-	.summary = "faults in the SagemakerHealthMonitoringAgent log streams, per node",
-	.run = run_health_agent,
-};
+HP_CHECK(logs_group, HP_GROUP_LOGS, 20,
+	 .id = "logs.group", .section = "L", .prio = HP_P2, .run = run_group);
+HP_CHECK(logs_lifecycle, HP_GROUP_LOGS, 30,
+	 .id = "logs.lifecycle", .section = "D", .prio = HP_P1, .run = run_lifecycle);
+HP_CHECK(logs_health_agent, HP_GROUP_LOGS, 40,
+	 .id = "logs.health-agent", .section = "F", .prio = HP_P1, .run = run_health_agent);

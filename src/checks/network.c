@@ -904,33 +904,19 @@ next:
 	}
 }
 
-#define NET_CHECK(var, name, sect, p, text, fn)                                  \
-	const struct hp_check var = {                                            \
-		.id = "network." name,                                           \
-		.section = sect,                                                 \
-		.prio = p,                                                       \
-		.scope = HP_SCOPE_CLUSTER,                                       \
-		.group = HP_GROUP_VPC,                                           \
-		.summary = text,                                                 \
-		.run = fn,                                                       \
-	}
-
-NET_CHECK(hp_check_network_vpc, "vpc", "B.1", HP_P1,
-	  "every cluster subnet exists and all subnets and security groups share one VPC", run_vpc);
-NET_CHECK(hp_check_network_dns, "dns", "B.2", HP_P1,
-	  "enableDnsSupport and enableDnsHostnames on the cluster VPC", run_dns);
-NET_CHECK(hp_check_network_routing, "routing", "B.3", HP_P1,
-	  "each subnet's default route: NAT passes, internet gateway fails, none needs endpoints",
-	  run_routing);
-NET_CHECK(hp_check_network_endpoints, "endpoints", "B.4", HP_P1,
-	  "the VPC endpoints a private VPC needs (s3, ecr, sts, ssm, ec2, sagemaker, logs, eks)",
-	  run_endpoints);
-NET_CHECK(hp_check_network_eks, "eks", "B.5", HP_P1,
-	  "EKS cluster: found, same VPC, security group path, authentication mode, endpoint access",
-	  run_eks);
-NET_CHECK(hp_check_network_subnet_ips, "subnet-ips", "B.6", HP_P1,
-	  "free IP addresses per subnet (below 5 fails, below 50 warns)", run_subnet_ips);
-NET_CHECK(hp_check_network_eni, "eni", "B.6", HP_P2,
-	  "network interfaces in the region against quota L-DF5E4CA3 (above 80 % warns)", run_eni);
-NET_CHECK(hp_check_network_capacity, "capacity", "C.1", HP_P1,
-	  "each instance group's type is offered in a zone of its subnets", run_capacity);
+HP_CHECK(network_vpc, HP_GROUP_VPC, 40,
+	 .id = "network.vpc", .section = "B.1", .prio = HP_P1, .run = run_vpc);
+HP_CHECK(network_dns, HP_GROUP_VPC, 50,
+	 .id = "network.dns", .section = "B.2", .prio = HP_P1, .run = run_dns);
+HP_CHECK(network_routing, HP_GROUP_VPC, 60,
+	 .id = "network.routing", .section = "B.3", .prio = HP_P1, .run = run_routing);
+HP_CHECK(network_endpoints, HP_GROUP_VPC, 70,
+	 .id = "network.endpoints", .section = "B.4", .prio = HP_P1, .run = run_endpoints);
+HP_CHECK(network_eks, HP_GROUP_VPC, 80,
+	 .id = "network.eks", .section = "B.5", .prio = HP_P1, .run = run_eks);
+HP_CHECK(network_subnet_ips, HP_GROUP_VPC, 90,
+	 .id = "network.subnet-ips", .section = "B.6", .prio = HP_P1, .run = run_subnet_ips);
+HP_CHECK(network_eni, HP_GROUP_VPC, 100,
+	 .id = "network.eni", .section = "B.6", .prio = HP_P2, .run = run_eni);
+HP_CHECK(network_capacity, HP_GROUP_VPC, 110,
+	 .id = "network.capacity", .section = "C.1", .prio = HP_P1, .run = run_capacity);

@@ -1,9 +1,10 @@
 /*
  * The frame of every on-node check: walk the probed nodes of the snapshot,
  * parse the blocks a check needs, collect its per-node results, and emit
- * them; identical results of HP_NODE_SUMMARY_MIN or more nodes become one
- * finding "<stem> on N nodes" listing the nodes in its evidence. Nodes
- * that were not probed belong to the SSM transport's own check.
+ * them, problems first; identical results (same tag, priority, section and
+ * stem) go through one fold (fold.h), so those of many nodes become one
+ * finding "<stem> on N nodes". Nodes that were not probed belong to the
+ * SSM transport's own check.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,10 +13,8 @@
 
 #include "hp/json.h"
 #include "checks.h"
+#include "fold.h"
 #include "node.h"
-
-/* Instance ids per evidence line of a summarised PASS/INFO result. */
-#define IDS_PER_LINE 100
 
 struct node_say {
 	enum hp_tag tag;
@@ -94,43 +93,27 @@ static int same(const struct node_say *a, const struct node_say *b)
 	return !strcmp(a->section, b->section);
 }
 
-static void emit_one(struct hp_emit *em, const struct node_say *s)
-{
-	struct hp_finding *f = hp_emitx(em, s->tag, s->prio, s->section, s->node, "%s", s->msg);
-	const cJSON *e;
-
-	cJSON_ArrayForEach(e, s->evidence)
-		if (cJSON_IsString(e))
-			hp_finding_evidence(f, e->valuestring);
-}
-
-/* One finding for the n results in idx (all alike). */
-static void emit_summary(struct hp_emit *em, const struct node_results *r, const size_t *idx,
-			 size_t n)
+/*
+ * The n results in idx (all alike) through one fold: one finding each
+ * below HP_FOLD_MIN, else "<stem> on N nodes".
+ */
+static void emit_class(struct hp_emit *em, const struct node_results *r, const size_t *idx,
+		       size_t n)
 {
 	const struct node_say *s = &r->v[idx[0]];
-	struct hp_finding *f = hp_emitx(em, s->tag, s->prio, s->section, NULL, "%s on %zu nodes",
-					s->stem, n);
-	size_t i, j;
+	struct hp_fold fold = HP_FOLD_INIT(s->tag, s->prio, s->section);
+	size_t i;
 
-	for (i = 0; i < n; i++)
-		hp_finding_node(f, r->v[idx[i]].node);
-	if (s->tag == HP_TAG_FAIL || s->tag == HP_TAG_WARN) {
-		/* Problems keep each node's own words. */
-		for (i = 0; i < n; i++)
-			hp_finding_evidence(f, r->v[idx[i]].msg);
-		return;
-	}
-	for (i = 0; i < n; i += IDS_PER_LINE) {
-		struct hp_buf ids = HP_BUF_INIT(HP_MAX_LINE);
-		size_t end = i + IDS_PER_LINE < n ? i + IDS_PER_LINE : n;
+	for (i = 0; i < n; i++) {
+		const struct node_say *x = &r->v[idx[i]];
+		struct hp_fold_item *it = hp_fold_add(&fold, x->node, "%s", x->msg);
+		const cJSON *e;
 
-		hp_buf_printf(&ids, "nodes %zu-%zu of %zu:", i + 1, end, n);
-		for (j = i; j < end; j++)
-			hp_buf_printf(&ids, " %.40s", r->v[idx[j]].node);
-		hp_finding_evidence(f, ids.buf);
-		hp_buf_release(&ids);
+		cJSON_ArrayForEach(e, x->evidence)
+			if (cJSON_IsString(e))
+				hp_fold_evidence(it, e->valuestring);
 	}
+	hp_fold_emit(em, &fold, "%s on %zu nodes", s->stem, n);
 }
 
 static void flush(struct hp_emit *em, struct node_results *r)
@@ -166,11 +149,7 @@ static void flush(struct hp_emit *em, struct node_results *r)
 				for (k = i; k < r->n; k++)
 					if (group[k] == i)
 						idx[n++] = k;
-				if (n >= HP_NODE_SUMMARY_MIN)
-					emit_summary(em, r, idx, n);
-				else
-					for (k = 0; k < n; k++)
-						emit_one(em, &r->v[idx[k]]);
+				emit_class(em, r, idx, n);
 			}
 		}
 	}

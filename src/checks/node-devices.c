@@ -202,51 +202,15 @@ static void judge_imds(struct node_ctx *c)
 			    "IMDS reachable from %s (IMDSv2, instance type %.40s)", c->who, type);
 }
 
-#define RUN(name, parts) \
-	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
-	{ hp_node_each(snap, em, (parts), judge_##name); }
-
-RUN(neuron, HP_PROBE_NEURON)
-RUN(efa, HP_PROBE_EFA)
-RUN(netdev, HP_PROBE_NET)
-RUN(imds, HP_PROBE_NET)
-
-const struct hp_check hp_check_node_neuron = {
-	.id = "node.neuron",
-	.section = "G.2",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "Neuron devices neuron-ls lists against the instance type's NeuronInfo",
-	.run = run_neuron,
-};
-
-const struct hp_check hp_check_node_efa = {
-	.id = "node.efa",
-	.section = "A.3",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "EFA devices against the type's MaximumEfaInterfaces, port states, libfabric provider",
-	.run = run_efa,
-};
-
-const struct hp_check hp_check_node_net_errors = {
-	.id = "node.net-errors",
-	.section = "A.2",
-	.prio = HP_P2,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "RX/TX errors and drops (over 1 %) of the node's network interfaces since boot",
-	.run = run_netdev,
-};
-
-const struct hp_check hp_check_node_imds = {
-	.id = "node.imds",
-	.section = "B.1",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "instance metadata (IMDSv2 token, then the instance type) reachable from the node",
-	.run = run_imds,
-};
+HP_CHECK(node_neuron, HP_GROUP_ONNODE, 260,
+	 .id = "node.neuron", .section = "G.2", .prio = HP_P0, .each_node = judge_neuron,
+	 .parts = HP_PROBE_NEURON);
+HP_CHECK(node_efa, HP_GROUP_ONNODE, 270,
+	 .id = "node.efa", .section = "A.3", .prio = HP_P1, .each_node = judge_efa,
+	 .parts = HP_PROBE_EFA);
+HP_CHECK(node_net_errors, HP_GROUP_ONNODE, 280,
+	 .id = "node.net-errors", .section = "A.2", .prio = HP_P2, .each_node = judge_netdev,
+	 .parts = HP_PROBE_NET);
+HP_CHECK(node_imds, HP_GROUP_ONNODE, 290,
+	 .id = "node.imds", .section = "B.1", .prio = HP_P1, .each_node = judge_imds,
+	 .parts = HP_PROBE_NET);

@@ -669,108 +669,30 @@ static void judge_nvvs(struct node_ctx *c)
 	}
 }
 
-#define RUN(name, parts) \
-	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
-	{ hp_node_each(snap, em, (parts), judge_##name); }
-
-RUN(count, HP_PROBE_GPU)
-RUN(xid, HP_PROBE_KMSG | HP_PROBE_GPU)
-RUN(ecc, HP_PROBE_GPU)
-RUN(remap, HP_PROBE_GPU)
-RUN(recovery, HP_PROBE_GPU)
-RUN(clocks, HP_PROBE_GPU)
-RUN(dcgm, HP_PROBE_DCGM | HP_PROBE_GPU)
-RUN(nvlink, HP_PROBE_GPU)
-RUN(nvvs, HP_PROBE_DCGM | HP_PROBE_GPU)
-
-const struct hp_check hp_check_node_gpu_count = {
-	.id = "node.gpu-count",
-	.section = "G.1",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "GPUs nvidia-smi lists against the instance type's GPU count (or the PCI bus)",
-	.run = run_count,
-};
-
-const struct hp_check hp_check_node_gpu_xid = {
-	.id = "node.gpu-xid",
-	.section = "G.1.c",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "NVRM Xid lines since boot, by NVIDIA's classes: hardware Xids fail, "
-		   "application Xids inform",
-	.run = run_xid,
-};
-
-const struct hp_check hp_check_node_gpu_ecc = {
-	.id = "node.gpu-ecc",
-	.section = "G.1",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "volatile uncorrectable ECC errors (fail), corrected rate over 100/day, ECC mode",
-	.run = run_ecc,
-};
-
-const struct hp_check hp_check_node_gpu_remap = {
-	.id = "node.gpu-remap",
-	.section = "G.1.a",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "row-remap failure (P0) and pending remaps (P1) per GPU",
-	.run = run_remap,
-};
-
-const struct hp_check hp_check_node_gpu_recovery = {
-	.id = "node.gpu-recovery",
-	.section = "G.1.d",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "the driver's GPU recovery action (anything but None needs a reset or reboot)",
-	.run = run_recovery,
-};
-
-const struct hp_check hp_check_node_gpu_clocks = {
-	.id = "node.gpu-clocks",
-	.section = "G.1",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "hardware slowdown, thermal and power-brake clock throttling per GPU",
-	.run = run_clocks,
-};
-
-const struct hp_check hp_check_node_gpu_dcgm = {
-	.id = "node.gpu-dcgm",
-	.section = "G.1.b",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "dcgmi health: Failure fails, Warning warns",
-	.run = run_dcgm,
-};
-
-const struct hp_check hp_check_node_gpu_nvlink = {
-	.id = "node.gpu-nvlink",
-	.section = "G.1",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "NVLink links inactive (nvidia-smi nvlink -s) and non-zero link error counters (-e)",
-	.run = run_nvlink,
-};
-
-const struct hp_check hp_check_node_gpu_nvvs = {
-	.id = "node.gpu-nvvs",
-	.section = "G.1.b",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "the tail of the newest DCGM nvvs log: ERROR lines, FAIL, Error:, row-remap "
-		   "pending/failure",
-	.run = run_nvvs,
-};
+HP_CHECK(node_gpu_count, HP_GROUP_ONNODE, 170,
+	 .id = "node.gpu-count", .section = "G.1", .prio = HP_P0, .each_node = judge_count,
+	 .parts = HP_PROBE_GPU);
+HP_CHECK(node_gpu_xid, HP_GROUP_ONNODE, 180,
+	 .id = "node.gpu-xid", .section = "G.1.c", .prio = HP_P0, .each_node = judge_xid,
+	 .parts = HP_PROBE_KMSG | HP_PROBE_GPU);
+HP_CHECK(node_gpu_ecc, HP_GROUP_ONNODE, 190,
+	 .id = "node.gpu-ecc", .section = "G.1", .prio = HP_P0, .each_node = judge_ecc,
+	 .parts = HP_PROBE_GPU);
+HP_CHECK(node_gpu_remap, HP_GROUP_ONNODE, 200,
+	 .id = "node.gpu-remap", .section = "G.1.a", .prio = HP_P0, .each_node = judge_remap,
+	 .parts = HP_PROBE_GPU);
+HP_CHECK(node_gpu_recovery, HP_GROUP_ONNODE, 210,
+	 .id = "node.gpu-recovery", .section = "G.1.d", .prio = HP_P0, .each_node = judge_recovery,
+	 .parts = HP_PROBE_GPU);
+HP_CHECK(node_gpu_clocks, HP_GROUP_ONNODE, 220,
+	 .id = "node.gpu-clocks", .section = "G.1", .prio = HP_P1, .each_node = judge_clocks,
+	 .parts = HP_PROBE_GPU);
+HP_CHECK(node_gpu_dcgm, HP_GROUP_ONNODE, 230,
+	 .id = "node.gpu-dcgm", .section = "G.1.b", .prio = HP_P0, .each_node = judge_dcgm,
+	 .parts = HP_PROBE_DCGM | HP_PROBE_GPU);
+HP_CHECK(node_gpu_nvvs, HP_GROUP_ONNODE, 240,
+	 .id = "node.gpu-nvvs", .section = "G.1.b", .prio = HP_P1, .each_node = judge_nvvs,
+	 .parts = HP_PROBE_DCGM | HP_PROBE_GPU);
+HP_CHECK(node_gpu_nvlink, HP_GROUP_ONNODE, 250,
+	 .id = "node.gpu-nvlink", .section = "G.1", .prio = HP_P1, .each_node = judge_nvlink,
+	 .parts = HP_PROBE_GPU);

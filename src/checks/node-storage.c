@@ -279,84 +279,24 @@ static void judge_memory(struct node_ctx *c)
 			    "themselves (section I.1)", c->who);
 }
 
-#define RUN(name, parts) \
-	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
-	{ hp_node_each(snap, em, (parts), judge_##name); }
-
-RUN(root, HP_PROBE_DISK)
-RUN(sagemaker, HP_PROBE_DISK)
-RUN(inodes, HP_PROBE_DISK)
-RUN(shm, HP_PROBE_DISK)
-RUN(nvme, HP_PROBE_DISK)
-RUN(memory, HP_PROBE_MEMORY | HP_PROBE_EFA)
-RUN(containerd_disk, HP_PROBE_DISK)
-
-const struct hp_check hp_check_node_disk_root = {
-	.id = "node.disk-root",
-	.section = "I.2",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "root volume usage on each probed node: over 80% warns, over 90% fails",
-	.run = run_root,
-};
-
-const struct hp_check hp_check_node_disk_sagemaker = {
-	.id = "node.disk-sagemaker",
-	.section = "I.6",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "/opt/sagemaker usage when it is a mount point: over 80% warns, over 90% fails",
-	.run = run_sagemaker,
-};
-
-const struct hp_check hp_check_node_inodes = {
-	.id = "node.inodes",
-	.section = "I.4",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "inode use on / and /opt/sagemaker: over 80% warns, over 90% fails",
-	.run = run_inodes,
-};
-
-const struct hp_check hp_check_node_shm = {
-	.id = "node.shm",
-	.section = "I.1",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "/dev/shm mounted, its size (1 GiB at least) and use (over 80% warns)",
-	.run = run_shm,
-};
-
-const struct hp_check hp_check_node_nvme = {
-	.id = "node.nvme",
-	.section = "I.7",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "/opt/dlami/nvme is a mount point where the instance type has NVMe instance store",
-	.run = run_nvme,
-};
-
-const struct hp_check hp_check_node_memory = {
-	.id = "node.memory",
-	.section = "I.1",
-	.prio = HP_P2,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "available memory (under 5% warns) and the node-wide EFA huge-page setting",
-	.run = run_memory,
-};
-
-const struct hp_check hp_check_node_disk_containerd = {
-	.id = "node.disk-containerd",
-	.section = "I.2",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "/var/lib/containerd usage when it is a volume of its own (over 90 % fails)",
-	.run = run_containerd_disk,
-};
+HP_CHECK(node_disk_root, HP_GROUP_ONNODE, 20,
+	 .id = "node.disk-root", .section = "I.2", .prio = HP_P0, .each_node = judge_root,
+	 .parts = HP_PROBE_DISK);
+HP_CHECK(node_disk_sagemaker, HP_GROUP_ONNODE, 30,
+	 .id = "node.disk-sagemaker", .section = "I.6", .prio = HP_P1, .each_node = judge_sagemaker,
+	 .parts = HP_PROBE_DISK);
+HP_CHECK(node_inodes, HP_GROUP_ONNODE, 40,
+	 .id = "node.inodes", .section = "I.4", .prio = HP_P1, .each_node = judge_inodes,
+	 .parts = HP_PROBE_DISK);
+HP_CHECK(node_shm, HP_GROUP_ONNODE, 50,
+	 .id = "node.shm", .section = "I.1", .prio = HP_P1, .each_node = judge_shm,
+	 .parts = HP_PROBE_DISK);
+HP_CHECK(node_nvme, HP_GROUP_ONNODE, 60,
+	 .id = "node.nvme", .section = "I.7", .prio = HP_P1, .each_node = judge_nvme,
+	 .parts = HP_PROBE_DISK);
+HP_CHECK(node_disk_containerd, HP_GROUP_ONNODE, 70,
+	 .id = "node.disk-containerd", .section = "I.2", .prio = HP_P1,
+	 .each_node = judge_containerd_disk, .parts = HP_PROBE_DISK);
+HP_CHECK(node_memory, HP_GROUP_ONNODE, 80,
+	 .id = "node.memory", .section = "I.1", .prio = HP_P2, .each_node = judge_memory,
+	 .parts = HP_PROBE_MEMORY | HP_PROBE_EFA);

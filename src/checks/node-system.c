@@ -476,107 +476,29 @@ static void judge_kernel(struct node_ctx *c)
 	hp_buf_release(&what);
 }
 
-#define RUN(name, parts) \
-	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
-	{ hp_node_each(snap, em, (parts), judge_##name); }
-
-RUN(probe, 0)
-RUN(oom, HP_PROBE_KMSG)
-RUN(time, HP_PROBE_TIME | HP_PROBE_SERVICES)
-RUN(ssm_agent, HP_PROBE_SERVICES)
-RUN(containerd, HP_PROBE_SERVICES)
-RUN(slurm, HP_PROBE_SERVICES)
-RUN(kubelet, HP_PROBE_SERVICES)
-RUN(provision, HP_PROBE_LOGS)
-RUN(kernel, HP_PROBE_KMSG)
-
-const struct hp_check hp_check_node_probe = {
-	.id = "node.probe",
-	.section = "K.5",
-	.prio = HP_P2,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "probe output of each probed node arrived whole (end marker) and holds data",
-	.run = run_probe,
-};
-
-const struct hp_check hp_check_node_oom = {
-	.id = "node.oom",
-	.section = "I.3",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "OOM kills since boot (kernel 'Killed process' lines); within 24 hours fails",
-	.run = run_oom,
-};
-
-const struct hp_check hp_check_node_time = {
-	.id = "node.time",
-	.section = "I.5",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "clock offset (over 1 s fails) and leap status from chrony, else timedatectl",
-	.run = run_time,
-};
-
-const struct hp_check hp_check_node_ssm_agent = {
-	.id = "node.ssm-agent",
-	.section = "K.6",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "amazon-ssm-agent unit active (systemd, or its snap unit)",
-	.run = run_ssm_agent,
-};
-
-const struct hp_check hp_check_node_containerd = {
-	.id = "node.containerd",
-	.section = "M.2",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "containerd active on EKS nodes (not judged on Slurm nodes)",
-	.run = run_containerd,
-};
-
-const struct hp_check hp_check_node_slurm = {
-	.id = "node.slurm",
-	.section = "H",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "munge, slurmd and slurmctld active on Slurm nodes",
-	.run = run_slurm,
-};
-
-const struct hp_check hp_check_node_kernel = {
-	.id = "node.kernel",
-	.section = "N.1",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "kernel panic, soft/hard lockup, BUG, NMI, hung task and machine-check messages; "
-		   "uncorrectable PCIe AER errors (G.1)",
-	.run = run_kernel,
-};
-
-const struct hp_check hp_check_node_kubelet = {
-	.id = "node.kubelet",
-	.section = "M",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "kubelet active on EKS nodes (not judged on Slurm nodes)",
-	.run = run_kubelet,
-};
-
-const struct hp_check hp_check_node_provisioning = {
-	.id = "node.provisioning",
-	.section = "D",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_ONNODE,
-	.summary = "error lines in the node's lifecycle-script log /var/log/provision/provisioning.log",
-	.run = run_provision,
-};
+HP_CHECK(node_probe, HP_GROUP_ONNODE, 10,
+	 .id = "node.probe", .section = "K.5", .prio = HP_P2, .each_node = judge_probe);
+HP_CHECK(node_oom, HP_GROUP_ONNODE, 90,
+	 .id = "node.oom", .section = "I.3", .prio = HP_P1, .each_node = judge_oom,
+	 .parts = HP_PROBE_KMSG);
+HP_CHECK(node_time, HP_GROUP_ONNODE, 100,
+	 .id = "node.time", .section = "I.5", .prio = HP_P1, .each_node = judge_time,
+	 .parts = HP_PROBE_TIME | HP_PROBE_SERVICES);
+HP_CHECK(node_ssm_agent, HP_GROUP_ONNODE, 110,
+	 .id = "node.ssm-agent", .section = "K.6", .prio = HP_P1, .each_node = judge_ssm_agent,
+	 .parts = HP_PROBE_SERVICES);
+HP_CHECK(node_containerd, HP_GROUP_ONNODE, 120,
+	 .id = "node.containerd", .section = "M.2", .prio = HP_P0, .each_node = judge_containerd,
+	 .parts = HP_PROBE_SERVICES);
+HP_CHECK(node_kubelet, HP_GROUP_ONNODE, 130,
+	 .id = "node.kubelet", .section = "M", .prio = HP_P0, .each_node = judge_kubelet,
+	 .parts = HP_PROBE_SERVICES);
+HP_CHECK(node_provisioning, HP_GROUP_ONNODE, 140,
+	 .id = "node.provisioning", .section = "D", .prio = HP_P1, .each_node = judge_provision,
+	 .parts = HP_PROBE_LOGS);
+HP_CHECK(node_slurm, HP_GROUP_ONNODE, 150,
+	 .id = "node.slurm", .section = "H", .prio = HP_P1, .each_node = judge_slurm,
+	 .parts = HP_PROBE_SERVICES);
+HP_CHECK(node_kernel, HP_GROUP_ONNODE, 160,
+	 .id = "node.kernel", .section = "N.1", .prio = HP_P0, .each_node = judge_kernel,
+	 .parts = HP_PROBE_KMSG);

@@ -12,9 +12,6 @@
 #include "hp/check.h"
 #include "hp/probe.h"
 
-/* At least this many nodes with the same result make one summary finding. */
-#define HP_NODE_SUMMARY_MIN 4
-
 struct node_results;
 
 /* One probed node, as a check's judge function sees it. */
@@ -34,15 +31,15 @@ struct node_say;
 
 /*
  * For each node whose probe state is "probed": parse the blocks behind
- * parts, call judge, then emit every result, summarising identical
- * results (same tag, priority, section and stem) of many nodes.
+ * parts, call judge, then emit every result; identical results (same tag,
+ * priority, section and stem) are folded by the rule of fold.h.
  */
 void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em, unsigned parts,
 		  void (*judge)(struct node_ctx *c));
 
 /*
  * Record a result for c's node. stem names the result without the node
- * ("Root volume over 90% full"); the summary of many nodes reads
+ * ("Root volume over 90% full"); the folded finding of many nodes reads
  * "<stem> on N nodes". section NULL means the check's own.
  */
 struct node_say *hp_node_say(struct node_ctx *c, enum hp_tag tag, enum hp_prio prio,

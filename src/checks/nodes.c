@@ -1,7 +1,8 @@
 /*
  * Node state from ListClusterNodes (every node listed) and, with --node,
  * DescribeClusterNode (the target). Non-Running states are told apart:
- * Failure fails, transitional states warn. On-node probes are elsewhere.
+ * Failure fails, transitional states warn; the nodes of one state fold by
+ * the rule of fold.h. On-node probes are elsewhere.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,7 @@
 
 #include "hp/json.h"
 #include "checks.h"
-
-/* Above this many nodes in one state, one finding covers them all. */
-#define NODES_ONE_BY_ONE 25
-/* Instance ids per evidence line in an aggregated finding. */
-#define IDS_PER_LINE 100
+#include "fold.h"
 
 /* Known states, in the order the totals line lists them. */
 static const struct {
@@ -107,43 +104,26 @@ static void node_line(const cJSON *node, const char *status, int with_is, char *
 		snprintf(out, n, "%s%s%s", who, *msg ? ": " : "", msg);
 }
 
+/* The nodes of one state through one fold: "i-… is Pending: …" each, or "N nodes are Pending". */
 static void report_bucket(struct hp_emit *em, const struct st_bucket *b)
 {
+	struct hp_fold fold = HP_FOLD_INIT(tag_of(b->rank), prio_of(b->rank), section_of(b->rank));
 	char line[HP_CHECK_CLIP_SIZE + 320];
-	struct hp_finding *f;
 	size_t i;
 
-	if (b->n <= NODES_ONE_BY_ONE) {
-		for (i = 0; i < b->n; i++) {
-			node_line(b->nodes[i], b->status, 1, line, sizeof(line));
-			hp_emitx(em, tag_of(b->rank), prio_of(b->rank), section_of(b->rank),
-				 hp_check_str(b->nodes[i], "InstanceId", NULL), "%s", line);
-		}
-		return;
+	for (i = 0; i < b->n; i++) {
+		struct hp_fold_item *it;
+
+		node_line(b->nodes[i], b->status, 1, line, sizeof(line));
+		it = hp_fold_add(&fold, hp_check_str(b->nodes[i], "InstanceId", NULL), "%s", line);
+		/* Folded, the message says the state: each line keeps the node and its message. */
+		node_line(b->nodes[i], b->status, 0, line, sizeof(line));
+		hp_fold_line(it, "%s", line);
 	}
 	if (b->status)
-		f = hp_emitx(em, tag_of(b->rank), prio_of(b->rank), section_of(b->rank), NULL,
-			     "%zu nodes are %.64s", b->n, b->status);
+		hp_fold_emit(em, &fold, "%zu nodes are %.64s", b->n, b->status);
 	else
-		f = hp_emitx(em, tag_of(b->rank), prio_of(b->rank), section_of(b->rank), NULL,
-			     "%zu nodes have no status", b->n);
-	for (i = 0; i < b->n; i++)
-		hp_finding_node(f, hp_check_str(b->nodes[i], "InstanceId", NULL));
-	for (i = 0; i < NODES_ONE_BY_ONE; i++) {
-		node_line(b->nodes[i], b->status, 0, line, sizeof(line));
-		hp_finding_evidence(f, line);
-	}
-	/* Then every id, so none is lost to the sample above. */
-	for (i = 0; i < b->n; i += IDS_PER_LINE) {
-		struct hp_buf ids = HP_BUF_INIT(HP_MAX_LINE);
-		size_t j, end = i + IDS_PER_LINE < b->n ? i + IDS_PER_LINE : b->n;
-
-		hp_buf_printf(&ids, "ids %zu-%zu of %zu:", i + 1, end, b->n);
-		for (j = i; j < end; j++)
-			hp_buf_printf(&ids, " %.40s", hp_check_str(b->nodes[j], "InstanceId", "?"));
-		hp_finding_evidence(f, ids.buf);
-		hp_buf_release(&ids);
-	}
+		hp_fold_emit(em, &fold, "%zu nodes have no status", b->n);
 }
 
 static int by_rank(const void *a, const void *b)
@@ -269,22 +249,7 @@ static void run_target(const struct hp_snapshot *snap, struct hp_emit *em)
 	hp_emitx(em, HP_TAG_FAIL, HP_P1, "F.1+F.2", want, "%s", line);
 }
 
-const struct hp_check hp_check_nodes_status = {
-	.id = "nodes.status",
-	.section = "F.1",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_NODES,
-	.summary = "InstanceStatus of every listed node: Failure fails, other non-Running states warn",
-	.run = run_status,
-};
-
-const struct hp_check hp_check_nodes_target = {
-	.id = "nodes.target",
-	.section = "",
-	.prio = HP_P0,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_NODES,
-	.summary = "the --node instance: exists in this cluster, its status and placement",
-	.run = run_target,
-};
+HP_CHECK(nodes_target, HP_GROUP_NODES, 20,
+	 .id = "nodes.target", .section = "", .prio = HP_P0, .run = run_target);
+HP_CHECK(nodes_status, HP_GROUP_NODES, 30,
+	 .id = "nodes.status", .section = "F.1", .prio = HP_P1, .run = run_status);

@@ -8,97 +8,23 @@
 
 #include "hp/json.h"
 #include "checks.h"
+#include "node.h"
 
 /*
- * Order matters: findings come out in this order, and the reporter keeps
- * it within each group. A group's failed-call row sits before the checks
- * that read that data, so the reason a check is silent comes first.
+ * hp_checks.h lists every HP_CHECK row of the area files, sorted by report
+ * group and order within the group (tests/tools/check-list.sh). Findings
+ * come out in this order, and the reporter keeps it within each group; a
+ * group's failed-call row (api.*) comes first, so the reason a check is
+ * silent is read before the checks themselves.
  */
+#define HP_CHECK_ROW(name) extern const struct hp_check hp_check_##name;
+#include "hp_checks.h"
+#undef HP_CHECK_ROW
+
 const struct hp_check *const hp_checks[] = {
-	&hp_check_cluster_identity,
-	&hp_check_api_identity,
-	&hp_check_cluster_status,
-	&hp_check_cluster_node_recovery,
-
-	&hp_check_api_events,
-	&hp_check_events_signals,
-
-	&hp_check_api_nodes,
-	&hp_check_nodes_target,
-	&hp_check_nodes_status,
-	&hp_check_cluster_instance_groups,
-	&hp_check_cluster_threads_per_core,
-
-	&hp_check_api_eks,
-	&hp_check_kube_access,
-	&hp_check_kube_node_health,
-	&hp_check_kube_deep_health,
-	&hp_check_kube_node_ready,
-	&hp_check_kube_namespace,
-	&hp_check_kube_aws_node,
-	&hp_check_kube_kube_proxy,
-	&hp_check_kube_coredns,
-	&hp_check_kube_sandbox,
-	&hp_check_kube_workload_pods,
-
-	&hp_check_slurm_controller,
-	&hp_check_slurm_slurmctld,
-	&hp_check_slurm_munge,
-	&hp_check_slurm_nodes,
-	&hp_check_slurm_jobs,
-
-	&hp_check_api_vpc,
-	&hp_check_cluster_vpc_config,
-	&hp_check_network_efa_sg,
-	&hp_check_network_vpc,
-	&hp_check_network_dns,
-	&hp_check_network_routing,
-	&hp_check_network_endpoints,
-	&hp_check_network_eks,
-	&hp_check_network_subnet_ips,
-	&hp_check_network_eni,
-	&hp_check_network_capacity,
-
-	&hp_check_api_logs,
-	&hp_check_logs_group,
-	&hp_check_logs_lifecycle,
-	&hp_check_logs_health_agent,
-
-	&hp_check_api_ssm,
-	&hp_check_ssm_targets,
-	&hp_check_ssm_reachability,
-
-	&hp_check_node_probe,
-	&hp_check_node_disk_root,
-	&hp_check_node_disk_sagemaker,
-	&hp_check_node_inodes,
-	&hp_check_node_shm,
-	&hp_check_node_nvme,
-	&hp_check_node_disk_containerd,
-	&hp_check_node_memory,
-	&hp_check_node_oom,
-	&hp_check_node_time,
-	&hp_check_node_ssm_agent,
-	&hp_check_node_containerd,
-	&hp_check_node_kubelet,
-	&hp_check_node_provisioning,
-	&hp_check_node_slurm,
-	&hp_check_node_kernel,
-	&hp_check_node_gpu_count,
-	&hp_check_node_gpu_xid,
-	&hp_check_node_gpu_ecc,
-	&hp_check_node_gpu_remap,
-	&hp_check_node_gpu_recovery,
-	&hp_check_node_gpu_clocks,
-	&hp_check_node_gpu_dcgm,
-	&hp_check_node_gpu_nvvs,
-	&hp_check_node_gpu_nvlink,
-	&hp_check_node_neuron,
-	&hp_check_node_efa,
-	&hp_check_node_net_errors,
-	&hp_check_node_imds,
-
-	&hp_check_slurm_mapping,
+#define HP_CHECK_ROW(name) &hp_check_##name,
+#include "hp_checks.h"
+#undef HP_CHECK_ROW
 };
 
 const size_t hp_checks_count = HP_ARRAY_LEN(hp_checks);
@@ -113,16 +39,23 @@ const struct hp_check *hp_check_find(const char *id)
 	return NULL;
 }
 
+void hp_check_run(const struct hp_check *c, const struct hp_snapshot *snap,
+		  struct hp_findings *out)
+{
+	struct hp_emit em = { c, out };
+
+	if (c->each_node)
+		hp_node_each(snap, &em, c->parts, c->each_node);
+	else if (c->run)
+		c->run(snap, &em);
+}
+
 void hp_checks_run(const struct hp_snapshot *snap, struct hp_findings *out)
 {
 	size_t i;
 
-	/* Node-scoped checks iterate the nodes themselves, so all get the snapshot. */
-	for (i = 0; i < hp_checks_count; i++) {
-		struct hp_emit em = { hp_checks[i], out };
-
-		hp_checks[i]->run(snap, &em);
-	}
+	for (i = 0; i < hp_checks_count; i++)
+		hp_check_run(hp_checks[i], snap, out);
 }
 
 /* Whether id is named by pattern: equal, or pattern "x.*" and id starts with "x.". */
@@ -143,9 +76,7 @@ void hp_checks_run_only(const struct hp_snapshot *snap, const char *const *ids,
 	for (i = 0; i < hp_checks_count; i++) {
 		for (k = 0; ids[k]; k++) {
 			if (id_matches(ids[k], hp_checks[i]->id)) {
-				struct hp_emit em = { hp_checks[i], out };
-
-				hp_checks[i]->run(snap, &em);
+				hp_check_run(hp_checks[i], snap, out);
 				break;
 			}
 		}

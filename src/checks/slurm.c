@@ -14,11 +14,10 @@
 #include "hp/json.h"
 #include "hp/slurm.h"
 #include "checks.h"
+#include "fold.h"
 
 #define DASH "\xE2\x80\x94"
 #define ARROW "\xE2\x86\x92"
-/* Above this many nodes in one finding class, one finding lists them all. */
-#define ONE_BY_ONE 25
 /* A job COMPLETING or CONFIGURING this long is stuck. */
 #define STUCK_SECONDS 600
 
@@ -297,62 +296,36 @@ static int near_action(const char *r)
 	       (hp_strcasestr(r, "reboot") || hp_strcasestr(r, "replace"));
 }
 
+/* Slurm nodes in one state: a fold (fold.h) worded "<count> <many>" when folded. */
 struct nbatch {
-	enum hp_tag tag;
-	enum hp_prio prio;
-	const char *section;
+	struct hp_fold f;
 	const char *many;
-	cJSON *lines;             /* [[node or null, message], ...] */
 };
+
+#define NBATCH(tag, prio, section, many) { HP_FOLD_INIT(tag, prio, section), many }
 
 static void nbatch_add(struct nbatch *b, const char *iid, const char *line)
 {
-	cJSON *pair = cJSON_CreateArray();
-
-	if (!b->lines)
-		b->lines = cJSON_CreateArray();
-	cJSON_AddItemToArray(pair, iid ? cJSON_CreateString(iid) : cJSON_CreateNull());
-	cJSON_AddItemToArray(pair, cJSON_CreateString(line));
-	cJSON_AddItemToArray(b->lines, pair);
+	hp_fold_add(&b->f, iid, "%s", line);
 }
 
 static void nbatch_emit(struct hp_emit *em, struct nbatch *b)
 {
-	int n = cJSON_GetArraySize(b->lines);
-	const cJSON *pair;
-
-	if (n > ONE_BY_ONE) {
-		struct hp_finding *f = hp_emitx(em, b->tag, b->prio, b->section, NULL, "%d %s", n,
-						b->many);
-
-		cJSON_ArrayForEach(pair, b->lines)
-			hp_finding_evidence(f, cJSON_GetArrayItem(pair, 1)->valuestring);
-	} else {
-		cJSON_ArrayForEach(pair, b->lines) {
-			const cJSON *node = cJSON_GetArrayItem(pair, 0);
-
-			hp_emitx(em, b->tag, b->prio, b->section,
-				 cJSON_IsString(node) ? node->valuestring : NULL, "%s",
-				 cJSON_GetArrayItem(pair, 1)->valuestring);
-		}
-	}
-	cJSON_Delete(b->lines);
-	b->lines = NULL;
+	hp_fold_emit(em, &b->f, "%zu %s", hp_fold_count(&b->f), b->many);
 }
 
 static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 {
 	cJSON *facts = probe_facts(s, em, "Slurm node states");
-	struct nbatch repair = { HP_TAG_FAIL, HP_P1, "F.2", "Slurm nodes are marked for HyperPod "
-				 "auto-repair (Action:Reboot / Action:Replace)", NULL };
-	struct nbatch near = { HP_TAG_FAIL, HP_P1, "F.3",
-			       "Slurm nodes have a reason that is not exactly Action:Reboot or "
-			       "Action:Replace " DASH " auto-repair will not act",
-			       NULL };
-	struct nbatch rebooted = { HP_TAG_FAIL, HP_P1, "H.2", "Slurm nodes are down after an "
-				   "unexpected reboot", NULL };
-	struct nbatch down = { HP_TAG_FAIL, HP_P1, "H.1",
-			       "Slurm nodes are down, drained, failed or not responding", NULL };
+	struct nbatch repair = NBATCH(HP_TAG_FAIL, HP_P1, "F.2", "Slurm nodes are marked for "
+				      "HyperPod auto-repair (Action:Reboot / Action:Replace)");
+	struct nbatch near = NBATCH(HP_TAG_FAIL, HP_P1, "F.3",
+				    "Slurm nodes have a reason that is not exactly Action:Reboot or "
+				    "Action:Replace " DASH " auto-repair will not act");
+	struct nbatch rebooted = NBATCH(HP_TAG_FAIL, HP_P1, "H.2", "Slurm nodes are down after an "
+					"unexpected reboot");
+	struct nbatch down = NBATCH(HP_TAG_FAIL, HP_P1, "H.1",
+				    "Slurm nodes are down, drained, failed or not responding");
 	const cJSON *sinfo, *n;
 	struct name_iid *idx;
 	size_t nidx, total = 0, bad = 0;
@@ -611,39 +584,15 @@ static void run_mapping(const struct hp_snapshot *s, struct hp_emit *em)
 	free(rows);
 }
 
-const struct hp_check hp_check_slurm_controller = {
-	.id = "slurm.controller", .section = "K+H", .prio = HP_P1, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_SLURM,
-	.summary = "the Slurm controller (SlurmConfig NodeType, else group name) and its probe",
-	.run = run_controller,
-};
-const struct hp_check hp_check_slurm_slurmctld = {
-	.id = "slurm.slurmctld", .section = "H.5", .prio = HP_P0, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_SLURM,
-	.summary = "slurmctld answers scontrol ping on the controller",
-	.run = run_slurmctld,
-};
-const struct hp_check hp_check_slurm_munge = {
-	.id = "slurm.munge", .section = "H.6", .prio = HP_P0, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_SLURM,
-	.summary = "munge service active on the controller",
-	.run = run_munge,
-};
-const struct hp_check hp_check_slurm_nodes = {
-	.id = "slurm.nodes", .section = "H.1", .prio = HP_P1, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_SLURM,
-	.summary = "sinfo node states and reasons (down, drain, fail, not responding; Action:*)",
-	.run = run_nodes,
-};
-const struct hp_check hp_check_slurm_jobs = {
-	.id = "slurm.jobs", .section = "H.3", .prio = HP_P1, .scope = HP_SCOPE_CLUSTER,
-	.group = HP_GROUP_SLURM,
-	.summary = "jobs stuck in COMPLETING or CONFIGURING",
-	.run = run_jobs,
-};
-const struct hp_check hp_check_slurm_mapping = {
-	.id = "slurm.mapping", .section = "H.4", .prio = HP_PNONE, .scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_SLURM_MAP,
-	.summary = "Slurm node name to instance id for every node",
-	.run = run_mapping,
-};
+HP_CHECK(slurm_controller, HP_GROUP_SLURM, 10,
+	 .id = "slurm.controller", .section = "K+H", .prio = HP_P1, .run = run_controller);
+HP_CHECK(slurm_slurmctld, HP_GROUP_SLURM, 20,
+	 .id = "slurm.slurmctld", .section = "H.5", .prio = HP_P0, .run = run_slurmctld);
+HP_CHECK(slurm_munge, HP_GROUP_SLURM, 30,
+	 .id = "slurm.munge", .section = "H.6", .prio = HP_P0, .run = run_munge);
+HP_CHECK(slurm_nodes, HP_GROUP_SLURM, 40,
+	 .id = "slurm.nodes", .section = "H.1", .prio = HP_P1, .run = run_nodes);
+HP_CHECK(slurm_jobs, HP_GROUP_SLURM, 50,
+	 .id = "slurm.jobs", .section = "H.3", .prio = HP_P1, .run = run_jobs);
+HP_CHECK(slurm_mapping, HP_GROUP_SLURM_MAP, 10,
+	 .id = "slurm.mapping", .section = "H.4", .prio = HP_PNONE, .run = run_mapping);

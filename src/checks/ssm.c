@@ -2,7 +2,7 @@
  * ssm.reachability: how the on-node probe sweep went ("probes" and
  * "probes_meta"): a summary line, every unreachable node (§ K.5), nodes
  * skipped and why, the plugin and KMS cases (§ K.4). Nodes that share a
- * reason are summarised in one finding with every id in its evidence.
+ * reason fold by the rule of fold.h.
  * What the probes found on the nodes is judged by the on-node checks.
  */
 #include <stdio.h>
@@ -11,11 +11,7 @@
 
 #include "hp/json.h"
 #include "checks.h"
-
-/* Up to this many nodes per reason get one finding each. */
-#define ONE_BY_ONE 10
-#define IDS_PER_LINE 100
-#define SAMPLES 5
+#include "fold.h"
 
 struct group {
 	char key[96];           /* the reason without its node-specific detail */
@@ -95,35 +91,31 @@ static int by_size(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-/* A few full reasons, then every id. */
-static void evidence(struct hp_finding *f, const struct group *g)
+/*
+ * The nodes of one reason in a fold: each one's own message (used when
+ * they are few), and "<id>: <full reason>" for the folded finding.
+ */
+static void fill(struct hp_fold *fold, const struct group *g, const char *hint)
 {
-	char line[HP_CHECK_CLIP_SIZE + 64], clip[HP_CHECK_CLIP_SIZE];
-	size_t i;
+	char clip[HP_CHECK_CLIP_SIZE];
+	size_t k;
 
-	for (i = 0; i < g->n; i++)
-		hp_finding_node(f, g->ids[i]);
-	for (i = 0; i < g->n && i < SAMPLES; i++) {
-		snprintf(line, sizeof(line), "%.40s: %s", g->ids[i],
-			 hp_check_clip(hp_check_str(g->v[i], "reason", ""), clip));
-		hp_finding_evidence(f, line);
-	}
-	for (i = 0; i < g->n; i += IDS_PER_LINE) {
-		struct hp_buf ids = HP_BUF_INIT(HP_MAX_LINE);
-		size_t j, end = i + IDS_PER_LINE < g->n ? i + IDS_PER_LINE : g->n;
+	for (k = 0; k < g->n; k++) {
+		const char *reason = hp_check_clip(hp_check_str(g->v[k], "reason", ""), clip);
+		struct hp_fold_item *it;
 
-		hp_buf_printf(&ids, "ids %zu-%zu of %zu:", i + 1, end, g->n);
-		for (j = i; j < end; j++)
-			hp_buf_printf(&ids, " %.40s", g->ids[j]);
-		hp_finding_evidence(f, ids.buf);
-		hp_buf_release(&ids);
+		if (fold->tag == HP_TAG_SKIP)
+			it = hp_fold_add(fold, g->ids[k], "Node %s not probed: %s", g->ids[k], reason);
+		else
+			it = hp_fold_add(fold, g->ids[k], "Cannot reach node %s via SSM: %s%s",
+					 g->ids[k], reason, hint);
+		hp_fold_line(it, "%.40s: %s", g->ids[k], reason);
 	}
 }
 
 static void report_unreachable(struct hp_emit *em, struct groups *gs, size_t attempted)
 {
-	char clip[HP_CHECK_CLIP_SIZE];
-	size_t i, k;
+	size_t i;
 
 	if (gs->n)
 		qsort(gs->g, gs->n, sizeof(*gs->g), by_size);
@@ -135,76 +127,66 @@ static void report_unreachable(struct hp_emit *em, struct groups *gs, size_t att
 			? " \xE2\x80\x94 every probed node failed the same way: check the ssm, "
 			  "ssmmessages and ec2messages endpoints and IAM before the nodes"
 			: "";
-		const char *section = everyone ? "K.5+B.4" : "K.5";
-		struct hp_finding *f;
+		struct hp_fold fold = HP_FOLD_INIT(HP_TAG_FAIL, HP_P1, everyone ? "K.5+B.4" : "K.5");
 
-		if (g->n <= ONE_BY_ONE) {
-			for (k = 0; k < g->n; k++)
-				hp_emitx(em, HP_TAG_FAIL, HP_P1, section, g->ids[k],
-					 "Cannot reach node %s via SSM: %s%s", g->ids[k],
-					 hp_check_clip(hp_check_str(g->v[k], "reason", ""), clip), hint);
-			continue;
-		}
-		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, section, NULL,
-			     "Cannot reach %zu nodes via SSM: %s%s", g->n, g->key, hint);
-		evidence(f, g);
+		fill(&fold, g, hint);
+		hp_fold_emit(em, &fold, "Cannot reach %zu nodes via SSM: %s%s", g->n, g->key, hint);
 	}
 }
 
-/* Skips that deserve more than an INFO line. */
+/* Skips that deserve more than an INFO line: one finding for all their nodes. */
 static int special_skip(struct hp_emit *em, const struct group *g)
 {
 	const char *r = hp_check_str(g->v[0], "reason", "");
-	struct hp_finding *f;
+	struct hp_fold fold = HP_FOLD_INIT(HP_TAG_WARN, HP_P2, "K.5");
 
 	if (strstr(r, "session-manager-plugin") && strstr(r, "not found")) {
-		f = hp_emitx(em, HP_TAG_WARN, HP_P2, "K.4", NULL,
-			     "SSM plugin missing \xE2\x80\x94 on-node checks skipped on %zu node%s "
-			     "(--ssm-transport plugin needs session-manager-plugin on PATH)",
-			     g->n, g->n == 1 ? "" : "s");
+		fold.section = "K.4";
+		fill(&fold, g, "");
+		hp_fold_emit_one(em, &fold,
+				 "SSM plugin missing \xE2\x80\x94 on-node checks skipped on %zu node%s "
+				 "(--ssm-transport plugin needs session-manager-plugin on PATH)",
+				 g->n, g->n == 1 ? "" : "s");
 	} else if (strstr(r, "session-manager-plugin") && strstr(r, "broken")) {
-		f = hp_emitx(em, HP_TAG_WARN, HP_P1, "K.4", NULL,
-			     "SSM plugin installed but broken \xE2\x80\x94 on-node checks skipped on %zu node%s",
-			     g->n, g->n == 1 ? "" : "s");
+		fold.prio = HP_P1;
+		fold.section = "K.4";
+		fill(&fold, g, "");
+		hp_fold_emit_one(em, &fold,
+				 "SSM plugin installed but broken \xE2\x80\x94 on-node checks skipped on "
+				 "%zu node%s", g->n, g->n == 1 ? "" : "s");
 	} else if (strstr(r, "handshake action") && strstr(r, "does not support")) {
-		f = hp_emitx(em, HP_TAG_WARN, HP_P2, "K.5", NULL,
-			     "SSM agent asked for a session feature hpnode does not support; %zu node%s "
-			     "answered but %s not probed (a newer hpnode or --ssm-transport plugin "
-			     "may handle it)", g->n, g->n == 1 ? "" : "s", g->n == 1 ? "was" : "were");
+		fill(&fold, g, "");
+		hp_fold_emit_one(em, &fold,
+				 "SSM agent asked for a session feature hpnode does not support; %zu node%s "
+				 "answered but %s not probed (a newer hpnode or --ssm-transport plugin "
+				 "may handle it)", g->n, g->n == 1 ? "" : "s",
+				 g->n == 1 ? "was" : "were");
 	} else if (strstr(r, "KMS-encrypted")) {
-		f = hp_emitx(em, HP_TAG_WARN, HP_P2, "K.5", NULL,
-			     "SSM sessions are KMS-encrypted; %zu node%s not probed \xE2\x80\x94 run with "
-			     "--ssm-transport plugin (or auto) and session-manager-plugin installed",
-			     g->n, g->n == 1 ? "" : "s");
+		fill(&fold, g, "");
+		hp_fold_emit_one(em, &fold,
+				 "SSM sessions are KMS-encrypted; %zu node%s not probed \xE2\x80\x94 run with "
+				 "--ssm-transport plugin (or auto) and session-manager-plugin installed",
+				 g->n, g->n == 1 ? "" : "s");
 	} else {
 		return 0;
 	}
-	evidence(f, g);
 	return 1;
 }
 
 static void report_skipped(struct hp_emit *em, struct groups *gs)
 {
-	char clip[HP_CHECK_CLIP_SIZE];
-	size_t i, k;
+	size_t i;
 
 	if (gs->n)
 		qsort(gs->g, gs->n, sizeof(*gs->g), by_size);
 	for (i = 0; i < gs->n; i++) {
 		const struct group *g = &gs->g[i];
-		struct hp_finding *f;
+		struct hp_fold fold = HP_FOLD_INIT(HP_TAG_SKIP, HP_PNONE, "");
 
 		if (special_skip(em, g))
 			continue;
-		if (g->n <= ONE_BY_ONE) {
-			for (k = 0; k < g->n; k++)
-				hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", g->ids[k], "Node %s not probed: %s",
-					 g->ids[k], hp_check_clip(hp_check_str(g->v[k], "reason", ""), clip));
-			continue;
-		}
-		f = hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL, "%zu nodes not probed: %s", g->n,
-			     g->key);
-		evidence(f, g);
+		fill(&fold, g, "");
+		hp_fold_emit(em, &fold, "%zu nodes not probed: %s", g->n, g->key);
 	}
 }
 
@@ -272,13 +254,5 @@ static void run_reachability(const struct hp_snapshot *snap, struct hp_emit *em)
 	release(&skipped);
 }
 
-const struct hp_check hp_check_ssm_reachability = {
-	.id = "ssm.reachability",
-	.section = "K.5",
-	.prio = HP_P1,
-	.scope = HP_SCOPE_NODE,
-	.group = HP_GROUP_SSM,
-	.summary = "on-node probe sweep over SSM: unreachable nodes (TargetNotConnected, timeouts, "
-		   "dropped sessions), skipped nodes and why",
-	.run = run_reachability,
-};
+HP_CHECK(ssm_reachability, HP_GROUP_SSM, 30,
+	 .id = "ssm.reachability", .section = "K.5", .prio = HP_P1, .run = run_reachability);

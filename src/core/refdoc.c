@@ -11,6 +11,7 @@
 
 #include "hp/buf.h"
 #include "hp/refdoc.h"
+#include "hp/util.h"
 #include "hp_refdoc.h"
 
 #define BLAST_LABEL "Blast radius: "
@@ -36,6 +37,46 @@ const char *hp_refdoc_embedded(const char *name)
 	for (i = 0; hp_refdocs[i].name; i++)
 		if (!strcmp(hp_refdocs[i].name, name))
 			return (const char *)hp_refdocs[i].text;
+	return NULL;
+}
+
+/* The file name of the i-th embedded document, NULL past the last. */
+const char *hp_refdoc_embedded_name(size_t i)
+{
+	return i < HP_ARRAY_LEN(hp_refdocs) ? hp_refdocs[i].name : NULL;
+}
+
+/*
+ * Parsed embedded documents, by their index in hp_refdocs: parsed on first
+ * use and kept for the life of the process (0 not yet, 1 parsed, -1 failed).
+ */
+static struct hp_refdoc parsed[HP_ARRAY_LEN(hp_refdocs)];
+static signed char parsed_state[HP_ARRAY_LEN(hp_refdocs)];
+
+const struct hp_refdoc *hp_refdoc_get(const char *name)
+{
+	struct hp_error e = HP_ERROR_INIT;
+	size_t i;
+
+	for (i = 0; name && hp_refdocs[i].name; i++)
+		if (!strcmp(hp_refdocs[i].name, name))
+			break;
+	if (!name || !hp_refdocs[i].name)
+		return NULL;
+	if (!parsed_state[i])
+		parsed_state[i] = hp_refdoc_parse(&parsed[i], (const char *)hp_refdocs[i].text, &e)
+					  ? -1 : 1;
+	return parsed_state[i] > 0 ? &parsed[i] : NULL;
+}
+
+const char *hp_refdoc_title(const char *name, const char *id)
+{
+	const struct hp_refdoc *d = hp_refdoc_get(name);
+	size_t k;
+
+	for (k = 0; d && id && k < d->nsec; k++)
+		if (!strcmp(d->sec[k].id, id))
+			return d->sec[k].title;
 	return NULL;
 }
 
@@ -99,22 +140,30 @@ static int heading_level(const char *text, const struct line *l)
 	return (int)i;
 }
 
-/* Length of a section id ("A", "B.1", "G.1.a") at s (n bytes), 0 if none. */
+/*
+ * Length of a section id at s (n bytes), 0 if none: upper-case letters,
+ * digits right after them, dotted numbers, and a last dotted lower-case
+ * letter: "A", "B.1", "G.1.a" (node-diagnostics-detail.md), "NC1",
+ * "NC6.2" (a document with its own scheme). Nothing alphanumeric follows.
+ */
 static size_t id_length(const char *s, size_t n)
 {
 	size_t i = 0;
 
-	if (!n || s[0] < 'A' || s[0] > 'Z')
+	while (i < n && s[i] >= 'A' && s[i] <= 'Z')
+		i++;
+	if (!i)
 		return 0;
-	i = 1;
-	if (i + 1 < n && s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	while (i + 1 < n && s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
 		i++;
 		while (i < n && isdigit((unsigned char)s[i]))
 			i++;
-		if (i + 1 < n && s[i] == '.' && s[i + 1] >= 'a' && s[i + 1] <= 'z' &&
-		    (i + 2 >= n || !isalnum((unsigned char)s[i + 2])))
-			i += 2;
 	}
+	if (i + 1 < n && s[i] == '.' && s[i + 1] >= 'a' && s[i + 1] <= 'z' &&
+	    (i + 2 >= n || !isalnum((unsigned char)s[i + 2])))
+		i += 2;
 	if (i < n && isalnum((unsigned char)s[i]))
 		return 0;
 	return i;

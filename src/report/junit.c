@@ -143,7 +143,7 @@ static void add_finding(struct tcase *t, const struct hp_finding *f)
 	hp_buf_printf(&t->out, "[%s] ", hp_report_tag_name(f->tag));
 	hp_buf_puts(&t->out, f->message ? f->message : "");
 	if (f->tag == HP_TAG_FAIL || f->tag == HP_TAG_WARN)
-		hp_report_pointer(&t->out, f->section);
+		hp_report_pointer(&t->out, f);
 	cJSON_ArrayForEach(e, list) {
 		if (!cJSON_IsString(e))
 			continue;
@@ -251,7 +251,7 @@ static void put_case(struct hp_buf *out, const struct tcase *t)
 		if (w->tag == HP_TAG_WARN)
 			hp_buf_puts(&msg, "WARN: ");
 		hp_buf_puts(&msg, w->message ? w->message : "");
-		hp_report_pointer(&msg, w->section);
+		hp_report_pointer(&msg, w);
 	} else {
 		hp_buf_puts(&msg, w->message ? w->message : "");
 	}

@@ -188,8 +188,8 @@ static int section_next(const char **sp, struct hp_str *id)
 	return 1;
 }
 
-/* Title of one section id given as a view; NULL when unknown. */
-static const char *section_title(struct hp_str id)
+/* Title of one section id (given as a view) of f's reference document; NULL when unknown. */
+static const char *section_title(const struct hp_finding *f, struct hp_str id)
 {
 	char key[32];
 
@@ -197,7 +197,7 @@ static const char *section_title(struct hp_str id)
 		return NULL;
 	memcpy(key, id.p, id.len);
 	key[id.len] = '\0';
-	return hp_section_title(key);
+	return hp_finding_section_title(f, key);
 }
 
 /* Appends s sanitised, or fallback when s is NULL. */
@@ -209,26 +209,31 @@ static void put_clean(struct hp_buf *out, const char *s, size_t max, const char 
 		hp_buf_puts(out, fallback);
 }
 
-/* " → references/node-diagnostics-detail.md § A (Title) + § B (Title)" */
-static void put_pointer(struct hp_buf *out, const char *section)
+/*
+ * " → references/node-diagnostics-detail.md § A (Title) + § B (Title)": the
+ * finding's sections in the reference document of its check.
+ */
+static void put_pointer(struct hp_buf *out, const struct hp_finding *f)
 {
 	struct hp_buf id = HP_BUF_INIT(MAX_NAME);
 	struct hp_str part;
-	const char *s = section;
+	const char *section = f->section, *s = section;
 	int first = 1;
 
 	if (!section || !*section)
 		return;
 	while (section_next(&s, &part)) {
-		const char *title = section_title(part);
+		const char *title = section_title(f, part);
 		char *raw = xstrndup(part.p, part.len);
 
 		hp_buf_reset(&id);
 		hp_sanitize(raw, &id, MAX_NAME);
 		free(raw);
-		if (first)
-			hp_buf_puts(out, " " ARROW " " HP_REF_DOC " " SECT " ");
-		else
+		if (first) {
+			hp_buf_puts(out, " " ARROW " references/");
+			hp_buf_puts(out, hp_check_doc(f->check));
+			hp_buf_puts(out, " " SECT " ");
+		} else
 			hp_buf_puts(out, " + " SECT " ");
 		hp_buf_puts(out, id.buf);
 		if (title)
@@ -445,15 +450,14 @@ static void put_evidence_item(struct hp_buf *out, const cJSON *item, size_t max)
 	}
 }
 
-/* An evidence line that only lists ids: "nodes 1-100 of 250: i-… i-…" (or "ids …"). */
+/* An evidence line that only lists ids: "nodes 1-100 of 250: i-… i-…" (src/checks/fold.c). */
 static int is_id_list(const cJSON *item)
 {
 	unsigned a, b, n;
 	char colon = 0;
 	const char *s = cJSON_IsString(item) ? item->valuestring : "";
 
-	return (sscanf(s, "nodes %u-%u of %u%c", &a, &b, &n, &colon) == 4 ||
-		sscanf(s, "ids %u-%u of %u%c", &a, &b, &n, &colon) == 4) && colon == ':';
+	return sscanf(s, "nodes %u-%u of %u%c", &a, &b, &n, &colon) == 4 && colon == ':';
 }
 
 /* "    250 nodes, e.g. i-… i-… (every id: --output json, --junit-file)" */
@@ -500,7 +504,7 @@ static void put_finding(struct hp_buf *out, int color, const struct hp_finding *
 	hp_buf_putc(out, ' ');
 	put_clean(out, f->message, MAX_TEXT_FIELD, "");
 	if (f->tag == HP_TAG_FAIL || f->tag == HP_TAG_WARN)
-		put_pointer(out, f->section);
+		put_pointer(out, f);
 	hp_buf_putc(out, '\n');
 
 	if (sample)
@@ -581,7 +585,7 @@ static void put_summary(struct hp_buf *out, const struct hp_findings *f, const s
 				continue;
 			hp_buf_puts(out, "    " ARROW " ");
 			put_clean(out, x->message, MAX_TEXT_FIELD, "");
-			put_pointer(out, x->section);
+			put_pointer(out, x);
 			hp_buf_putc(out, '\n');
 		}
 	}
@@ -745,14 +749,14 @@ static cJSON *json_run(const struct hp_report_opts *o)
 }
 
 /* "EFA / Security Group + VPC / Routing"; NULL when no part has a title. */
-static char *section_titles(const char *section)
+static char *section_titles(const struct hp_finding *f)
 {
 	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
 	struct hp_str part;
-	const char *s = section;
+	const char *s = f->section;
 
 	while (section_next(&s, &part)) {
-		const char *title = section_title(part);
+		const char *title = section_title(f, part);
 
 		if (!title)
 			continue;
@@ -771,7 +775,7 @@ static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *
 	cJSON *ev = need(cJSON_CreateArray());
 	const cJSON *item, *list = cJSON_IsArray(f->evidence) ? f->evidence : NULL;
 	int has_section = f->section && *f->section;
-	char *titles = has_section ? section_titles(f->section) : NULL;
+	char *titles = has_section ? section_titles(f) : NULL;
 
 	json_add_str(o, "check", f->check ? f->check->id : NULL);
 	json_add_const(o, "tag", tag_ok(f->tag) ? tag_names[f->tag] : NULL);
@@ -882,9 +886,9 @@ const char *hp_report_issue_prio(const struct hp_finding *f)
 	return is_issue(f) ? prio_names[f->prio] : NULL;
 }
 
-void hp_report_pointer(struct hp_buf *out, const char *section)
+void hp_report_pointer(struct hp_buf *out, const struct hp_finding *f)
 {
-	put_pointer(out, section);
+	put_pointer(out, f);
 }
 
 /* Lowest P number among the issues (FAIL/WARN with a priority), HP_PNONE when none. */

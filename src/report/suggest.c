@@ -700,7 +700,8 @@ void hp_suggest_finding(const struct hp_suggest *s, const struct hp_finding *f,
 	size_t k;
 
 	memset(out, 0, sizeof(*out));
-	if (!d->nblk)
+	/* The blocks are the detail guide's; a check pointing into another document has none here. */
+	if (!d->nblk || strcmp(hp_check_doc(f->check), HP_REFDOC_DETAIL))
 		return;
 	taken = xcalloc(d->nblk, 1);
 	while (next_part(&p, id, sizeof(id))) {

@@ -91,8 +91,8 @@ check "explain accepts the pointer's '§ ID' form" cmp "$e2e_tmp/want" "$e2e_tmp
 check "G.1.a holds its table" grep -q '^| failure `Yes` (or `1`) ' "$e2e_tmp/got"
 
 # Every section id written in the checks' source (check rows, rule tables and
-# hp_emitx calls); findings.c is the section table itself, checked by test-refdoc.
-ls "$ROOT"/src/checks/*.c | grep -v '/findings\.c$' | xargs grep -ho '"[A-Z][A-Za-z0-9.+]*"' | tr -d '"' |
+# hp_emitx calls); the titles come from the guide itself (test-refdoc).
+ls "$ROOT"/src/checks/*.c | xargs grep -ho '"[A-Z][A-Za-z0-9.+]*"' | tr -d '"' |
 	grep -E '^[A-Z](\.[0-9]+(\.[a-z])?)?(\+[A-Z](\.[0-9]+(\.[a-z])?)?)*$' | sort -u >"$e2e_tmp/emitted"
 bad=""
 for s in $(cat "$e2e_tmp/emitted"); do

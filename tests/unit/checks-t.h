@@ -94,14 +94,11 @@ static inline void ck_free(struct ck *c)
 static inline void ck_run(struct ck *c, const char *id)
 {
 	const struct hp_check *chk = hp_check_find(id);
-	struct hp_emit em;
 
 	if (!chk)
 		T_FAILF("no check '%s'", id);
 	hp_findings_release(&c->f);
-	em.check = chk;
-	em.out = &c->f;
-	chk->run(&c->snap, &em);
+	hp_check_run(chk, &c->snap, &c->f);
 }
 
 static inline void ck_run_all(struct ck *c)

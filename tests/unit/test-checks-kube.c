@@ -267,16 +267,50 @@ static void t_many_nodes_aggregate(void)
 	ck_run(&c, "kube.node-health");
 	f = ck_one(&c, HP_TAG_FAIL, "30 HyperPod nodes are UnschedulablePendingReboot");
 	T_ASSERT(f->node == NULL);
-	T_EQ(ck_evidence_len(f), 30);
-	T_ASSERT(ck_evidence_has(f, "n29 (i-0000101d) is UnschedulablePendingReboot"));
+	/* The first 25 nodes' lines, then every id; every id in nodes. */
+	T_EQ(ck_evidence_len(f), 26);
+	T_ASSERT(ck_evidence_has(f, "n24 (i-00001018) is UnschedulablePendingReboot"));
+	T_ASSERT(!ck_evidence_has(f, "n25 (i-00001019)"));
+	T_CONTAINS(cJSON_GetArrayItem(f->evidence, 25)->valuestring,
+		   "nodes 1-30 of 30: i-00001000 i-00001001");
+	T_EQ(cJSON_GetArraySize(f->nodes), 30);
+	T_STREQ(cJSON_GetArrayItem(f->nodes, 29)->valuestring, "i-0000101d");
 	T_EQ(c.f.n, 1);
 	ck_run(&c, "kube.deep-health");
 	f = ck_one(&c, HP_TAG_FAIL, "30 HyperPod nodes failed their deep health checks");
 	T_STREQ(f->section, "G+F");
 	T_EQ(c.f.n, 1);
 	ck_run(&c, "kube.node-ready");
-	ck_one(&c, HP_TAG_FAIL, "30 HyperPod nodes are NotReady");
+	f = ck_one(&c, HP_TAG_FAIL, "30 HyperPod nodes are NotReady");
+	T_EQ(cJSON_GetArraySize(f->nodes), 30);
 	ck_free(&c);
+
+	/* The fold rule: four nodes alike fold, three stay one by one. */
+	for (i = 3; i <= 4; i++) {
+		int k;
+
+		p = json;
+		p += sprintf(p, "{" AWS_SIDE ",'kube':{" KUBECTL ",'nodes':[");
+		for (k = 0; k < i; k++)
+			p += sprintf(p, "%s{'name':'n%d','provider_id':'aws:///z/i-%08x','labels':{"
+				     "'sagemaker.amazonaws.com/node-health-status':'Schedulable'},"
+				     "'ready':{'status':'False','reason':'KubeletNotReady'}}",
+				     k ? "," : "", k, 0x2000 + k);
+		strcpy(p, "]}}");
+		ck_load(&c, json);
+		ck_run(&c, "kube.node-ready");
+		T_EQ(ck_count(&c, HP_TAG_FAIL), i == 4 ? 1 : 3);
+		if (i == 4) {
+			f = ck_one(&c, HP_TAG_FAIL, "4 HyperPod nodes are NotReady");
+			T_EQ(cJSON_GetArraySize(f->nodes), 4);
+			T_EQ(ck_evidence_len(f), 4);
+			T_ASSERT(ck_evidence_has(f, "n3 (i-00002003)"));
+		} else {
+			f = ck_one(&c, HP_TAG_FAIL, "n2 (i-00002002)");
+			T_STREQ(f->node, "i-00002002");
+		}
+		ck_free(&c);
+	}
 }
 
 static void t_deep_health(void)

@@ -173,12 +173,9 @@ static void run_node_checks(struct snap *s)
 	size_t i;
 
 	hp_findings_release(&s->c.f);
-	for (i = 0; i < hp_checks_count; i++) {
-		struct hp_emit em = { hp_checks[i], &s->c.f };
-
+	for (i = 0; i < hp_checks_count; i++)
 		if (hp_checks[i]->group == HP_GROUP_ONNODE)
-			hp_checks[i]->run(&s->c.snap, &em);
-	}
+			hp_check_run(hp_checks[i], &s->c.snap, &s->c.f);
 }
 
 static const struct hp_finding *expect(struct snap *s, enum hp_tag tag, enum hp_prio prio,
@@ -1297,8 +1294,11 @@ static void t_many_nodes_summarised(void)
 	T_EQ(s.c.f.n, 2);
 	f = expect(&s, HP_TAG_FAIL, HP_P0, "I.2", "Root volume over 90% full on 5 nodes");
 	T_ASSERT(f->node == NULL);
+	/* Each node's own line (fold.h); every id in nodes. */
 	T_EQ(ck_evidence_len(f), 5);
 	T_ASSERT(ck_evidence_has(f, "Root volume 93% full on node i-00000000000000004"));
+	T_EQ(cJSON_GetArraySize(f->nodes), 5);
+	T_STREQ(cJSON_GetArrayItem(f->nodes, 4)->valuestring, "i-00000000000000004");
 	/* The odd node keeps its own line. */
 	f = expect(&s, HP_TAG_PASS, HP_PNONE, "I.2", "Root volume 10% used on node i-00000000000000005");
 	T_STREQ(f->node, "i-00000000000000005");

@@ -1,6 +1,6 @@
 /*
  * nodes.status and nodes.target: per-state tags and priorities, the totals
- * line, aggregation above 25 nodes, truncation, a denied ListClusterNodes,
+ * line, folding from 4 nodes (fold.h), truncation, a denied ListClusterNodes,
  * and the --node target (found, failing, not found).
  */
 #include <stdio.h>
@@ -132,7 +132,7 @@ static void many_nodes(struct ck *c, int nfail, int nrun, int truncated)
 	hp_buf_release(&b);
 }
 
-static void t_aggregate_over_25(void)
+static void t_aggregate_many(void)
 {
 	const struct hp_finding *f;
 	struct ck c;
@@ -150,20 +150,36 @@ static void t_aggregate_over_25(void)
 		   "i-00000000000000001 (gpu / ml.p5.48xlarge): node 1 failed health checks");
 	T_CONTAINS(cJSON_GetArrayItem(f->evidence, 24)->valuestring, "node 25 failed");
 	T_ASSERT(!ck_evidence_has(f, "node 26 failed"));
-	T_CONTAINS(cJSON_GetArrayItem(f->evidence, 25)->valuestring, "ids 1-100 of 130:");
-	T_CONTAINS(cJSON_GetArrayItem(f->evidence, 26)->valuestring, "ids 101-130 of 130:");
+	T_CONTAINS(cJSON_GetArrayItem(f->evidence, 25)->valuestring, "nodes 1-100 of 130:");
+	T_CONTAINS(cJSON_GetArrayItem(f->evidence, 26)->valuestring, "nodes 101-130 of 130:");
+	T_EQ(ck_evidence_len(f), 27);
+	T_EQ(cJSON_GetArraySize(f->nodes), 130);
 	for (i = 1; i <= 130; i++) {
 		snprintf(id, sizeof(id), "i-%017x", i);
 		if (!ck_evidence_has(f, id))
 			T_FAILF("id %s missing from the evidence", id);
+		T_STREQ(cJSON_GetArrayItem(f->nodes, i - 1)->valuestring, id);
 	}
 	ck_one(&c, HP_TAG_INFO, "Total: 135  Running: 5  Problems: 130");
 	ck_free(&c);
 
-	/* 25 exactly are still listed one by one. */
-	many_nodes(&c, 25, 0, 0);
+	/* The fold rule (fold.h): four nodes in one state make one finding ... */
+	many_nodes(&c, 4, 1, 0);
 	ck_run(&c, "nodes.status");
-	T_EQ(ck_count(&c, HP_TAG_FAIL), 25);
+	T_EQ(ck_count(&c, HP_TAG_FAIL), 1);
+	f = ck_one(&c, HP_TAG_FAIL, "4 nodes are Failure");
+	T_EQ(cJSON_GetArraySize(f->nodes), 4);
+	T_EQ(ck_evidence_len(f), 4);
+	T_CONTAINS(cJSON_GetArrayItem(f->evidence, 3)->valuestring,
+		   "i-00000000000000004 (gpu / ml.p5.48xlarge): node 4 failed health checks");
+	ck_free(&c);
+
+	/* ... three stay one by one, each naming its node. */
+	many_nodes(&c, 3, 1, 0);
+	ck_run(&c, "nodes.status");
+	T_EQ(ck_count(&c, HP_TAG_FAIL), 3);
+	f = ck_one(&c, HP_TAG_FAIL, "i-00000000000000002 (gpu / ml.p5.48xlarge) is Failure: node 2");
+	T_STREQ(f->node, "i-00000000000000002");
 	ck_free(&c);
 }
 
@@ -251,4 +267,4 @@ static void t_target_found(void)
 }
 
 T_MAIN(T(t_mixed_states), T(t_all_running), T(t_no_nodes), T(t_denied_list),
-       T(t_aggregate_over_25), T(t_truncated), T(t_target_missing), T(t_target_found))
+       T(t_aggregate_many), T(t_truncated), T(t_target_missing), T(t_target_found))

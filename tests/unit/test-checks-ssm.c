@@ -91,9 +91,13 @@ static void t_many_unreachable_summarised(void)
 	f = ck_one(&c, HP_TAG_FAIL, "Cannot reach 150 nodes via SSM: timeout after 180 s");
 	T_ASSERT(f->node == NULL);
 	T_STREQ(f->section, "K.5");
-	T_ASSERT(ck_evidence_has(f, "ids 1-100 of 150: i-000 i-001"));
-	T_ASSERT(ck_evidence_has(f, "ids 101-150 of 150: i-100"));
+	T_ASSERT(ck_evidence_has(f, "nodes 1-100 of 150: i-000 i-001"));
+	T_ASSERT(ck_evidence_has(f, "nodes 101-150 of 150: i-100"));
 	T_ASSERT(ck_evidence_has(f, "i-149"));
+	/* 25 full reasons, then the id lines; every id in nodes. */
+	T_EQ(ck_evidence_len(f), 27);
+	T_STREQ(cJSON_GetArrayItem(f->evidence, 24)->valuestring, "i-024: timeout after 180 s");
+	T_EQ(cJSON_GetArraySize(f->nodes), 150);
 	/* The three TargetNotConnected nodes are few enough to list one by one. */
 	T_EQ(ck_count_msg(&c, HP_TAG_FAIL, "Cannot reach node i-t"), 3);
 	T_EQ(ck_count(&c, HP_TAG_FAIL), 4);

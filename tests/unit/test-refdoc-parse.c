@@ -259,30 +259,94 @@ static void t_orchestrator(void)
 				hp_refdoc_orchestrator(cases[i].cmd), cases[i].want);
 }
 
-/* Every section the check table or the section table names is in the guide. */
+/* Every section a check names is in its reference document, by exact id. */
 static void t_checks_point_at_sections(void)
 {
-	struct hp_refdoc d;
 	size_t i;
 
-	parse_ok(&d, hp_refdoc_embedded(HP_REFDOC_DETAIL));
 	for (i = 0; i < hp_checks_count; i++) {
+		const struct hp_refdoc *d = hp_refdoc_get(hp_check_doc(hp_checks[i]));
 		char *copy = xstrdup(hp_checks[i]->section), *save = NULL, *id;
 
-		for (id = strtok_r(copy, "+", &save); id; id = strtok_r(NULL, "+", &save))
-			if (hp_refdoc_find(&d, id) == HP_REFDOC_NONE)
+		if (!d)
+			T_FAILF("check %s: document %s is not embedded", hp_checks[i]->id,
+				hp_check_doc(hp_checks[i]));
+		for (id = strtok_r(copy, "+", &save); id; id = strtok_r(NULL, "+", &save)) {
+			size_t k = hp_refdoc_find(d, id);
+
+			if (k == HP_REFDOC_NONE)
 				T_FAILF("check %s points at '%s', which the guide lacks",
 					hp_checks[i]->id, id);
+			/* Exact id, not a case-insensitive neighbour. */
+			T_STREQ(d->sec[k].id, id);
+		}
 		free(copy);
 	}
-	for (i = 0; hp_section_ids[i]; i++) {
-		size_t k = must_find(&d, hp_section_ids[i]);
+}
 
-		/* Exact id, not a case-insensitive neighbour. */
-		T_STREQ(d.sec[k].id, hp_section_ids[i]);
-		T_STREQ(d.sec[k].title, hp_section_title(hp_section_ids[i]));
+/*
+ * Titles come from the embedded documents themselves: for every document,
+ * every section's title is what hp_refdoc_title gives for its id, and the
+ * kept copy is the text parsed afresh.
+ */
+static void t_titles_from_every_document(void)
+{
+	const char *name;
+	size_t i, k, docs = 0;
+
+	for (i = 0; (name = hp_refdoc_embedded_name(i)); i++) {
+		const struct hp_refdoc *kept = hp_refdoc_get(name);
+		struct hp_refdoc d;
+
+		docs++;
+		if (!kept)
+			T_FAILF("embedded %s does not parse", name);
+		T_ASSERT(hp_refdoc_get(name) == kept);
+		parse_ok(&d, hp_refdoc_embedded(name));
+		T_EQ(kept->nsec, d.nsec);
+		for (k = 0; k < d.nsec; k++) {
+			T_STREQ(kept->sec[k].id, d.sec[k].id);
+			T_STREQ(hp_refdoc_title(name, d.sec[k].id), d.sec[k].title);
+		}
+		hp_refdoc_release(&d);
 	}
-	T_EQ(d.nsec, i);
+	T_ASSERT(docs >= 2);
+	T_STREQ(hp_refdoc_title(HP_REFDOC_DETAIL, "F"), "Hardware / Auto-Repair");
+	T_STREQ(hp_refdoc_title(HP_REFDOC_DETAIL, "G.1.a"), "Row-Remap State");
+	/* Exact ids only: the reporter's pointers name sections exactly. */
+	T_ASSERT(hp_refdoc_title(HP_REFDOC_DETAIL, "g.1.a") == NULL);
+	T_ASSERT(hp_refdoc_title(HP_REFDOC_DETAIL, "F.9") == NULL);
+	T_ASSERT(hp_refdoc_title(HP_REFDOC_DETAIL, NULL) == NULL);
+	T_ASSERT(hp_refdoc_title("no-such.md", "F") == NULL);
+	T_ASSERT(hp_refdoc_get("no-such.md") == NULL);
+	T_ASSERT(hp_refdoc_get(NULL) == NULL);
+}
+
+/* Ids of another scheme ("NC1", "NC6.2") are sections too; words are not. */
+static void t_other_id_schemes(void)
+{
+	static const char text[] =
+		"# Other\n\n"
+		"## Section ids\n\n"
+		"## NC1: Timeouts\n\nbody\n\n"
+		"### NC1.1: Where It Hangs\n\nbody\n\n"
+		"## NC12: Twelve\n\n"
+		"### NC12.3.b: Deep\n\n"
+		"## EFA: letters alone make an id\n\n"
+		"## Nc2: mixed case is not an id\n\n"
+		"## NC2x: trailing letters are not an id\n";
+	struct hp_refdoc d;
+	size_t nc1;
+
+	parse_ok(&d, text);
+	nc1 = must_find(&d, "NC1");
+	T_STREQ(d.sec[nc1].title, "Timeouts");
+	T_EQ(d.sec[must_find(&d, "NC1.1")].parent, nc1);
+	T_STREQ(d.sec[must_find(&d, "NC12.3.b")].title, "Deep");
+	T_STREQ(d.sec[must_find(&d, "EFA")].title, "letters alone make an id");
+	T_EQ(hp_refdoc_find(&d, "NC2x"), HP_REFDOC_NONE);
+	T_EQ(hp_refdoc_find(&d, "Nc2"), HP_REFDOC_NONE);
+	T_EQ(d.nsec, 5);
 	hp_refdoc_release(&d);
 }
 
@@ -370,4 +434,4 @@ static void t_embedded(void)
 
 T_MAIN(T(t_sections), T(t_section_text), T(t_blocks), T(t_errors), T(t_distance),
        T(t_closest), T(t_orchestrator), T(t_checks_point_at_sections),
-       T(t_section_text_is_the_files), T(t_guide_blocks), T(t_embedded))
+       T(t_titles_from_every_document), T(t_other_id_schemes), T(t_section_text_is_the_files), T(t_guide_blocks), T(t_embedded))

@@ -1,6 +1,7 @@
 /*
- * The embedded reference documents against the section table: one heading
- * per section id with its exact title, pointers that resolve, and the
+ * The embedded reference documents, read a second way: one heading per
+ * section id with a title, in order, the titles the lookup gives (the
+ * document is the one source of them), pointers that resolve, and the
  * conventions around commands. A fenced block right after a line starting
  * "**Suggested command (run this yourself)**" must hold a command that
  * changes something, followed (before the next block, marker or heading) by
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hp/check.h"
+#include "hp/refdoc.h"
 #include "hp/util.h"
 #include "hp_refdoc.h"
 #include "t.h"
@@ -520,90 +521,141 @@ static void t_documents_embedded(void)
 	T_ASSERT(refdoc_text(CATALOG) != NULL);
 }
 
-static void t_section_table_well_formed(void)
+/* The id headings of a document, found by this file's own reading of it. */
+struct ids {
+	char id[256][16];
+	const char *title[256];
+	size_t line[256];
+	int level[256];
+	size_t n;
+};
+
+static void doc_ids(const struct doc *d, struct ids *out)
 {
+	char id[16];
+	const char *title;
+	size_t i;
+	int level;
+
+	out->n = 0;
+	for (i = 0; i < d->n; i++) {
+		if (!id_heading(d, i, id, sizeof(id), &level, &title))
+			continue;
+		if (out->n == HP_ARRAY_LEN(out->id))
+			T_FAILF("%s: more than %zu sections", d->name, HP_ARRAY_LEN(out->id));
+		strcpy(out->id[out->n], id);
+		out->title[out->n] = title;
+		out->line[out->n] = i + 1;
+		out->level[out->n] = level;
+		out->n++;
+	}
+}
+
+static int ids_has(const struct ids *x, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		if (!strcmp(x->id[i], id))
+			return 1;
+	return 0;
+}
+
+/* "B.10" sorts after "B.9": (letter, number, sub-letter), absent parts as 0. */
+static int id_cmp(const char *a, const char *b)
+{
+	long na = 0, nb = 0;
+	int sa = 0, sb = 0;
+	const char *p;
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	if (a[1] == '.')
+		na = strtol(a + 2, NULL, 10);
+	if (b[1] == '.')
+		nb = strtol(b + 2, NULL, 10);
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	p = strchr(a + 1, '.');
+	sa = p && (p = strchr(p + 1, '.')) ? p[1] : 0;
+	p = strchr(b + 1, '.');
+	sb = p && (p = strchr(p + 1, '.')) ? p[1] : 0;
+	return sa < sb ? -1 : sa > sb;
+}
+
+/*
+ * The guide's section headings: well-formed ids, one heading each, a
+ * title, the level its depth implies ("## A", "### A.1", "#### A.1.a"),
+ * in order (A, A.1, A.2, B, …).
+ */
+static void t_headings_well_formed(void)
+{
+	struct doc d;
+	struct ids x;
 	size_t i, j;
 	int depth;
 
-	for (i = 0; hp_section_ids[i]; i++) {
-		const char *id = hp_section_ids[i];
-
-		if (parse_id(id, &depth) != strlen(id))
-			T_FAILF("section id '%s' is malformed", id);
-		if (!hp_section_title(id) || !*hp_section_title(id))
-			T_FAILF("section id '%s' has no title", id);
+	doc_load(&d, DETAIL);
+	doc_ids(&d, &x);
+	T_ASSERT(x.n >= 15);
+	for (i = 0; i < x.n; i++) {
+		parse_id(x.id[i], &depth);
+		if (!*x.title[i])
+			T_FAILF("%s:%zu: section '%s' has no title", DETAIL, x.line[i], x.id[i]);
+		if (x.level[i] != 2 + depth)
+			T_FAILF("%s:%zu: heading for '%s' has level %d, expected %d", DETAIL,
+				x.line[i], x.id[i], x.level[i], 2 + depth);
 		for (j = 0; j < i; j++)
-			if (!strcmp(hp_section_ids[j], id))
-				T_FAILF("section id '%s' listed twice", id);
+			if (!strcmp(x.id[j], x.id[i]))
+				T_FAILF("%s:%zu: heading id '%s' appears twice", DETAIL, x.line[i],
+					x.id[i]);
+		if (i && id_cmp(x.id[i - 1], x.id[i]) >= 0)
+			T_FAILF("%s:%zu: heading '%s' comes after '%s'", DETAIL, x.line[i], x.id[i],
+				x.id[i - 1]);
 	}
-	T_ASSERT(i >= 15);
-	T_ASSERT(hp_section_title("Z.9") == NULL);
-}
-
-static void t_every_id_has_one_heading(void)
-{
-	struct doc d;
-	char id[16];
-	const char *title;
-	size_t i, k;
-	int level, depth;
-
-	doc_load(&d, DETAIL);
-	for (k = 0; hp_section_ids[k]; k++) {
-		const char *want = hp_section_ids[k];
-		int count = 0;
-
-		parse_id(want, &depth);
-		for (i = 0; i < d.n; i++) {
-			if (!id_heading(&d, i, id, sizeof(id), &level, &title) || strcmp(id, want))
-				continue;
-			count++;
-			if (strcmp(title, hp_section_title(want)))
-				T_FAILF("%s:%zu: heading '%s: %s', expected title '%s'", DETAIL, i + 1,
-					id, title, hp_section_title(want));
-			if (level != 2 + depth)
-				T_FAILF("%s:%zu: heading for '%s' has level %d, expected %d", DETAIL,
-					i + 1, id, level, 2 + depth);
-		}
-		if (count != 1)
-			T_FAILF("section '%s' has %d headings, expected 1", want, count);
-	}
+	T_ASSERT(id_cmp("B.9", "B.10") < 0 && id_cmp("G.1", "G.1.a") < 0 &&
+		 id_cmp("G.1.d", "G.2") < 0 && id_cmp("A.3", "B") < 0 && id_cmp("F", "F") == 0);
 	doc_free(&d);
 }
 
-static void t_headings_known_unique_and_in_order(void)
+/*
+ * The titles pointers print come from the guide itself: for every heading
+ * this file finds, hp_refdoc_title gives its title, and it knows no other
+ * section.
+ */
+static void t_titles_are_the_guides(void)
 {
+	const struct hp_refdoc *r = hp_refdoc_get(DETAIL);
 	struct doc d;
-	char id[16], seen[256][16];
-	const char *title;
-	size_t i, j, n = 0;
-	int level;
+	struct ids x;
+	size_t i;
 
+	T_ASSERT(r != NULL);
 	doc_load(&d, DETAIL);
-	for (i = 0; i < d.n; i++) {
-		if (!id_heading(&d, i, id, sizeof(id), &level, &title))
-			continue;
-		if (!hp_section_title(id))
-			T_FAILF("%s:%zu: heading id '%s' is not in hp_section_ids", DETAIL, i + 1, id);
-		for (j = 0; j < n; j++)
-			if (!strcmp(seen[j], id))
-				T_FAILF("%s:%zu: heading id '%s' appears twice", DETAIL, i + 1, id);
-		T_ASSERT(n < HP_ARRAY_LEN(seen));
-		if (!hp_section_ids[n] || strcmp(hp_section_ids[n], id))
-			T_FAILF("%s:%zu: heading '%s' is out of order (table has '%s' here)", DETAIL,
-				i + 1, id, hp_section_ids[n] ? hp_section_ids[n] : "(end)");
-		strcpy(seen[n++], id);
-	}
-	T_ASSERT(n > 0 && !hp_section_ids[n]);
+	doc_ids(&d, &x);
+	for (i = 0; i < x.n; i++)
+		if (!hp_refdoc_title(DETAIL, x.id[i]) ||
+		    strcmp(hp_refdoc_title(DETAIL, x.id[i]), x.title[i]))
+			T_FAILF("%s:%zu: section '%s' is titled '%s', the lookup says '%s'", DETAIL,
+				x.line[i], x.id[i], x.title[i],
+				hp_refdoc_title(DETAIL, x.id[i]) ? hp_refdoc_title(DETAIL, x.id[i])
+								 : "(none)");
+	T_EQ(r->nsec, x.n);
+	T_ASSERT(hp_refdoc_title(DETAIL, "Z.9") == NULL);
 	doc_free(&d);
 }
 
+/* Every "§ ID" of the document names a section of the guide. */
 static void check_pointers(const char *name)
 {
-	struct doc d;
+	struct doc d, guide;
+	struct ids known;
 	size_t i;
 	int depth;
 
+	doc_load(&guide, DETAIL);
+	doc_ids(&guide, &known);
+	doc_free(&guide);
 	doc_load(&d, name);
 	for (i = 0; i < d.n; i++) {
 		const char *p = d.line[i];
@@ -623,7 +675,7 @@ static void check_pointers(const char *name)
 					i + 1, SECT, p);
 			memcpy(id, p, n);
 			id[n] = '\0';
-			if (!hp_section_title(id))
+			if (!ids_has(&known, id))
 				T_FAILF("%s:%zu: pointer to unknown section '%s'", name, i + 1, id);
 		}
 	}
@@ -838,8 +890,8 @@ static void t_catalog_rows_point_somewhere(void)
 	doc_free(&d);
 }
 
-T_MAIN(T(t_classifier), T(t_documents_embedded), T(t_section_table_well_formed),
-       T(t_every_id_has_one_heading), T(t_headings_known_unique_and_in_order),
+T_MAIN(T(t_classifier), T(t_documents_embedded), T(t_headings_well_formed),
+       T(t_titles_are_the_guides),
        T(t_pointers_resolve), T(t_suggested_blocks_annotated), T(t_iac_notes_warn_of_drift),
        T(t_reboot_before_replace), T(t_placeholders_known), T(t_policy_stated),
        T(t_catalog_rows_point_somewhere))

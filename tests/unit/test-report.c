@@ -11,23 +11,23 @@
 
 static const struct hp_check c_identity = {
 	.id = "cluster.identity", .section = "", .prio = HP_PNONE,
-	.scope = HP_SCOPE_CLUSTER, .group = HP_GROUP_IDENTITY, .summary = "identity",
+	.group = HP_GROUP_IDENTITY,
 };
 static const struct hp_check c_status = {
 	.id = "cluster.status", .section = "J.1", .prio = HP_P0,
-	.scope = HP_SCOPE_CLUSTER, .group = HP_GROUP_IDENTITY, .summary = "status",
+	.group = HP_GROUP_IDENTITY,
 };
 static const struct hp_check c_events = {
 	.id = "events.signals", .section = "A+B", .prio = HP_P0,
-	.scope = HP_SCOPE_CLUSTER, .group = HP_GROUP_EVENTS, .summary = "events",
+	.group = HP_GROUP_EVENTS,
 };
 static const struct hp_check c_nodes = {
 	.id = "nodes.status", .section = "F", .prio = HP_P1,
-	.scope = HP_SCOPE_NODE, .group = HP_GROUP_NODES, .summary = "nodes",
+	.group = HP_GROUP_NODES,
 };
 static const struct hp_check c_logs = {
 	.id = "logs.group", .section = "L", .prio = HP_P2,
-	.scope = HP_SCOPE_CLUSTER, .group = HP_GROUP_LOGS, .summary = "logs",
+	.group = HP_GROUP_LOGS,
 };
 
 static const struct hp_report_opts plain = {
@@ -213,6 +213,54 @@ static void t_text_pointer_forms(void)
 		hp_buf_release(&out);
 		hp_findings_release(&f);
 	}
+}
+
+/*
+ * A pointer names the reference document of its check and takes the
+ * titles from that document: a check of another (here not embedded)
+ * document gets its file name and no titles from the node guide.
+ */
+static void t_pointer_document_of_the_check(void)
+{
+	static const struct hp_check other = {
+		.id = "other.check", .doc = "other-guide.md", .section = "F", .prio = HP_P1,
+		.group = HP_GROUP_NODES,
+	};
+	struct hp_findings f = { 0 };
+	struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT), ptr = HP_BUF_INIT(4096);
+	struct hp_emit em = { &other, &f };
+	const cJSON *x;
+	cJSON *doc;
+	int seen = 0;
+
+	hp_emit(&em, HP_TAG_FAIL, "elsewhere");
+	em.check = &c_nodes;
+	hp_emit(&em, HP_TAG_FAIL, "here");
+	hp_report_text(&f, &plain, &out);
+	T_CONTAINS(out.buf, "  [FAIL] elsewhere → references/other-guide.md § F\n");
+	T_CONTAINS(out.buf, "  [FAIL] here" REF "F (Hardware / Auto-Repair)\n");
+	hp_report_pointer(&ptr, &f.v[0]);
+	T_STREQ(ptr.buf, " → references/other-guide.md § F");
+	hp_buf_reset(&out);
+	hp_report_json(&f, &plain, &out);
+	doc = cJSON_Parse(out.buf);
+	T_ASSERT(doc != NULL);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "findings")) {
+		const char *check = cJSON_GetStringValue(cJSON_GetObjectItem(x, "check"));
+		const cJSON *title = cJSON_GetObjectItem(x, "title");
+
+		T_ASSERT(check != NULL);
+		if (!strcmp(check, "other.check"))
+			T_ASSERT(cJSON_IsNull(title));
+		else
+			T_STREQ(cJSON_GetStringValue(title), "Hardware / Auto-Repair");
+		seen++;
+	}
+	T_EQ(seen, 2);
+	cJSON_Delete(doc);
+	hp_buf_release(&ptr);
+	hp_buf_release(&out);
+	hp_findings_release(&f);
 }
 
 static void t_text_color(void)
@@ -790,6 +838,7 @@ static void t_junit(void)
 }
 
 T_MAIN(T(t_command_line), T(t_text_header), T(t_node_sample), T(t_junit), T(t_text_exact), T(t_text_no_issues), T(t_text_empty_and_null_opts), T(t_text_pointer_forms),
+       T(t_pointer_document_of_the_check),
        T(t_text_color), T(t_text_color_only_difference), T(t_sanitize_table), T(t_sanitize_appends),
        T(t_sanitize_any_bytes), T(t_evidence_cap), T(t_json), T(t_json_empty), T(t_worst),
        T(t_want_color))

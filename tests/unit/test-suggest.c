@@ -17,7 +17,7 @@
 
 static const struct hp_check c_test = {
 	.id = "test.check", .section = "F", .prio = HP_P1,
-	.scope = HP_SCOPE_NODE, .group = HP_GROUP_NODES, .summary = "test",
+	.group = HP_GROUP_NODES,
 };
 
 /* An EKS cluster with two groups; gpu overrides its VPC settings. */

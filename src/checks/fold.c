@@ -1,0 +1,191 @@
+/*
+ * Many nodes, one finding: the folding rule of fold.h, in one place.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/buf.h"
+#include "fold.h"
+
+struct hp_fold_item {
+	char *node;        /* NULL: not known */
+	char *msg;         /* the node's own finding */
+	char *line;        /* its line in a folded finding; NULL: msg */
+	cJSON *evidence;   /* of its own finding */
+};
+
+/* fmt formatted, cut (never dropped) at the line cap; caller frees. */
+static char *vformat(const char *fmt, va_list ap) HP_PRINTF(1, 0);
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
+
+	if (hp_buf_vaddf(&b, fmt, ap))
+		hp_buf_puts(&b, "(message too long)");
+	return hp_buf_detach(&b, NULL);
+}
+
+struct hp_fold_item *hp_fold_vadd(struct hp_fold *f, const char *node, const char *fmt,
+				  va_list ap)
+{
+	struct hp_fold_item *it;
+
+	if (f->n == f->alloc) {
+		f->alloc = f->alloc ? f->alloc * 2 : 16;
+		f->v = xrealloc(f->v, f->alloc * sizeof(*f->v));
+	}
+	it = &f->v[f->n++];
+	memset(it, 0, sizeof(*it));
+	it->node = node ? xstrdup(node) : NULL;
+	it->msg = vformat(fmt, ap);
+	return it;
+}
+
+struct hp_fold_item *hp_fold_add(struct hp_fold *f, const char *node, const char *fmt, ...)
+{
+	struct hp_fold_item *it;
+	va_list ap;
+
+	va_start(ap, fmt);
+	it = hp_fold_vadd(f, node, fmt, ap);
+	va_end(ap);
+	return it;
+}
+
+void hp_fold_evidence(struct hp_fold_item *it, const char *line)
+{
+	if (!it->evidence && !(it->evidence = cJSON_CreateArray()))
+		hp_die("out of memory");
+	cJSON_AddItemToArray(it->evidence, cJSON_CreateString(line));
+}
+
+void hp_fold_line(struct hp_fold_item *it, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(it->line);
+	va_start(ap, fmt);
+	it->line = vformat(fmt, ap);
+	va_end(ap);
+}
+
+size_t hp_fold_count(const struct hp_fold *f)
+{
+	return f->n;
+}
+
+void hp_fold_release(struct hp_fold *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		free(f->v[i].node);
+		free(f->v[i].msg);
+		free(f->v[i].line);
+		cJSON_Delete(f->v[i].evidence);
+	}
+	free(f->v);
+	f->v = NULL;
+	f->n = f->alloc = 0;
+}
+
+static void emit_each(struct hp_emit *em, const struct hp_fold *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		struct hp_finding *x = hp_emitx(em, f->tag, f->prio, f->section, f->v[i].node, "%s",
+						f->v[i].msg);
+		const cJSON *e;
+
+		cJSON_ArrayForEach(e, f->v[i].evidence)
+			if (cJSON_IsString(e))
+				hp_finding_evidence(x, e->valuestring);
+	}
+}
+
+/* "nodes 1-100 of 250: i-… i-…" lines over the known ids. */
+static void id_lines(struct hp_finding *x, const struct hp_fold *f)
+{
+	size_t i, known = 0, done = 0;
+
+	for (i = 0; i < f->n; i++)
+		known += f->v[i].node != NULL;
+	for (i = 0; i < f->n;) {
+		struct hp_buf ids = HP_BUF_INIT(HP_MAX_LINE);
+		size_t first = done + 1, k = 0;
+
+		/* The range is written after the ids are counted, so gather them first. */
+		for (; i < f->n && k < HP_FOLD_IDS_PER_LINE; i++) {
+			if (!f->v[i].node)
+				continue;
+			hp_buf_printf(&ids, " %.40s", f->v[i].node);
+			k++;
+		}
+		if (k) {
+			struct hp_buf line = HP_BUF_INIT(HP_MAX_LINE);
+
+			done += k;
+			hp_buf_printf(&line, "nodes %zu-%zu of %zu:%s", first, done, known, ids.buf);
+			hp_finding_evidence(x, line.buf);
+			hp_buf_release(&line);
+		}
+		hp_buf_release(&ids);
+	}
+}
+
+static struct hp_finding *emit_folded(struct hp_emit *em, const struct hp_fold *f,
+				      const char *fmt, va_list ap) HP_PRINTF(3, 0);
+
+static struct hp_finding *emit_folded(struct hp_emit *em, const struct hp_fold *f,
+				      const char *fmt, va_list ap)
+{
+	char *msg = vformat(fmt, ap);
+	struct hp_finding *x = hp_emitx(em, f->tag, f->prio, f->section, NULL, "%s", msg);
+	size_t i;
+
+	free(msg);
+	for (i = 0; i < f->n; i++)
+		hp_finding_node(x, f->v[i].node);
+	if (f->tag == HP_TAG_FAIL || f->tag == HP_TAG_WARN || f->tag == HP_TAG_SKIP) {
+		for (i = 0; i < f->n && i < HP_FOLD_SAMPLE; i++)
+			hp_finding_evidence(x, f->v[i].line ? f->v[i].line : f->v[i].msg);
+		/* Every node has its line: the ids would only repeat them. */
+		if (f->n <= HP_FOLD_SAMPLE)
+			return x;
+	}
+	id_lines(x, f);
+	return x;
+}
+
+struct hp_finding *hp_fold_emit(struct hp_emit *em, struct hp_fold *f, const char *fmt, ...)
+{
+	struct hp_finding *x = NULL;
+	va_list ap;
+
+	if (f->n >= HP_FOLD_MIN) {
+		va_start(ap, fmt);
+		x = emit_folded(em, f, fmt, ap);
+		va_end(ap);
+	} else {
+		emit_each(em, f);
+	}
+	hp_fold_release(f);
+	return x;
+}
+
+struct hp_finding *hp_fold_emit_one(struct hp_emit *em, struct hp_fold *f, const char *fmt, ...)
+{
+	struct hp_finding *x = NULL;
+	va_list ap;
+
+	if (f->n) {
+		va_start(ap, fmt);
+		x = emit_folded(em, f, fmt, ap);
+		va_end(ap);
+	}
+	hp_fold_release(f);
+	return x;
+}

@@ -1,0 +1,178 @@
+/*
+ * The one folding rule (src/checks/fold.h): below HP_FOLD_MIN nodes one
+ * finding each, from HP_FOLD_MIN on one finding with the count, every id
+ * in nodes and a bounded evidence.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../src/checks/fold.h"
+#include "checks-t.h"
+#include "t.h"
+
+static const struct hp_check chk = {
+	.id = "x.fold", .section = "F.1", .prio = HP_P1, .group = HP_GROUP_NODES,
+};
+
+static void fill(struct hp_fold *f, size_t n, int with_evidence)
+{
+	char id[32];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct hp_fold_item *it;
+
+		snprintf(id, sizeof(id), "i-%03zu", i);
+		it = hp_fold_add(f, id, "node %s is down", id);
+		if (with_evidence)
+			hp_fold_evidence(it, "its own evidence");
+	}
+}
+
+static void t_empty_says_nothing(void)
+{
+	struct hp_findings out = { 0 };
+	struct hp_emit em = { &chk, &out };
+	struct hp_fold f = HP_FOLD_INIT(HP_TAG_FAIL, HP_P0, NULL);
+
+	T_ASSERT(hp_fold_emit(&em, &f, "%zu nodes", hp_fold_count(&f)) == NULL);
+	T_ASSERT(hp_fold_emit_one(&em, &f, "%zu nodes", hp_fold_count(&f)) == NULL);
+	T_EQ(out.n, 0);
+}
+
+/* HP_FOLD_MIN - 1 nodes: one finding each, as a node alone would get it. */
+static void t_few_stay_apart(void)
+{
+	struct hp_findings out = { 0 };
+	struct hp_emit em = { &chk, &out };
+	struct hp_fold f = HP_FOLD_INIT(HP_TAG_FAIL, HP_P0, NULL);
+	size_t i;
+
+	T_EQ(HP_FOLD_MIN, 4);
+	fill(&f, HP_FOLD_MIN - 1, 1);
+	T_EQ(hp_fold_count(&f), 3);
+	T_ASSERT(hp_fold_emit(&em, &f, "%zu nodes are down", hp_fold_count(&f)) == NULL);
+	T_EQ(out.n, 3);
+	for (i = 0; i < out.n; i++) {
+		T_EQ(out.v[i].tag, HP_TAG_FAIL);
+		T_EQ(out.v[i].prio, HP_P0);
+		T_STREQ(out.v[i].section, "F.1"); /* NULL: the check's own */
+		T_ASSERT(out.v[i].nodes == NULL);
+		T_EQ(cJSON_GetArraySize(out.v[i].evidence), 1);
+	}
+	T_STREQ(out.v[2].node, "i-002");
+	T_STREQ(out.v[2].message, "node i-002 is down");
+	/* Emitting released the results: the fold is empty and can be filled again. */
+	T_EQ(hp_fold_count(&f), 0);
+	hp_findings_release(&out);
+}
+
+/* HP_FOLD_MIN nodes: one finding, every id, own lines, no own evidence. */
+static void t_many_fold(void)
+{
+	struct hp_findings out = { 0 };
+	struct hp_emit em = { &chk, &out };
+	struct hp_fold f = HP_FOLD_INIT(HP_TAG_WARN, HP_P2, "F.2");
+	struct hp_finding *x;
+
+	fill(&f, HP_FOLD_MIN, 1);
+	x = hp_fold_emit(&em, &f, "%zu nodes are down", hp_fold_count(&f));
+	T_ASSERT(x == &out.v[0]);
+	T_EQ(out.n, 1);
+	T_STREQ(x->message, "4 nodes are down");
+	T_ASSERT(x->node == NULL);
+	T_STREQ(x->section, "F.2");
+	T_EQ(x->prio, HP_P2);
+	T_EQ(cJSON_GetArraySize(x->nodes), 4);
+	T_STREQ(cJSON_GetArrayItem(x->nodes, 3)->valuestring, "i-003");
+	/* Each node's line; no id lines, as every node has its line. */
+	T_EQ(cJSON_GetArraySize(x->evidence), 4);
+	T_STREQ(cJSON_GetArrayItem(x->evidence, 0)->valuestring, "node i-000 is down");
+	T_STREQ(cJSON_GetArrayItem(x->evidence, 3)->valuestring, "node i-003 is down");
+	T_ASSERT(!ck_evidence_has(x, "its own evidence"));
+	T_ASSERT(!ck_evidence_has(x, "nodes 1-"));
+	hp_findings_release(&out);
+}
+
+/* The evidence is bounded: HP_FOLD_SAMPLE lines, then 100 ids a line. */
+static void t_bounded_evidence(void)
+{
+	struct hp_findings out = { 0 };
+	struct hp_emit em = { &chk, &out };
+	struct hp_fold f = HP_FOLD_INIT(HP_TAG_SKIP, HP_P1, "");
+	struct hp_finding *x;
+
+	fill(&f, 250, 0);
+	x = hp_fold_emit(&em, &f, "%zu nodes not probed", hp_fold_count(&f));
+	T_EQ(x->prio, HP_PNONE);
+	T_EQ(cJSON_GetArraySize(x->nodes), 250);
+	T_EQ(cJSON_GetArraySize(x->evidence), HP_FOLD_SAMPLE + 3);
+	T_STREQ(cJSON_GetArrayItem(x->evidence, HP_FOLD_SAMPLE - 1)->valuestring,
+		"node i-024 is down");
+	T_CONTAINS(cJSON_GetArrayItem(x->evidence, HP_FOLD_SAMPLE)->valuestring,
+		   "nodes 1-100 of 250: i-000 i-001");
+	T_CONTAINS(cJSON_GetArrayItem(x->evidence, HP_FOLD_SAMPLE + 2)->valuestring,
+		   "nodes 201-250 of 250: i-200");
+	T_CONTAINS(cJSON_GetArrayItem(x->evidence, HP_FOLD_SAMPLE + 2)->valuestring, " i-249");
+	hp_findings_release(&out);
+}
+
+/* PASS and INFO folds list only ids; hp_fold_line shortens a node's line. */
+static void t_passes_list_ids_and_lines(void)
+{
+	struct hp_findings out = { 0 };
+	struct hp_emit em = { &chk, &out };
+	struct hp_fold pass = HP_FOLD_INIT(HP_TAG_PASS, HP_P1, NULL);
+	struct hp_fold fail = HP_FOLD_INIT(HP_TAG_FAIL, HP_P1, NULL);
+	struct hp_finding *x;
+	size_t i;
+
+	fill(&pass, 5, 0);
+	x = hp_fold_emit(&em, &pass, "Fine on %zu nodes", hp_fold_count(&pass));
+	T_EQ(x->prio, HP_PNONE);
+	T_EQ(cJSON_GetArraySize(x->evidence), 1);
+	T_STREQ(cJSON_GetArrayItem(x->evidence, 0)->valuestring,
+		"nodes 1-5 of 5: i-000 i-001 i-002 i-003 i-004");
+	for (i = 0; i < 5; i++) {
+		struct hp_fold_item *it = hp_fold_add(&fail, i == 2 ? NULL : "i-x", "long %zu", i);
+
+		hp_fold_line(it, "short %zu", i);
+	}
+	x = hp_fold_emit(&em, &fail, "%zu bad", hp_fold_count(&fail));
+	T_STREQ(x->message, "5 bad");
+	T_STREQ(cJSON_GetArrayItem(x->evidence, 0)->valuestring, "short 0");
+	T_EQ(cJSON_GetArraySize(x->evidence), 5);
+	/* A node the check could not name counts, but has no id to list. */
+	T_EQ(cJSON_GetArraySize(x->nodes), 4);
+	hp_findings_release(&out);
+
+	/* Past the sample, the id lines count only the named nodes. */
+	for (i = 0; i < HP_FOLD_SAMPLE + 2; i++)
+		hp_fold_add(&fail, i == 2 ? NULL : "i-x", "long %zu", i);
+	x = hp_fold_emit(&em, &fail, "%zu bad", hp_fold_count(&fail));
+	T_EQ(cJSON_GetArraySize(x->evidence), HP_FOLD_SAMPLE + 1);
+	T_CONTAINS(cJSON_GetArrayItem(x->evidence, HP_FOLD_SAMPLE)->valuestring, "nodes 1-26 of 26: i-x");
+	hp_findings_release(&out);
+}
+
+/* hp_fold_emit_one: the folded form whatever the count. */
+static void t_emit_one(void)
+{
+	struct hp_findings out = { 0 };
+	struct hp_emit em = { &chk, &out };
+	struct hp_fold f = HP_FOLD_INIT(HP_TAG_WARN, HP_P2, "K.4");
+	struct hp_finding *x;
+
+	fill(&f, 1, 1);
+	x = hp_fold_emit_one(&em, &f, "plugin missing on %zu node", hp_fold_count(&f));
+	T_EQ(out.n, 1);
+	T_STREQ(x->message, "plugin missing on 1 node");
+	T_ASSERT(x->node == NULL);
+	T_EQ(cJSON_GetArraySize(x->nodes), 1);
+	T_EQ(cJSON_GetArraySize(x->evidence), 1);
+	T_STREQ(cJSON_GetArrayItem(x->evidence, 0)->valuestring, "node i-000 is down");
+	hp_findings_release(&out);
+}
+
+T_MAIN(T(t_empty_says_nothing), T(t_few_stay_apart), T(t_many_fold), T(t_bounded_evidence),
+       T(t_passes_list_ids_and_lines), T(t_emit_one))
