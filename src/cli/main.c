@@ -15,6 +15,7 @@
 
 #include "hp/cmd.h"
 #include "hp/err.h"
+#include "hp/json.h"
 
 struct hp_cmd {
 	const char *name;
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
 	size_t i;
 	char help_flag[] = "--help";
 
+	hp_json_init();
 	if (argc < 2) {
 		usage(stderr);
 		return HP_EXIT_USAGE;
