@@ -97,12 +97,12 @@ void hp_cmd_catch_signals(void);
 /*
  * Write len bytes to path atomically through sys->write_file (a temporary
  * file in the same directory, then rename(2); never through a symlink),
- * mode 0666 less the umask. 0, or -1 with e set (HP_ERR_FILE).
+ * mode 0666 less the umask (HP_SYS_MODE_DEFAULT). 0, or -1 with e set (HP_ERR_FILE).
  */
 int hp_cmd_write_file(struct hp_sys *sys, const char *path, const char *data, size_t len,
 		      struct hp_error *e);
-/* Whether a file can be created at path (a probe file is made and removed); -1 with e set. */
-int hp_cmd_check_writable(const char *path, struct hp_error *e);
+/* Whether a file can be created at path (sys->can_write); -1 with e set. */
+int hp_cmd_check_writable(struct hp_sys *sys, const char *path, struct hp_error *e);
 
 /* Gathers what a command knows about its run into the snapshot; -1 with e set is fatal. */
 typedef int (*hp_cmd_collect_fn)(struct hp_aws *a, struct hp_snapshot *s, void *arg,

@@ -5,13 +5,11 @@
  * own options and their collection step.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hp/cmdutil.h"
@@ -215,64 +213,23 @@ void hp_cmd_catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* The directory part of path ("." when none), into a fresh string. */
-static char *dir_of(const char *path)
+int hp_cmd_check_writable(struct hp_sys *sys, const char *path, struct hp_error *e)
 {
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
-/* A temporary file next to path: fd, its name in *tmp (free it); -1 with errno. */
-static int temp_beside(const char *path, char **tmp)
-{
-	char *dir = dir_of(path);
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	int fd;
-
-	*tmp = xasprintf("%s/.%.100s.hpnode-XXXXXX", dir, base);
-	free(dir);
-	fd = mkstemp(*tmp);
-	if (fd < 0) {
-		int err = errno;
-		free(*tmp);
-		*tmp = NULL;
-		errno = err;
-	}
-	return fd;
-}
-
-int hp_cmd_check_writable(const char *path, struct hp_error *e)
-{
-	struct stat st;
-	char *tmp;
-	int fd;
-
 	if (!*path)
 		return hp_error_set(e, HP_ERR_FILE, "an empty output path");
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': it is a directory", path);
-	fd = temp_beside(path, &tmp);
-	if (fd < 0)
+	if (sys->can_write(sys, path)) {
+		if (errno == EISDIR)
+			return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': it is a directory", path);
 		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': %s", path, strerror(errno));
-	close(fd);
-	unlink(tmp);
-	free(tmp);
+	}
 	return 0;
 }
 
 int hp_cmd_write_file(struct hp_sys *sys, const char *path, const char *data, size_t len,
 		      struct hp_error *e)
 {
-	mode_t mask = umask(0);
-
-	umask(mask);
 	/* Readable like any file the user creates; the snapshot alone is 0600. */
-	if (sys->write_file(sys, path, data, len, (int)(0666 & ~mask)))
+	if (sys->write_file(sys, path, data, len, HP_SYS_MODE_DEFAULT))
 		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
 }
@@ -456,14 +413,14 @@ static int report(const struct hp_snapshot *s, const struct hp_cmd_opts *o, stru
 }
 
 /* Every output path must be writable before anything is collected. */
-static int check_outputs(const struct hp_cmd_opts *o)
+static int check_outputs(const struct hp_cmd_opts *o, struct hp_sys *sys)
 {
 	const char *paths[] = { o->save, o->output_file, o->text_file, o->json_file, o->junit_file };
 	struct hp_error e = HP_ERROR_INIT;
 	size_t i;
 
 	for (i = 0; i < HP_ARRAY_LEN(paths); i++) {
-		if (paths[i] && hp_cmd_check_writable(paths[i], &e)) {
+		if (paths[i] && hp_cmd_check_writable(sys, paths[i], &e)) {
 			fprintf(stderr, "hpnode %s: %s; nothing was collected\n", o->name, e.msg);
 			return HP_EXIT_USAGE;
 		}
@@ -502,7 +459,7 @@ int hp_cmd_run(const struct hp_cmd_opts *o, struct hp_sys *sys, hp_cmd_collect_f
 
 	clock.wall_ms = sys->now_ms(sys);
 	clock.mono_ms = sys->monotonic_ms(sys);
-	if ((rc = check_outputs(o)))
+	if ((rc = check_outputs(o, sys)))
 		return rc;
 	hp_snapshot_init(&snap);
 	if (o->replay) {
