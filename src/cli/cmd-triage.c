@@ -12,7 +12,6 @@
 #include "hp/cmdutil.h"
 #include "hp/collect.h"
 #include "hp/kube.h"
-#include "hp/slurm.h"
 #include "hp/ssm.h"
 
 struct triage_args {
@@ -170,8 +169,7 @@ static void api_progress(void *ud, const char *action, int page, size_t items)
 	*shown = 1;
 }
 
-static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snapshot *s,
-			struct hp_error *e)
+static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snapshot *s)
 {
 	int shown = 0;
 
@@ -193,25 +191,9 @@ static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snaps
 		t->probe.progress = progress;
 		t->probe.progress_ud = &shown;
 	}
-	(void)hp_collect_probes(a, &t->probe, s, e);
+	hp_collect_probes(a, &t->probe, s);
 	if (shown)
 		fprintf(stderr, "\r%-*s\r", PROGRESS_WIDTH, "");
-}
-
-/* Slurm: the controller probe over SSM (unless --no-probe), then the "slurm" key. */
-static void slurm_controller(struct hp_aws *a, struct triage_args *t, struct hp_snapshot *s)
-{
-	const char *iid = NULL, *group, *how;
-	cJSON *probe = NULL;
-
-	if (!t->no_probe && !*hp_cmd_stop_flag() && !strcmp(hp_snap_orchestrator(s), "Slurm") &&
-	    !hp_slurm_controller(s, &iid, &group, &how) && iid) {
-		struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
-		hp_slurm_probe_command(&cmd);
-		probe = hp_collect_probe_one(a, &t->probe, s, iid, cmd.buf);
-		hp_buf_release(&cmd);
-	}
-	hp_collect_slurm(s, probe);
 }
 
 static int collect(struct hp_aws *a, struct hp_snapshot *s, void *arg, struct hp_error *e)
@@ -238,8 +220,8 @@ static int collect(struct hp_aws *a, struct hp_snapshot *s, void *arg, struct hp
 	ko.aws_profile = t->profile;
 	ko.disabled = t->no_kube;
 	hp_collect_kube(a, &ko, s);
-	probe_nodes(a, t, s, e);
-	slurm_controller(a, t, s);
+	probe_nodes(a, t, s);
+	hp_collect_slurm_controller(a, &t->probe, !t->no_probe, s);
 	return 0;
 }
 
