@@ -159,6 +159,23 @@ void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct h
 cJSON *hp_collect_probe_one(struct hp_aws *a, const struct hp_probe_opts *o,
 			    struct hp_snapshot *s, const char *iid, const char *command);
 
+/* What `hpnode node` asks of the local collector. */
+struct hp_local_opts {
+	const char *orchestrator;   /* "EKS", "Slurm", or NULL (the checks guess from the units) */
+	long timeout_ms;            /* the probe is stopped past this */
+};
+
+/*
+ * The on-node probe run on this machine through sys->run, named by the
+ * instance metadata service (IMDSv2, 1 s per request at most) when it
+ * answers: "meta" {collected_at_ms, mode "node", orchestrator}, "probes"
+ * with one entry (key: the instance id, else "local") and "probes_meta"
+ * (transport "local"). -1 with e set (HP_ERR_PROC) when the probe could
+ * not be started; it calls no AWS API.
+ */
+int hp_collect_local(struct hp_sys *sys, const struct hp_local_opts *o, struct hp_snapshot *s,
+		     struct hp_error *e);
+
 /* Record a failed call in the snapshot (service in IAM spelling). */
 void hp_collect_record(struct hp_snapshot *s, enum hp_svc svc, const char *action,
 		       const struct hp_aws_result *r);
