@@ -9,11 +9,11 @@
  *
  * Nothing else in src/ opens a file, starts a process, connects a socket,
  * reads the clock or the environment. What is kept outside, on purpose:
- *   - src/cli/cmd-common.c: sigaction() for SIGINT/SIGTERM and write(2) in
- *     that handler (process set-up of the command frame; a handler may call
- *     nothing else), and isatty(1)/isatty(2) for colour and progress lines
- *     (a property of the terminal the report goes to, not data read).
- *   - src/cli/main.c: the library version strings for --version.
+ *   - the command frame (src/cli): sigaction() for SIGINT/SIGTERM and
+ *     write(2) in that handler (process set-up; a handler may call nothing
+ *     else), and isatty(1)/isatty(2) for colour and progress lines (a
+ *     property of the terminal the report goes to, not data read); main.c
+ *     asks the libraries for their version strings (--version).
  *   - src/collect/ssm/pool.c: worker threads (pthread), not I/O.
  *   - pure conversions: gmtime_r/timegm/strftime of times already read.
  */
