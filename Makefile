@@ -47,7 +47,10 @@ LIB_SRC   := $(sort $(filter-out src/cli/main.c,$(shell find src -name '*.c')))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
-UNIT_SUPPORT := $(BUILD)/tests/unit/t.o $(BUILD)/tests/unit/fake-sys.o
+# The command table and dispatch of src/cli/main.c, built without main(), so
+# the unit tests run commands through the real table (tests/unit/test-cli.c).
+CLI_MAIN_TEST := $(BUILD)/tests/unit/cli-main.o
+UNIT_SUPPORT := $(BUILD)/tests/unit/t.o $(BUILD)/tests/unit/fake-sys.o $(CLI_MAIN_TEST)
 TOOLS     := $(TOOLBIN)/sigv4-sign
 # Fuzz targets (tests/fuzz/fuzz-NAME.c): each also builds as a corpus
 # replay test, unit/test-fuzz-NAME, with any compiler.
@@ -62,7 +65,7 @@ GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_sl
 # Every C file built, its object and its dependency file. Objects are kept
 # between runs (no intermediate-file cleanup after the tests).
 ALL_C     := $(LIB_SRC) src/cli/main.c $(sort $(wildcard tests/unit/*.c tests/fuzz/*.c tests/tools/*.c))
-ALL_DEP   := $(ALL_C:%.c=$(BUILD)/%.d)
+ALL_DEP   := $(ALL_C:%.c=$(BUILD)/%.d) $(CLI_MAIN_TEST:.o=.d)
 .SECONDARY: $(ALL_C:%.c=$(BUILD)/%.o)
 
 .PHONY: FORCE install uninstall all deps test test-run quick unit demo demo-run bench clean check-deps fuzz fuzz-build
@@ -123,6 +126,10 @@ FORCE:
 $(BUILD)/%.o: %.c $(BUILD)/%.d | $(GEN) check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(CLI_MAIN_TEST): src/cli/main.c $(CLI_MAIN_TEST:.o=.d) | $(GEN) check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DHP_NO_MAIN -MMD -MP -c -o $@ $<
 
 # An object without its .d file (built before it existed) is rebuilt.
 $(ALL_DEP): ;

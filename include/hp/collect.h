@@ -114,6 +114,15 @@ void hp_collect_kube(struct hp_aws *a, const struct hp_kube_opts *o, struct hp_s
  * here on) when it ran; NULL when it did not run.
  */
 void hp_collect_slurm(struct hp_snapshot *s, cJSON *probe);
+struct hp_probe_opts;
+/*
+ * The Slurm step of a triage (nothing for other clusters): the controller
+ * probe run over SSM on the chosen controller with o's transport, rate and
+ * deadline (unless probe is 0, the run was interrupted or no controller is
+ * Running), then the "slurm" key as hp_collect_slurm() records it.
+ */
+void hp_collect_slurm_controller(struct hp_aws *a, const struct hp_probe_opts *o, int probe,
+				 struct hp_snapshot *s);
 /* What the on-node probe sweep does (triage's --node, --sample, --concurrency, ...). */
 struct hp_probe_opts {
 	const char *node;        /* only this instance id, or NULL */
@@ -136,10 +145,10 @@ void hp_probe_opts_defaults(struct hp_probe_opts *o);
  * Probe the chosen nodes over SSM and record each one's outcome under
  * "probes" and the sweep under "probes_meta" (after hp_collect_cluster).
  * Failed StartSession/TerminateSession calls go to "calls", one row per
- * distinct failure. Never fails the triage: returns 0.
+ * distinct failure. It cannot fail the triage: what went wrong is in the
+ * snapshot (a node's reason, probes_meta.note when nothing could be tried).
  */
-int hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s,
-		      struct hp_error *e);
+void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s);
 
 /*
  * Run command on one listed node over SSM (the Slurm controller probe) with
@@ -149,6 +158,23 @@ int hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp
  */
 cJSON *hp_collect_probe_one(struct hp_aws *a, const struct hp_probe_opts *o,
 			    struct hp_snapshot *s, const char *iid, const char *command);
+
+/* What `hpnode node` asks of the local collector. */
+struct hp_local_opts {
+	const char *orchestrator;   /* "EKS", "Slurm", or NULL (the checks guess from the units) */
+	long timeout_ms;            /* the probe is stopped past this */
+};
+
+/*
+ * The on-node probe run on this machine through sys->run, named by the
+ * instance metadata service (IMDSv2, 1 s per request at most) when it
+ * answers: "meta" {collected_at_ms, mode "node", orchestrator}, "probes"
+ * with one entry (key: the instance id, else "local") and "probes_meta"
+ * (transport "local"). -1 with e set (HP_ERR_PROC) when the probe could
+ * not be started; it calls no AWS API.
+ */
+int hp_collect_local(struct hp_sys *sys, const struct hp_local_opts *o, struct hp_snapshot *s,
+		     struct hp_error *e);
 
 /* Record a failed call in the snapshot (service in IAM spelling). */
 void hp_collect_record(struct hp_snapshot *s, enum hp_svc svc, const char *action,

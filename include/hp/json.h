@@ -1,12 +1,28 @@
 /*
  * Read-only helpers over cJSON trees: dotted paths, typed getters with
  * defaults. A missing member is never an error here; callers decide.
+ *
+ * Out of memory: cJSON reports a failed allocation by returning NULL (and
+ * cJSON_Add*ToObject then drops the member silently). hpnode never lets
+ * that happen: hp_json_init() points cJSON's allocator at xmalloc
+ * (include/hp/util.h), so a failed allocation ends the process with
+ * "hpnode: fatal: out of memory" like every other allocation. It runs
+ * once at the start of main() and of the unit and fuzz test programs
+ * (tests/unit/t.c, tests/fuzz/common.c); from then on no caller tests a
+ * cJSON constructor or cJSON_Add* result for NULL on account of memory.
+ * (cJSON still returns NULL for misuse, e.g. a NULL object or key.)
  */
 #ifndef HP_JSON_H
 #define HP_JSON_H
 
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdint.h>
+
+/* Install the allocation hooks (idempotent; call before any other thread starts). */
+void hp_json_init(void);
+/* Allocations made through the hooks so far (tests prove the hooks are in place). */
+size_t hp_json_allocations(void);
 
 /* Member by dotted path ("Orchestrator.Eks.ClusterArn"); NULL when absent. */
 const cJSON *hp_json_get(const cJSON *obj, const char *path);

@@ -83,23 +83,11 @@ void hp_ws_asm_release(struct hp_ws_asm *a);
 /* Feed one frame; after HP_WS_MESSAGE the caller consumes asm->msg before the next feed. */
 enum hp_ws_feed hp_ws_asm_feed(struct hp_ws_asm *a, const struct hp_ws_frame *f, const char **why);
 
-/*
- * A byte transport under the WebSocket: TLS through libcurl for real,
- * memory in the tests. Deadlines are sys->monotonic_ms() values.
- */
-struct hp_ssm_io {
-	/* Write all n bytes before the deadline: 0, or -1 (err filled). */
-	int (*send)(struct hp_ssm_io *io, const void *p, size_t n, int64_t deadline);
-	/* Read up to n bytes: >0 bytes read, 0 when the deadline passed first, -1 closed or failed. */
-	long (*recv)(struct hp_ssm_io *io, void *p, size_t n, int64_t deadline);
-	void (*close)(struct hp_ssm_io *io);
-	char err[256];
-	void *impl;
-};
+/* The byte transport under the WebSocket is a struct hp_stream (include/hp/sys.h). */
 
-/* A WebSocket client connection over an hp_ssm_io. */
+/* A WebSocket client connection over an hp_stream. */
 struct hp_ws {
-	struct hp_ssm_io *io;
+	struct hp_stream *io;
 	struct hp_sys *sys;        /* clock and mask keys */
 	struct hp_buf in;          /* received bytes not yet decoded (capped) */
 	struct hp_ws_asm asm_;
@@ -113,7 +101,7 @@ struct hp_ws {
 #define HP_WS_MAX_MESSAGE ((size_t)2 << 20)
 
 /* A connection over an open transport (not owned: the caller closes it); release frees buffers. */
-void hp_ws_init(struct hp_ws *ws, struct hp_ssm_io *io, struct hp_sys *sys);
+void hp_ws_init(struct hp_ws *ws, struct hp_stream *io, struct hp_sys *sys);
 void hp_ws_release(struct hp_ws *ws);
 /* HTTP upgrade on an open transport. 0, or -1 with why filled. */
 int hp_ws_handshake(struct hp_ws *ws, const char *host, const char *path, int64_t deadline,
@@ -302,18 +290,18 @@ struct hp_ssm_channel {
  * KMS), output collection with acknowledgements, reordering and
  * de-duplication. The transport is not closed here.
  */
-enum hp_ssm_end hp_ssm_session_run(struct hp_ssm_io *io, struct hp_sys *sys,
+enum hp_ssm_end hp_ssm_session_run(struct hp_stream *io, struct hp_sys *sys,
 				   const struct hp_ssm_channel *ch, int64_t deadline,
 				   struct hp_ssm_output *out);
 
 /* Split "wss://host[:port]/path?query" into host (with port), port number and path. */
 int hp_ssm_parse_url(const char *url, char *host, size_t hn, int *port, char *path, size_t pn);
 /*
- * Open a TLS connection to the stream URL through libcurl (CONNECT_ONLY:
- * the proxy variables and the CA bundle apply). Returns a transport to
- * close with io->close, or NULL with err filled.
+ * Open a TLS connection to the stream URL's host through sys->tls_connect
+ * (the proxy variables and the CA bundle apply). Returns a transport to
+ * close with its close(), or NULL with err filled.
  */
-struct hp_ssm_io *hp_ssm_tls_open(struct hp_sys *sys, const char *url, const char *ca_bundle,
+struct hp_stream *hp_ssm_tls_open(struct hp_sys *sys, const char *url, const char *ca_bundle,
 				  int64_t deadline, char *err, size_t errn);
 
 /* ------------------------------------------------ session-manager-plugin */

@@ -1,8 +1,21 @@
 /*
  * hp_sys: the one table through which hpnode touches the outside world —
- * HTTP, subprocesses, the clock, the environment, files, sleeping and
- * randomness. hp_sys_real() returns the real implementations; tests build
- * their own table with canned answers (see tests/unit/fake-sys.h).
+ * HTTP, subprocesses (plain and on a pseudo-terminal), the TLS byte stream
+ * under the SSM data channel, the clock, the environment, files, sleeping
+ * and randomness. hp_sys_real() returns the real implementations
+ * (src/util/sys.c; children and the pseudo-terminal in sys-proc.c, the TLS
+ * stream in sys-tls.c); tests build their own table with canned answers
+ * (tests/unit/fake-sys.h), so each entry can be faked.
+ *
+ * Nothing else in src/ opens a file, starts a process, connects a socket,
+ * reads the clock or the environment. What is kept outside, on purpose:
+ *   - the command frame (src/cli): sigaction() for SIGINT/SIGTERM and
+ *     write(2) in that handler (process set-up; a handler may call nothing
+ *     else), and isatty(1)/isatty(2) for colour and progress lines (a
+ *     property of the terminal the report goes to, not data read); main.c
+ *     asks the libraries for their version strings (--version).
+ *   - src/collect/ssm/pool.c: worker threads (pthread), not I/O.
+ *   - pure conversions: gmtime_r/timegm/strftime of times already read.
  */
 #ifndef HP_SYS_H
 #define HP_SYS_H
@@ -71,6 +84,47 @@ struct hp_run_res {
 void hp_run_res_init(struct hp_run_res *r);
 void hp_run_res_release(struct hp_run_res *r);
 
+/* A child started on a pseudo-terminal (the session-manager-plugin transport). */
+struct hp_pty_req {
+	const char *const *argv;  /* argv[0] is searched on PATH; no shell */
+	const char *setenv;       /* "NAME=value" added to the inherited environment
+				     (replacing NAME), or NULL */
+	int cols, rows;           /* the terminal's size */
+};
+
+/* The running child: its output through the terminal, then its end. */
+struct hp_pty {
+	/*
+	 * Up to n bytes the child wrote, waiting at most wait_ms: >0 bytes,
+	 * 0 when none came in time, -1 once its side of the terminal closed.
+	 */
+	long (*read)(struct hp_pty *p, void *buf, size_t n, long wait_ms);
+	/*
+	 * End and reap it, freeing p: with stop, SIGTERM at once, else first
+	 * wait up to grace_ms for it to exit by itself; SIGKILL grace_ms after
+	 * a SIGTERM. Returns its exit status (code, or 128+signal).
+	 */
+	int (*close)(struct hp_pty *p, int stop, long grace_ms);
+	void *impl;
+};
+
+/*
+ * A byte stream: the TLS connection under the SSM data channel's
+ * WebSocket. Deadlines are sys->monotonic_ms() values.
+ */
+struct hp_stream {
+	/* Write all n bytes before the deadline: 0, or -1 (err filled). */
+	int (*send)(struct hp_stream *s, const void *p, size_t n, int64_t deadline);
+	/* Read up to n bytes: >0 bytes read, 0 when the deadline passed first, -1 closed or failed. */
+	long (*recv)(struct hp_stream *s, void *p, size_t n, int64_t deadline);
+	void (*close)(struct hp_stream *s);
+	char err[256];
+	void *impl;
+};
+
+/* write_file's mode for ordinary output: 0666 less the process umask, as a new file gets. */
+#define HP_SYS_MODE_DEFAULT (-1)
+
 struct hp_sys {
 	/* Returns 0 when a reply (any status) arrived, -1 on transport failure. */
 	int (*http)(struct hp_sys *sys, const struct hp_http_req *req, struct hp_http_resp *resp);
@@ -90,13 +144,34 @@ struct hp_sys {
 	uint32_t (*random)(struct hp_sys *sys);
 	/*
 	 * Writes a whole file atomically (a temporary file in the same
-	 * directory, written with this mode, then renamed over the path).
-	 * Refuses a path that is a symbolic link (ELOOP) or another non-regular
-	 * file (EINVAL, EISDIR). 0, or -1 with errno set; nothing is left behind
-	 * on failure.
+	 * directory, written with this mode, or HP_SYS_MODE_DEFAULT, then
+	 * renamed over the path). Refuses a path that is a symbolic link
+	 * (ELOOP) or another non-regular file (EINVAL, EISDIR). 0, or -1 with
+	 * errno set; nothing is left behind on failure.
 	 */
 	int (*write_file)(struct hp_sys *sys, const char *path, const char *data, size_t len,
 			  int mode);
+	/*
+	 * Whether write_file could create path now: 0, or -1 with errno
+	 * (EISDIR for a directory). A probe file is created beside it and
+	 * removed; path itself is not touched.
+	 */
+	int (*can_write)(struct hp_sys *sys, const char *path);
+	/*
+	 * Starts a child on a fresh pseudo-terminal (raw mode; descriptors
+	 * above 2 closed in the child). NULL with errno when it cannot start
+	 * (ENOENT or EACCES: argv[0] is not an executable on PATH).
+	 */
+	struct hp_pty *(*pty_spawn)(struct hp_sys *sys, const struct hp_pty_req *req);
+	/*
+	 * Opens a TLS connection to authority ("host" or "host:port", 443 by
+	 * default) before the deadline: the system store or ca_bundle (a PEM
+	 * file) verifies the peer, and the proxy variables apply. NULL with
+	 * err filled when it cannot.
+	 */
+	struct hp_stream *(*tls_connect)(struct hp_sys *sys, const char *authority,
+					 const char *ca_bundle, int64_t deadline, char *err,
+					 size_t errn);
 	void *impl;
 };
 

@@ -1,51 +1,95 @@
 /*
- * The parts every report command shares: option parsing around a command's
- * own options, AWS setup, the fatal-error messages, snapshot save/replay,
- * the checks and the report with its exit status. Commands keep only their
- * own options and their collection step.
+ * The command frame (include/hp/cmd.h), first half: the shared options
+ * and the command's own in one getopt table, --help built from the same
+ * rows, usage errors, the checks every command shares, and hp_cmd_main,
+ * which runs a command's parts in order. The report half (AWS set-up,
+ * replay and save, checks, report, exit status) is cmd-report.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "hp/cmdutil.h"
-#include "hp/json.h"
-#include "hp/profile.h"
-#include "hp/report.h"
-
-#define K_POINTER "→ " HP_REF_DOC " § K.2 (AWS Credentials)"
+#include "cmd-int.h"
 
 enum {
 	O_REGION = HP_CMD_OPT_BASE, O_PROFILE, O_ENDPOINT, O_OUTPUT, O_FAIL_ON, O_SAVE, O_REPLAY,
 	O_NO_COLOR, O_DEBUG, O_SUGGEST, O_MAX_RUNTIME, O_OUTPUT_FILE, O_TEXT_FILE, O_JSON_FILE,
-	O_JUNIT_FILE, O_QUIET
+	O_JUNIT_FILE, O_QUIET, O_CLUSTER, O_HELP = 'h'
 };
 
-static const struct option common_options[] = {
-	{ "region", required_argument, NULL, O_REGION },
-	{ "profile", required_argument, NULL, O_PROFILE },
-	{ "endpoint-url", required_argument, NULL, O_ENDPOINT },
-	{ "output", required_argument, NULL, O_OUTPUT },
-	{ "fail-on", required_argument, NULL, O_FAIL_ON },
-	{ "save-snapshot", required_argument, NULL, O_SAVE },
-	{ "snapshot", required_argument, NULL, O_REPLAY },
-	{ "no-color", no_argument, NULL, O_NO_COLOR },
-	{ "debug", no_argument, NULL, O_DEBUG },
-	{ "suggest", no_argument, NULL, O_SUGGEST },
-	{ "max-runtime", required_argument, NULL, O_MAX_RUNTIME },
-	{ "output-file", required_argument, NULL, O_OUTPUT_FILE },
-	{ "text-file", required_argument, NULL, O_TEXT_FILE },
-	{ "json-file", required_argument, NULL, O_JSON_FILE },
-	{ "junit-file", required_argument, NULL, O_JUNIT_FILE },
-	{ "quiet", no_argument, NULL, O_QUIET },
-	{ "help", no_argument, NULL, 'h' },
+/* A shared option: taken by a command whose flags include every bit of needs. */
+struct shared_opt {
+	struct hp_opt opt;
+	unsigned needs;
+	const char *local_help;     /* the help lines for a HP_CMD_LOCAL_ONLY command, if other */
 };
+
+#define AWS HP_CMD_NEED_AWS
+#define REPORT HP_CMD_REPORT
+#define SNAP (HP_CMD_SNAPSHOT | HP_CMD_REPORT)
+
+/* In --help order, after the command's own options. */
+static const struct shared_opt shared[] = {
+	{ { "region", required_argument, O_REGION,
+	    "  --region R             AWS region (else AWS_REGION, AWS_DEFAULT_REGION, profile)\n" },
+	  AWS, NULL },
+	{ { "profile", required_argument, O_PROFILE,
+	    "  --profile P            AWS profile from the shared config files\n" }, AWS, NULL },
+	{ { "endpoint-url", required_argument, O_ENDPOINT,
+	    "  --endpoint-url URL     send every AWS call to URL (testing, private endpoints)\n" },
+	  AWS, NULL },
+	{ { "output", required_argument, O_OUTPUT,
+	    "  --output text|json|junit  report format (default text)\n" }, REPORT, NULL },
+	{ { "output-file", required_argument, O_OUTPUT_FILE,
+	    "  --output-file FILE     write the --output report to FILE (atomically); the\n"
+	    "                         terminal still shows the text report unless --quiet\n" },
+	  REPORT, NULL },
+	{ { "text-file", required_argument, O_TEXT_FILE,
+	    "  --text-file FILE, --json-file FILE, --junit-file FILE\n"
+	    "                         also write that format to FILE (any number at once)\n" },
+	  REPORT, NULL },
+	{ { "json-file", required_argument, O_JSON_FILE, NULL }, REPORT, NULL },
+	{ { "junit-file", required_argument, O_JUNIT_FILE, NULL }, REPORT, NULL },
+	{ { "quiet", no_argument, O_QUIET,
+	    "  --quiet                print no report on stdout (files only)\n" }, REPORT, NULL },
+	{ { "fail-on", required_argument, O_FAIL_ON,
+	    "  --fail-on P0|P1|P2     exit 3 when a finding of that priority or worse exists\n" },
+	  REPORT, NULL },
+	{ { "suggest", no_argument, O_SUGGEST,
+	    "  --suggest              under each FAIL/WARN, the reference's suggested commands with\n"
+	    "                         this cluster's ids filled in (printed for you; never run)\n" },
+	  REPORT | AWS, NULL },
+	{ { "save-snapshot", required_argument, O_SAVE,
+	    "  --save-snapshot FILE   write what was collected to FILE (JSON)\n" }, SNAP, NULL },
+	{ { "snapshot", required_argument, O_REPLAY,
+	    "  --snapshot FILE        replay a saved snapshot instead of calling AWS\n" }, SNAP,
+	  "  --snapshot FILE        report on a saved snapshot instead of collecting\n" },
+	{ { "no-color", no_argument, O_NO_COLOR,
+	    "  --no-color             no ANSI colours (also NO_COLOR, TERM=dumb, non-terminal)\n" },
+	  REPORT, NULL },
+	{ { "debug", no_argument, O_DEBUG,
+	    "  --debug                log each AWS call and the credential source to stderr\n" },
+	  AWS, NULL },
+	{ { "max-runtime", required_argument, O_MAX_RUNTIME,
+	    "  --max-runtime S        run budget in seconds, retries included (default 900); what\n"
+	    "                         it leaves uncollected is reported as not checked\n" },
+	  AWS, NULL },
+	{ { "help", no_argument, O_HELP, "  -h, --help             this help\n" }, 0, NULL },
+};
+
+/* --cluster of HP_CMD_NEED_CLUSTER, first among the command's own options. */
+static const struct hp_opt cluster_opt = {
+	"cluster", required_argument, O_CLUSTER,
+	"  --cluster NAME|ARN     HyperPod cluster name or ARN (required)\n"
+};
+
+#undef AWS
+#undef REPORT
+#undef SNAP
 
 int hp_cmd_match(const char *re, const char *s)
 {
@@ -79,39 +123,82 @@ int hp_cmd_usage_error(const char *name, const char *fmt, ...)
 	return HP_EXIT_USAGE;
 }
 
-static int common_option(struct hp_cmd_opts *o, int c, const char *arg)
-{
-	switch (c) {
-	case O_REGION: o->region = arg; break;
-	case O_PROFILE: o->profile = arg; break;
-	case O_ENDPOINT: o->endpoint = arg; break;
-	case O_SAVE: o->save = arg; break;
-	case O_REPLAY: o->replay = arg; break;
-	case O_NO_COLOR: o->no_color = 1; break;
-	case O_DEBUG: o->debug = 1; break;
-	case O_SUGGEST: o->suggest = 1; break;
-	case O_MAX_RUNTIME: {
-		char *end;
-		long v = strtol(arg, &end, 10);
+/* ---- the option table of one command ---- */
 
-		if (end == arg || *end || v < 1 || v > 86400)
-			return hp_cmd_usage_error(o->name, "--max-runtime must be whole seconds from 1 "
-						  "to 86400 (got '%s')", arg);
-		o->max_runtime_s = v;
-		break;
+static int takes(const struct hp_cmd *cmd, const struct shared_opt *s)
+{
+	return (cmd->flags & s->needs) == s->needs;
+}
+
+/*
+ * Every option cmd takes, in --help order: --cluster, its own, then the
+ * shared ones its flags ask for. Returns how many; *out is freed by the caller.
+ */
+static size_t option_rows(const struct hp_cmd *cmd, struct hp_opt **out)
+{
+	const struct hp_opt *own = cmd->ops->options;
+	size_t n = 0, nown = 0, i;
+	struct hp_opt *rows;
+
+	while (own && own[nown].name)
+		nown++;
+	*out = rows = xcalloc(nown + HP_ARRAY_LEN(shared) + 2, sizeof(*rows));
+	if (cmd->flags & HP_CMD_NEED_CLUSTER)
+		rows[n++] = cluster_opt;
+	for (i = 0; i < nown; i++)
+		rows[n++] = own[i];
+	for (i = 0; i < HP_ARRAY_LEN(shared); i++) {
+		if (!takes(cmd, &shared[i]))
+			continue;
+		rows[n] = shared[i].opt;
+		if ((cmd->flags & HP_CMD_LOCAL_ONLY) && shared[i].local_help)
+			rows[n].help = shared[i].local_help;
+		n++;
 	}
-	case O_OUTPUT_FILE: o->output_file = arg; break;
-	case O_TEXT_FILE: o->text_file = arg; break;
-	case O_JSON_FILE: o->json_file = arg; break;
-	case O_JUNIT_FILE: o->junit_file = arg; break;
-	case O_QUIET: o->quiet = 1; break;
+	return n;
+}
+
+size_t hp_cmd_option_names(const struct hp_cmd *cmd, const char **names, size_t max)
+{
+	struct hp_opt *rows;
+	size_t n = option_rows(cmd, &rows), i;
+
+	for (i = 0; i < n && i < max; i++)
+		names[i] = rows[i].name;
+	free(rows);
+	return n;
+}
+
+/* The --help text: the command's usage, every option's lines, its exit statuses. */
+static void print_help(const struct hp_cmd *cmd)
+{
+	struct hp_opt *rows;
+	size_t n = option_rows(cmd, &rows), i;
+
+	fputs(cmd->ops->usage, stdout);
+	for (i = 0; i < n; i++)
+		if (rows[i].help)
+			fputs(rows[i].help, stdout);
+	if (cmd->ops->exit_text)
+		fputs(cmd->ops->exit_text, stdout);
+	free(rows);
+}
+
+/* ---- parsing ---- */
+
+static int report_option(struct hp_cmd_ctx *c, int code, const char *arg)
+{
+	struct hp_cmd_opts *o = &c->o;
+	const char *name = c->cmd->name;
+
+	switch (code) {
 	case O_OUTPUT:
 		o->json = !strcmp(arg, "json");
 		o->junit = !strcmp(arg, "junit");
 		if (!o->json && !o->junit && strcmp(arg, "text"))
-			return hp_cmd_usage_error(o->name, "--output must be 'text', 'json' or 'junit' "
+			return hp_cmd_usage_error(name, "--output must be 'text', 'json' or 'junit' "
 						  "(got '%s')", arg);
-		break;
+		return 0;
 	case O_FAIL_ON:
 		if (!strcmp(arg, "P0"))
 			o->fail_on = HP_P0;
@@ -120,67 +207,139 @@ static int common_option(struct hp_cmd_opts *o, int c, const char *arg)
 		else if (!strcmp(arg, "P2"))
 			o->fail_on = HP_P2;
 		else
-			return hp_cmd_usage_error(o->name, "--fail-on must be P0, P1 or P2 (got '%s')", arg);
-		break;
-	default:
-		return -1;
+			return hp_cmd_usage_error(name, "--fail-on must be P0, P1 or P2 (got '%s')", arg);
+		return 0;
+	case O_MAX_RUNTIME: {
+		char *end;
+		long v = strtol(arg, &end, 10);
+
+		if (end == arg || *end || v < 1 || v > 86400)
+			return hp_cmd_usage_error(name, "--max-runtime must be whole seconds from 1 "
+						  "to 86400 (got '%s')", arg);
+		o->max_runtime_s = v;
+		return 0;
+	}
+	case O_CLUSTER:
+		if (!hp_cmd_valid_cluster(arg))
+			return hp_cmd_usage_error(name, "--cluster must be a HyperPod cluster name or ARN "
+						  "(got '%s')", arg);
+		c->cluster = arg;
+		return 0;
+	}
+	return HP_EXIT_USAGE;
+}
+
+static int shared_option(struct hp_cmd_ctx *c, int code, const char *arg)
+{
+	struct hp_cmd_opts *o = &c->o;
+
+	switch (code) {
+	case O_REGION: o->region = arg; break;
+	case O_PROFILE: o->profile = arg; break;
+	case O_ENDPOINT: o->endpoint = arg; break;
+	case O_SAVE: o->save = arg; break;
+	case O_REPLAY: o->replay = arg; break;
+	case O_NO_COLOR: o->no_color = 1; break;
+	case O_DEBUG: o->debug = 1; break;
+	case O_SUGGEST: o->suggest = 1; break;
+	case O_OUTPUT_FILE: o->output_file = arg; break;
+	case O_TEXT_FILE: o->text_file = arg; break;
+	case O_JSON_FILE: o->json_file = arg; break;
+	case O_JUNIT_FILE: o->junit_file = arg; break;
+	case O_QUIET: o->quiet = 1; break;
+	default: return report_option(c, code, arg);
 	}
 	return 0;
 }
 
-int hp_cmd_parse(const struct hp_cmd_spec *spec, int argc, char **argv, struct hp_cmd_opts *o)
+/* Options into c; 0 to go on, HP_CMD_DONE after --help, or a usage status. */
+static int parse(struct hp_cmd_ctx *c, int argc, char **argv)
 {
-	size_t nown = 0, i;
-	struct option *all;
-	int c, rc = 0;
+	struct hp_opt *rows;
+	size_t n = option_rows(c->cmd, &rows), i;
+	struct option *all = xcalloc(n + 1, sizeof(*all));
+	const char *name = c->cmd->name;
+	int code, rc = 0;
 
-	o->fail_on = HP_PNONE;
-	while (spec->options && spec->options[nown].name)
-		nown++;
-	all = xcalloc(nown + HP_ARRAY_LEN(common_options) + 1, sizeof(*all));
-	for (i = 0; i < nown; i++)
-		all[i] = spec->options[i];
-	for (i = 0; i < HP_ARRAY_LEN(common_options); i++)
-		all[nown + i] = common_options[i];
+	for (i = 0; i < n; i++) {
+		all[i].name = rows[i].name;
+		all[i].has_arg = rows[i].has_arg;
+		all[i].val = rows[i].code;
+	}
 	opterr = 0;
 	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, ":h", all, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(spec->usage, stdout);
-			rc = -1;
-		} else if (c == ':') {
-			rc = hp_cmd_usage_error(o->name, "option '%s' needs a value", argv[optind - 1]);
-		} else if (c == '?') {
-			rc = hp_cmd_usage_error(o->name, "unknown option '%s'", argv[optind - 1]);
-		} else if (c >= HP_CMD_OPT_BASE) {
-			rc = common_option(o, c, optarg);
+	while (!rc && (code = getopt_long(argc, argv, ":h", all, NULL)) != -1) {
+		if (code == O_HELP) {
+			print_help(c->cmd);
+			rc = HP_CMD_DONE;
+		} else if (code == ':') {
+			rc = hp_cmd_usage_error(name, "option '%s' needs a value", argv[optind - 1]);
+		} else if (code == '?') {
+			rc = hp_cmd_usage_error(name, "unknown option '%s'", argv[optind - 1]);
+		} else if (code >= HP_CMD_OPT_BASE) {
+			rc = shared_option(c, code, optarg);
 		} else {
-			rc = spec->option ? spec->option(spec->ctx, c, optarg) : HP_EXIT_USAGE;
+			rc = c->cmd->ops->option ? c->cmd->ops->option(c, code, optarg) : HP_EXIT_USAGE;
 		}
 	}
 	free(all);
+	free(rows);
 	if (rc)
 		return rc;
-	if (optind < argc)
-		return hp_cmd_usage_error(o->name, "unexpected argument '%s'", argv[optind]);
-	o->argc = argc;
-	o->argv = argv;
-	{
-		const char *paths[] = { o->save, o->output_file, o->text_file, o->json_file,
-					o->junit_file };
-		size_t a, b;
-
-		for (a = 0; a < HP_ARRAY_LEN(paths); a++)
-			for (b = a + 1; b < HP_ARRAY_LEN(paths); b++)
-				if (paths[a] && paths[b] && !strcmp(paths[a], paths[b]))
-					return hp_cmd_usage_error(o->name, "'%s' is named for two outputs",
-								  paths[a]);
-	}
-	if (o->replay && (o->save || o->endpoint || o->profile))
-		return hp_cmd_usage_error(o->name, "%s", "--snapshot replays saved data: it cannot be "
-					  "combined with --save-snapshot, --endpoint-url or --profile");
+	c->argc = argc - optind;
+	c->argv = argv + optind;
+	if (c->argc && !(c->cmd->flags & HP_CMD_OPERANDS))
+		return hp_cmd_usage_error(name, "unexpected argument '%s'", c->argv[0]);
 	return 0;
 }
+
+/* What no command may combine, and what HP_CMD_NEED_CLUSTER requires. */
+static int shared_checks(const struct hp_cmd_ctx *c)
+{
+	const struct hp_cmd_opts *o = &c->o;
+	const char *paths[] = { o->save, o->output_file, o->text_file, o->json_file, o->junit_file };
+	const char *name = c->cmd->name;
+	size_t a, b;
+
+	for (a = 0; a < HP_ARRAY_LEN(paths); a++)
+		for (b = a + 1; b < HP_ARRAY_LEN(paths); b++)
+			if (paths[a] && paths[b] && !strcmp(paths[a], paths[b]))
+				return hp_cmd_usage_error(name, "'%s' is named for two outputs", paths[a]);
+	if ((c->cmd->flags & HP_CMD_NEED_AWS) && o->replay && (o->save || o->endpoint || o->profile))
+		return hp_cmd_usage_error(name, "%s", "--snapshot replays saved data: it cannot be "
+					  "combined with --save-snapshot, --endpoint-url or --profile");
+	if ((c->cmd->flags & HP_CMD_NEED_CLUSTER) && !c->cluster && !o->replay)
+		return hp_cmd_usage_error(name, "%s", "--cluster is required");
+	return 0;
+}
+
+int hp_cmd_main(const struct hp_cmd *cmd, int argc, char **argv, struct hp_sys *sys)
+{
+	const struct hp_cmd_ops *ops = cmd->ops;
+	struct hp_cmd_ctx c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.cmd = cmd;
+	c.sys = sys;
+	c.o.fail_on = HP_PNONE;
+	c.full_argc = argc;
+	c.full_argv = argv;
+	c.args = xcalloc(1, ops->args_size ? ops->args_size : 1);
+	if (ops->init)
+		ops->init(&c);
+	rc = parse(&c, argc, argv);
+	if (!rc)
+		rc = shared_checks(&c);
+	if (!rc && ops->check)
+		rc = ops->check(&c);
+	if (!rc)
+		rc = cmd->flags & HP_CMD_REPORT ? hp_cmd_report_run(&c) : ops->run(&c);
+	free(c.args);
+	return rc == HP_CMD_DONE ? HP_EXIT_OK : rc;
+}
+
+/* ---- signals ---- */
 
 static volatile sig_atomic_t stop_signal;
 
@@ -213,348 +372,4 @@ void hp_cmd_catch_signals(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
-
-/* The directory part of path ("." when none), into a fresh string. */
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
-/* A temporary file next to path: fd, its name in *tmp (free it); -1 with errno. */
-static int temp_beside(const char *path, char **tmp)
-{
-	char *dir = dir_of(path);
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	int fd;
-
-	*tmp = xasprintf("%s/.%.100s.hpnode-XXXXXX", dir, base);
-	free(dir);
-	fd = mkstemp(*tmp);
-	if (fd < 0) {
-		int err = errno;
-		free(*tmp);
-		*tmp = NULL;
-		errno = err;
-	}
-	return fd;
-}
-
-int hp_cmd_check_writable(const char *path, struct hp_error *e)
-{
-	struct stat st;
-	char *tmp;
-	int fd;
-
-	if (!*path)
-		return hp_error_set(e, HP_ERR_FILE, "an empty output path");
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': it is a directory", path);
-	fd = temp_beside(path, &tmp);
-	if (fd < 0)
-		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': %s", path, strerror(errno));
-	close(fd);
-	unlink(tmp);
-	free(tmp);
-	return 0;
-}
-
-int hp_cmd_write_file(struct hp_sys *sys, const char *path, const char *data, size_t len,
-		      struct hp_error *e)
-{
-	mode_t mask = umask(0);
-
-	umask(mask);
-	/* Readable like any file the user creates; the snapshot alone is 0600. */
-	if (sys->write_file(sys, path, data, len, (int)(0666 & ~mask)))
-		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': %s", path, strerror(errno));
-	return 0;
-}
-
-static void print_clusters(const struct hp_snapshot *s, const char *region)
-{
-	const cJSON *list = hp_snapshot_get(s, "clusters"), *c;
-
-	fprintf(stderr, "Available clusters in %s:\n", region);
-	if (!cJSON_IsArray(list)) {
-		fputs("  (unable to list)\n", stderr);
-		return;
-	}
-	if (!cJSON_GetArraySize(list))
-		fputs("  (none)\n", stderr);
-	cJSON_ArrayForEach(c, list) {
-		struct hp_buf n = HP_BUF_INIT(512), st = HP_BUF_INIT(128), arn = HP_BUF_INIT(512);
-		const char *v;
-		v = hp_json_str(c, "ClusterName");
-		hp_sanitize(v ? v : "?", &n, 256);
-		v = hp_json_str(c, "ClusterStatus");
-		hp_sanitize(v ? v : "?", &st, 64);
-		v = hp_json_str(c, "ClusterArn");
-		hp_sanitize(v ? v : "?", &arn, 256);
-		fprintf(stderr, "  %-40s %-14s %s\n", n.buf, st.buf, arn.buf);
-		hp_buf_release(&n);
-		hp_buf_release(&st);
-		hp_buf_release(&arn);
-	}
-}
-
-/* Messages for the conditions that stop a run. */
-static int fatal(const struct hp_error *e, const struct hp_snapshot *s, const char *region)
-{
-	struct hp_buf msg = HP_BUF_INIT(4096);
-
-	hp_sanitize(e->msg, &msg, 2048);
-	switch (e->code) {
-	case HP_ERR_CREDS:
-	case HP_ERR_NO_CREDS:
-		fprintf(stderr, "ERROR: AWS credentials not configured or expired.\n  %s\n\n"
-			"Fix AWS credentials and rerun. " K_POINTER "\n", msg.buf);
-		break;
-	case HP_ERR_NOT_FOUND:
-		fprintf(stderr, "ERROR: %s\n", msg.buf);
-		print_clusters(s, region);
-		fputs("Confirm the cluster name and region.\n", stderr);
-		break;
-	default:
-		fprintf(stderr, "ERROR: %s\n", msg.buf);
-		break;
-	}
-	hp_buf_release(&msg);
-	return hp_err_exit_status(e->code);
-}
-
-/* When and how the run started, for the report header. */
-struct run_clock {
-	int64_t wall_ms, mono_ms;
-};
-
-/* The header facts: tool, time, command line, identity, cluster, replay, interruption. */
-static void run_info(const struct hp_snapshot *s, const struct hp_cmd_opts *o, struct hp_sys *sys,
-		     const struct run_clock *clock, const char **argv, struct hp_report_run *r)
-{
-	const cJSON *meta = hp_snapshot_get(s, "meta"), *pm = hp_snapshot_get(s, "probes_meta");
-	const cJSON *id = hp_snapshot_get(s, "identity");
-	int i;
-
-	memset(r, 0, sizeof(*r));
-	r->version = HP_VERSION;
-	r->revision = hp_revision();
-	r->started_ms = clock->wall_ms;
-	r->duration_ms = sys->monotonic_ms(sys) - clock->mono_ms;
-	argv[0] = "hpnode";
-	argv[1] = o->name;
-	for (i = 1; i < o->argc; i++)
-		argv[i + 1] = o->argv[i];
-	argv[o->argc > 0 ? o->argc + 1 : 2] = NULL;
-	r->argv = argv;
-	r->account = hp_json_str(id, "Account");
-	r->caller_arn = hp_json_str(id, "Arn");
-	r->cluster_arn = hp_snap_cluster_arn(s);
-	r->credential_source = hp_json_str(meta, "credential_source");
-	if (o->replay) {
-		r->replay_file = o->replay;
-		r->collected_ms = (int64_t)hp_json_num(meta, "collected_at_ms", 0);
-		r->collected_by = hp_json_str(meta, "tool");
-	}
-	if (hp_json_num(pm, "interrupted", 0) > 0) {
-		r->interrupted = (int)hp_json_num(pm, "interrupted", 0);
-		r->probed = (size_t)hp_json_num(pm, "probed", 0);
-		r->to_probe = (size_t)hp_json_num(pm, "to_probe", 0);
-	}
-}
-
-enum fmt { FMT_TEXT, FMT_JSON, FMT_JUNIT };
-
-static void render(enum fmt fmt, const struct hp_findings *f, const struct hp_report_opts *ro,
-		   struct hp_buf *out)
-{
-	if (fmt == FMT_JSON)
-		hp_report_json(f, ro, out);
-	else if (fmt == FMT_JUNIT)
-		hp_report_junit(f, ro, out);
-	else
-		hp_report_text(f, ro, out);
-}
-
-/* One output file, rendered without colour and written atomically. */
-static int write_output(struct hp_sys *sys, const char *path, enum fmt fmt,
-			const struct hp_findings *f, const struct hp_report_opts *ro, const char *name)
-{
-	struct hp_report_opts plain = *ro;
-	struct hp_buf out = HP_BUF_INIT((size_t)1 << 30);
-	struct hp_error e = HP_ERROR_INIT;
-	int rc = 0;
-
-	if (!path)
-		return 0;
-	plain.color = 0;
-	render(fmt, f, &plain, &out);
-	if (hp_cmd_write_file(sys, path, out.buf, out.len, &e)) {
-		fprintf(stderr, "hpnode %s: %s\n", name, e.msg);
-		rc = -1;
-	}
-	hp_buf_release(&out);
-	return rc;
-}
-
-static int report(const struct hp_snapshot *s, const struct hp_cmd_opts *o, struct hp_sys *sys,
-		  const struct run_clock *clock)
-{
-	struct hp_findings f = { 0 };
-	struct hp_report_opts ro;
-	struct hp_report_run run;
-	struct hp_buf out = HP_BUF_INIT((size_t)1 << 30);
-	const cJSON *meta = hp_snapshot_get(s, "meta");
-	const char *cluster = hp_snap_cluster_name(s);
-	const char **argv = xcalloc((size_t)(o->argc > 0 ? o->argc : 1) + 2, sizeof(*argv));
-	enum fmt fmt = o->json ? FMT_JSON : o->junit ? FMT_JUNIT : FMT_TEXT;
-	enum hp_prio worst;
-	int rc = HP_EXIT_OK, failed = 0;
-
-	if (o->only)
-		hp_checks_run_only(s, o->only, &f);
-	else
-		hp_checks_run(s, &f);
-	run_info(s, o, sys, clock, argv, &run);
-	memset(&ro, 0, sizeof(ro));
-	ro.cluster = *cluster ? cluster : NULL;
-	ro.region = hp_json_str(meta, "region");
-	ro.orchestrator = hp_snap_orchestrator(s);
-	ro.title = o->title;
-	ro.suggest = o->suggest;
-	ro.snap = s;
-	ro.run = &run;
-	/* Files first: they are the artefact; the terminal copy is a courtesy. */
-	failed |= write_output(sys, o->output_file, fmt, &f, &ro, o->name);
-	failed |= write_output(sys, o->text_file, FMT_TEXT, &f, &ro, o->name);
-	failed |= write_output(sys, o->json_file, FMT_JSON, &f, &ro, o->name);
-	failed |= write_output(sys, o->junit_file, FMT_JUNIT, &f, &ro, o->name);
-	if (!o->quiet) {
-		/* With --output-file the --output format went to the file; the terminal reads text. */
-		enum fmt shown = o->output_file ? FMT_TEXT : fmt;
-		ro.color = shown == FMT_TEXT &&
-			   hp_report_want_color(o->no_color, sys->getenv(sys, "NO_COLOR"),
-						sys->getenv(sys, "TERM"), isatty(1));
-		render(shown, &f, &ro, &out);
-		fwrite(out.buf, 1, out.len, stdout);
-	}
-	worst = hp_report_worst(&f);
-	if (o->fail_on != HP_PNONE && worst <= o->fail_on)
-		rc = HP_EXIT_FINDINGS;
-	if (failed)
-		rc = HP_EXIT_FATAL;
-	hp_buf_release(&out);
-	hp_findings_release(&f);
-	free(argv);
-	return rc;
-}
-
-/* Every output path must be writable before anything is collected. */
-static int check_outputs(const struct hp_cmd_opts *o)
-{
-	const char *paths[] = { o->save, o->output_file, o->text_file, o->json_file, o->junit_file };
-	struct hp_error e = HP_ERROR_INIT;
-	size_t i;
-
-	for (i = 0; i < HP_ARRAY_LEN(paths); i++) {
-		if (paths[i] && hp_cmd_check_writable(paths[i], &e)) {
-			fprintf(stderr, "hpnode %s: %s; nothing was collected\n", o->name, e.msg);
-			return HP_EXIT_USAGE;
-		}
-	}
-	return 0;
-}
-
-/* The credential/region trace, one "hpnode: debug:" line each. */
-static void debug_trace(const struct hp_buf *trace)
-{
-	const char *p = trace->buf;
-
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-		char line[1024], safe[1024];
-
-		/* Never a URL's userinfo, never a control character. */
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
-		hp_safe_text(line, safe, sizeof(safe));
-		fprintf(stderr, "hpnode: debug: %s\n", safe);
-		p += n + (p[n] == '\n');
-	}
-}
-
-int hp_cmd_run(const struct hp_cmd_opts *o, struct hp_sys *sys, hp_cmd_collect_fn collect,
-	       void *arg)
-{
-	struct hp_snapshot snap;
-	struct hp_error e = HP_ERROR_INIT;
-	struct hp_profile prof;
-	struct hp_aws aws;
-	struct hp_buf trace = HP_BUF_INIT(HP_MAX_LINE);
-	int64_t t0 = sys->monotonic_ms(sys);
-	struct run_clock clock;
-	int rc;
-
-	clock.wall_ms = sys->now_ms(sys);
-	clock.mono_ms = sys->monotonic_ms(sys);
-	if ((rc = check_outputs(o)))
-		return rc;
-	hp_snapshot_init(&snap);
-	if (o->replay) {
-		if (hp_snapshot_load(&snap, sys, o->replay, &e)) {
-			fprintf(stderr, "hpnode %s: %s\n", o->name, e.msg);
-			rc = HP_EXIT_FATAL;
-		} else {
-			rc = report(&snap, o, sys, &clock);
-		}
-		hp_snapshot_release(&snap);
-		hp_buf_release(&trace);
-		return rc;
-	}
-	memset(&prof, 0, sizeof(prof));
-	memset(&aws, 0, sizeof(aws));
-	if (hp_profile_load(sys, o->profile, &prof, &e) ||
-	    hp_aws_init(&aws, sys, &prof, o->region, o->endpoint, &trace, &e)) {
-		if (o->debug)
-			debug_trace(&trace);
-		if (e.code == HP_ERR_NO_CREDS || e.code == HP_ERR_CREDS) {
-			rc = fatal(&e, &snap, "");
-		} else {
-			fprintf(stderr, "hpnode %s: %s\n", o->name, e.msg);
-			rc = hp_err_exit_status(e.code);
-		}
-		goto out;
-	}
-	aws.debug = o->debug;
-	/* The run budget counts from the start of the run, credential lookup included. */
-	aws.budget_s = o->max_runtime_s > 0 ? o->max_runtime_s : HP_CMD_MAX_RUNTIME_S;
-	aws.deadline_ms = t0 + (int64_t)aws.budget_s * 1000;
-	if (o->debug)
-		debug_trace(&trace);
-	if (collect(&aws, &snap, arg, &e)) {
-		rc = fatal(&e, &snap, aws.region);
-	} else {
-		int saved = !o->save || !hp_snapshot_save(&snap, sys, o->save, &e);
-
-		if (!saved)
-			fprintf(stderr, "hpnode %s: %s\n", o->name, e.msg);
-		/* The report is printed even when the snapshot could not be saved. */
-		rc = report(&snap, o, sys, &clock);
-		if (!saved)
-			rc = HP_EXIT_FATAL;
-		/* Interrupted: the partial report is out; exit as the signal asks (130, 143). */
-		if (stop_signal)
-			rc = 128 + stop_signal;
-	}
-out:
-	hp_aws_release(&aws);
-	hp_profile_release(&prof);
-	hp_snapshot_release(&snap);
-	hp_buf_release(&trace);
-	return rc;
 }

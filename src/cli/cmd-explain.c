@@ -2,9 +2,10 @@
  * `hpnode explain`: prints sections of the reference guide built into the
  * binary (exactly as the file has them, sub-sections included), lists the
  * section ids, and names the closest ids when one is unknown. Works
- * offline: it reads nothing outside the binary and never calls AWS.
+ * offline: it reads nothing outside the binary and never calls AWS (a
+ * HP_CMD_LOCAL_ONLY command without a report: the frame parses its
+ * options and hands it the section ids).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,28 +17,39 @@
 #define SECT "\xc2\xa7" /* U+00A7 */
 #define CLOSEST 5
 
-static const char usage_text[] =
-	"usage: hpnode explain ID [ID...]\n"
-	"       hpnode explain --list\n"
-	"\n"
-	"Prints a section of " HP_REF_DOC " as the file has it,\n"
-	"sub-sections included. The guide is built into hpnode, so this works offline.\n"
-	"\n"
-	"  ID          a section id as findings print it: A, B.4, G.1.a (any case);\n"
-	"              A+B prints both\n"
-	"  --list      every section id with its title\n"
-	"  -h, --help  this help\n"
-	"\n"
-	"Exit status: 0 printed, 1 the built-in guide cannot be read, 2 usage or unknown section.\n";
+struct explain_args {
+	int list;
+};
 
-static int bad_usage(const char *msg, const char *arg)
+enum { O_LIST = 256 };
+
+static const struct hp_opt explain_options[] = {
+	{ "list", no_argument, O_LIST,
+	  "  --list                 every section id with its title\n" },
+	{ NULL, 0, 0, NULL },
+};
+
+static int explain_option(struct hp_cmd_ctx *c, int code, const char *arg)
 {
-	char clean[512];
+	struct explain_args *x = c->args;
 
-	hp_safe_text(arg ? arg : "", clean, sizeof(clean));
-	fprintf(stderr, "hpnode explain: %s%s%s%s\nRun 'hpnode explain --help' for usage.\n", msg,
-		arg ? " '" : "", clean, arg ? "'" : "");
-	return HP_EXIT_USAGE;
+	(void)arg;
+	if (code != O_LIST)
+		return HP_EXIT_USAGE;
+	x->list = 1;
+	return 0;
+}
+
+static int explain_check(struct hp_cmd_ctx *c)
+{
+	const struct explain_args *x = c->args;
+
+	if (x->list && c->argc)
+		return hp_cmd_usage_error(c->cmd->name, "--list takes no section id, got '%s'",
+					  c->argv[0]);
+	if (!x->list && !c->argc)
+		return hp_cmd_usage_error(c->cmd->name, "%s", "name a section id (or --list)");
+	return 0;
 }
 
 /* "§ G.1.a" and "§G.1.a" name the same section as "G.1.a". */
@@ -118,40 +130,16 @@ static long resolve(const struct hp_refdoc *d, int argc, char **argv, size_t **o
 	return (long)n;
 }
 
-/* `hpnode explain`: options, then the sections or the list; see usage_text. */
-int cmd_explain(int argc, char **argv, struct hp_sys *sys)
+/* The sections named by the operands, or the list. */
+static int explain_run(struct hp_cmd_ctx *c)
 {
-	static const struct option longopts[] = {
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct explain_args *x = c->args;
 	struct hp_refdoc d;
 	struct hp_error e = HP_ERROR_INIT;
 	const char *text;
 	size_t *secs = NULL;
 	long n, i;
-	int c, list = 0, rc = HP_EXIT_OK;
-
-	(void)sys;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			list = 1;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return HP_EXIT_OK;
-		default:
-			return bad_usage("unknown option", argv[optind - 1]);
-		}
-	}
-	if (list && optind < argc)
-		return bad_usage("--list takes no section id, got", argv[optind]);
-	if (!list && optind == argc)
-		return bad_usage("name a section id (or --list)", NULL);
+	int rc = HP_EXIT_OK;
 
 	text = hp_refdoc_embedded(HP_REFDOC_DETAIL);
 	if (!text || hp_refdoc_parse(&d, text, &e)) {
@@ -159,12 +147,12 @@ int cmd_explain(int argc, char **argv, struct hp_sys *sys)
 			text ? e.msg : "not embedded");
 		return HP_EXIT_FATAL;
 	}
-	if (list) {
+	if (x->list) {
 		list_sections(&d);
 		hp_refdoc_release(&d);
 		return HP_EXIT_OK;
 	}
-	n = resolve(&d, argc - optind, argv + optind, &secs);
+	n = resolve(&d, c->argc, c->argv, &secs);
 	if (n < 0)
 		rc = HP_EXIT_USAGE;
 	for (i = 0; i < n; i++) {
@@ -178,3 +166,22 @@ int cmd_explain(int argc, char **argv, struct hp_sys *sys)
 	hp_refdoc_release(&d);
 	return rc;
 }
+
+const struct hp_cmd_ops hp_cmd_explain = {
+	.usage = "usage: hpnode explain ID [ID...]\n"
+		 "       hpnode explain --list\n"
+		 "\n"
+		 "Prints a section of " HP_REF_DOC " as the file has it,\n"
+		 "sub-sections included. The guide is built into hpnode, so this works offline.\n"
+		 "\n"
+		 "  ID                     a section id as findings print it: A, B.4, G.1.a (any\n"
+		 "                         case); A+B prints both\n",
+	.exit_text = "\n"
+		     "Exit status: 0 printed, 1 the built-in guide cannot be read, 2 usage or "
+		     "unknown section.\n",
+	.options = explain_options,
+	.args_size = sizeof(struct explain_args),
+	.option = explain_option,
+	.check = explain_check,
+	.run = explain_run,
+};

@@ -1,7 +1,8 @@
 /*
- * `hpnode triage`: collect -> snapshot -> checks -> report for one cluster.
- * Also replays a saved snapshot (--snapshot) without touching AWS. The
- * shared options, setup, fatal messages and report live in cmd-common.c.
+ * `hpnode triage`: everything hpnode collects about one cluster (AWS APIs,
+ * Kubernetes, the nodes over SSM, the Slurm controller), then every check.
+ * What is particular to it: its options and the order of the collectors.
+ * The frame (include/hp/cmd.h) does the rest, --snapshot replay included.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,57 +10,43 @@
 #include <unistd.h>
 
 #include "hp/cmd.h"
-#include "hp/cmdutil.h"
 #include "hp/collect.h"
 #include "hp/kube.h"
-#include "hp/slurm.h"
 #include "hp/ssm.h"
 
 struct triage_args {
-	const char *cluster, *node;
-	const char *kubeconfig, *kube_context, *profile;
+	const char *node;
+	const char *kubeconfig, *kube_context;
 	int no_kube, no_probe;
 	struct hp_probe_opts probe;
 };
 
-static const char usage_text[] =
-	"usage: hpnode triage --cluster NAME|ARN [--region R] [options]\n"
-	"\n"
-	"  --cluster NAME|ARN     HyperPod cluster name or ARN (required)\n"
-	"  --node i-...           focus on one node (never switches to another)\n"
-	"  --kubeconfig FILE      kubeconfig for the EKS checks (default: kubectl's own)\n"
-	"  --context NAME         kubeconfig context for the EKS checks\n"
-	"  --no-kube              skip the Kubernetes checks (reported as skipped)\n"
-	"  --no-probe             do not open SSM sessions to the nodes\n"
-	"  --sample N             probe N Running nodes spread over the groups (default all)\n"
-	"  --concurrency N        SSM sessions at once (default 16, at most 256)\n"
-	"  --ssm-rate R           StartSession calls per second (default 3)\n"
-	"  --probe-timeout S      seconds per node, session included (default 180)\n"
-	"  --ssm-transport T      native (default), plugin (session-manager-plugin),\n"
-	"                         or auto (native, the plugin for KMS-encrypted sessions)\n"
-	HP_CMD_COMMON_USAGE
-	"\n"
-	"Exit status: 0 triage complete, 1 fatal (AWS error, cluster not found),\n"
-	"2 usage or configuration (also an output path that cannot be written),\n"
-	"3 findings at or above --fail-on, 4 credentials, 130/143 interrupted\n"
-	"(SIGINT/SIGTERM during the SSM sweep: the partial report is printed).\n";
-
-enum { O_CLUSTER = 256, O_NODE, O_KUBECONFIG, O_KUBE_CONTEXT, O_NO_KUBE, O_NO_PROBE, O_SAMPLE,
+enum { O_NODE = 256, O_KUBECONFIG, O_KUBE_CONTEXT, O_NO_KUBE, O_NO_PROBE, O_SAMPLE,
        O_CONCURRENCY, O_SSM_RATE, O_PROBE_TIMEOUT, O_SSM_TRANSPORT };
 
-static const struct option triage_options[] = {
-	{ "cluster", required_argument, NULL, O_CLUSTER },
-	{ "node", required_argument, NULL, O_NODE },
-	{ "kubeconfig", required_argument, NULL, O_KUBECONFIG },
-	{ "context", required_argument, NULL, O_KUBE_CONTEXT },
-	{ "no-kube", no_argument, NULL, O_NO_KUBE },
-	{ "no-probe", no_argument, NULL, O_NO_PROBE },
-	{ "sample", required_argument, NULL, O_SAMPLE },
-	{ "concurrency", required_argument, NULL, O_CONCURRENCY },
-	{ "ssm-rate", required_argument, NULL, O_SSM_RATE },
-	{ "probe-timeout", required_argument, NULL, O_PROBE_TIMEOUT },
-	{ "ssm-transport", required_argument, NULL, O_SSM_TRANSPORT },
-	{ NULL, 0, NULL, 0 },
+static const struct hp_opt triage_options[] = {
+	{ "node", required_argument, O_NODE,
+	  "  --node i-...           focus on one node (never switches to another)\n" },
+	{ "kubeconfig", required_argument, O_KUBECONFIG,
+	  "  --kubeconfig FILE      kubeconfig for the EKS checks (default: kubectl's own)\n" },
+	{ "context", required_argument, O_KUBE_CONTEXT,
+	  "  --context NAME         kubeconfig context for the EKS checks\n" },
+	{ "no-kube", no_argument, O_NO_KUBE,
+	  "  --no-kube              skip the Kubernetes checks (reported as skipped)\n" },
+	{ "no-probe", no_argument, O_NO_PROBE,
+	  "  --no-probe             do not open SSM sessions to the nodes\n" },
+	{ "sample", required_argument, O_SAMPLE,
+	  "  --sample N             probe N Running nodes spread over the groups (default all)\n" },
+	{ "concurrency", required_argument, O_CONCURRENCY,
+	  "  --concurrency N        SSM sessions at once (default 16, at most 256)\n" },
+	{ "ssm-rate", required_argument, O_SSM_RATE,
+	  "  --ssm-rate R           StartSession calls per second (default 3)\n" },
+	{ "probe-timeout", required_argument, O_PROBE_TIMEOUT,
+	  "  --probe-timeout S      seconds per node, session included (default 180)\n" },
+	{ "ssm-transport", required_argument, O_SSM_TRANSPORT,
+	  "  --ssm-transport T      native (default), plugin (session-manager-plugin),\n"
+	  "                         or auto (native, the plugin for KMS-encrypted sessions)\n" },
+	{ NULL, 0, 0, NULL },
 };
 
 /* A number within [lo, hi] with nothing after it (whole when whole is set). */
@@ -121,15 +108,13 @@ static int probe_option(struct triage_args *t, int code, const char *arg)
 	return HP_EXIT_USAGE;
 }
 
-static int triage_option(void *ctx, int code, const char *arg)
+static int triage_option(struct hp_cmd_ctx *c, int code, const char *arg)
 {
-	struct triage_args *t = ctx;
+	struct triage_args *t = c->args;
 
 	if (code >= O_NO_PROBE)
 		return probe_option(t, code, arg);
-	if (code == O_CLUSTER)
-		t->cluster = arg;
-	else if (code == O_NODE)
+	if (code == O_NODE)
 		t->node = arg;
 	else if (code == O_KUBECONFIG)
 		t->kubeconfig = arg;
@@ -170,8 +155,7 @@ static void api_progress(void *ud, const char *action, int page, size_t items)
 	*shown = 1;
 }
 
-static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snapshot *s,
-			struct hp_error *e)
+static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snapshot *s)
 {
 	int shown = 0;
 
@@ -193,36 +177,21 @@ static void probe_nodes(struct hp_aws *a, struct triage_args *t, struct hp_snaps
 		t->probe.progress = progress;
 		t->probe.progress_ud = &shown;
 	}
-	(void)hp_collect_probes(a, &t->probe, s, e);
+	hp_collect_probes(a, &t->probe, s);
 	if (shown)
 		fprintf(stderr, "\r%-*s\r", PROGRESS_WIDTH, "");
 }
 
-/* Slurm: the controller probe over SSM (unless --no-probe), then the "slurm" key. */
-static void slurm_controller(struct hp_aws *a, struct triage_args *t, struct hp_snapshot *s)
+static int collect(struct hp_cmd_ctx *c, struct hp_snapshot *s, struct hp_error *e)
 {
-	const char *iid = NULL, *group, *how;
-	cJSON *probe = NULL;
-
-	if (!t->no_probe && !*hp_cmd_stop_flag() && !strcmp(hp_snap_orchestrator(s), "Slurm") &&
-	    !hp_slurm_controller(s, &iid, &group, &how) && iid) {
-		struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
-		hp_slurm_probe_command(&cmd);
-		probe = hp_collect_probe_one(a, &t->probe, s, iid, cmd.buf);
-		hp_buf_release(&cmd);
-	}
-	hp_collect_slurm(s, probe);
-}
-
-static int collect(struct hp_aws *a, struct hp_snapshot *s, void *arg, struct hp_error *e)
-{
-	struct triage_args *t = arg;
+	struct triage_args *t = c->args;
+	struct hp_aws *a = c->aws;
 	struct hp_collect_opts co;
 	struct hp_kube_opts ko;
 	int shown = 0, rc;
 
 	memset(&co, 0, sizeof(co));
-	co.cluster = t->cluster;
+	co.cluster = c->cluster;
 	co.node = t->node;
 	if (isatty(2))
 		hp_collect_set_progress(api_progress, &shown);
@@ -235,44 +204,52 @@ static int collect(struct hp_aws *a, struct hp_snapshot *s, void *arg, struct hp
 	memset(&ko, 0, sizeof(ko));
 	ko.kubeconfig = t->kubeconfig;
 	ko.context = t->kube_context;
-	ko.aws_profile = t->profile;
+	ko.aws_profile = c->o.profile;
 	ko.disabled = t->no_kube;
 	hp_collect_kube(a, &ko, s);
-	probe_nodes(a, t, s, e);
-	slurm_controller(a, t, s);
+	probe_nodes(a, t, s);
+	hp_collect_slurm_controller(a, &t->probe, !t->no_probe, s);
 	return 0;
 }
 
-int cmd_triage(int argc, char **argv, struct hp_sys *sys)
+static void triage_init(struct hp_cmd_ctx *c)
 {
-	struct triage_args t;
-	struct hp_cmd_spec spec = { usage_text, triage_options, triage_option, &t };
-	struct hp_cmd_opts o;
-	int rc;
+	struct triage_args *t = c->args;
 
-	memset(&t, 0, sizeof(t));
-	hp_probe_opts_defaults(&t.probe);
-	memset(&o, 0, sizeof(o));
-	o.name = "triage";
-	rc = hp_cmd_parse(&spec, argc, argv, &o);
-	if (rc)
-		return rc < 0 ? HP_EXIT_OK : rc;
-	if (!t.cluster && !o.replay)
-		return hp_cmd_usage_error(o.name, "%s", "--cluster is required");
-	if (t.cluster && !hp_cmd_valid_cluster(t.cluster))
-		return hp_cmd_usage_error(o.name, "--cluster must be a HyperPod cluster name or ARN (got '%s')",
-					  t.cluster);
-	if (t.node && !hp_cmd_match("^i-[0-9a-f]{8,17}$", t.node))
-		return hp_cmd_usage_error(o.name, "--node must be an EC2 instance id like "
-					  "i-0123456789abcdef0 (got '%s')", t.node);
-	if (t.node && t.probe.sample)
-		return hp_cmd_usage_error(o.name, "%s", "--sample and --node cannot be combined");
-	if (o.replay && (t.probe.sample || t.no_probe))
-		return hp_cmd_usage_error(o.name, "%s", "--snapshot replays saved data: probe options "
-					  "do not apply");
-	if (o.replay && (t.kubeconfig || t.kube_context))
-		return hp_cmd_usage_error(o.name, "%s", "--snapshot replays saved data: it cannot be "
-					  "combined with --kubeconfig or --context");
-	t.profile = o.profile;
-	return hp_cmd_run(&o, sys, collect, &t);
+	hp_probe_opts_defaults(&t->probe);
 }
+
+static int triage_check(struct hp_cmd_ctx *c)
+{
+	const struct triage_args *t = c->args;
+	const char *name = c->cmd->name;
+
+	if (t->node && !hp_cmd_match("^i-[0-9a-f]{8,17}$", t->node))
+		return hp_cmd_usage_error(name, "--node must be an EC2 instance id like "
+					  "i-0123456789abcdef0 (got '%s')", t->node);
+	if (t->node && t->probe.sample)
+		return hp_cmd_usage_error(name, "%s", "--sample and --node cannot be combined");
+	if (c->o.replay && (t->probe.sample || t->no_probe))
+		return hp_cmd_usage_error(name, "%s", "--snapshot replays saved data: probe options "
+					  "do not apply");
+	if (c->o.replay && (t->kubeconfig || t->kube_context))
+		return hp_cmd_usage_error(name, "%s", "--snapshot replays saved data: it cannot be "
+					  "combined with --kubeconfig or --context");
+	return 0;
+}
+
+const struct hp_cmd_ops hp_cmd_triage = {
+	.usage = "usage: hpnode triage --cluster NAME|ARN [--region R] [options]\n"
+		 "\n",
+	.exit_text = "\n"
+		     "Exit status: 0 triage complete, 1 fatal (AWS error, cluster not found),\n"
+		     "2 usage or configuration (also an output path that cannot be written),\n"
+		     "3 findings at or above --fail-on, 4 credentials, 130/143 interrupted\n"
+		     "(SIGINT/SIGTERM during the SSM sweep: the partial report is printed).\n",
+	.options = triage_options,
+	.args_size = sizeof(struct triage_args),
+	.init = triage_init,
+	.option = triage_option,
+	.check = triage_check,
+	.collect = collect,
+};

@@ -1,7 +1,9 @@
 /*
- * hpnode entry point: the command table and dispatch. Options belong to
- * each command; here only --version, help, and the final flush of stdout
- * (a write error there fails the run instead of exiting 0).
+ * hpnode entry point: the command table and the dispatch (help, --version,
+ * a command through the frame of include/hp/cmd.h), then the flush of
+ * stdout, so a write error there fails the run instead of exiting 0. The
+ * unit tests build this file with -DHP_NO_MAIN to run commands through the
+ * real table.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,29 +17,51 @@
 
 #include "hp/cmd.h"
 #include "hp/err.h"
+#include "hp/json.h"
 
-struct hp_cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv, struct hp_sys *sys);
-	const char *help;
+/*
+ * Adding a command (say `hpnode foo`):
+ *
+ *  1. Write src/cli/cmd-foo.c with `const struct hp_cmd_ops hp_cmd_foo`:
+ *     its --help text (usage before the options, exit statuses after),
+ *     its own options as struct hp_opt rows with their help lines (codes
+ *     256 and up), and the parts it needs: init/option/check for its
+ *     options, collect() filling the snapshot for a report command, or
+ *     run() for one without a report. Nothing else: the frame parses the
+ *     shared options, prints --help and usage errors, sets up AWS, replays
+ *     and saves snapshots, runs the checks and prints the report.
+ *  2. Declare hp_cmd_foo in include/hp/cmd.h.
+ *  3. Add its row below, in name order, with the flags it needs:
+ *     HP_CMD_NEED_AWS or HP_CMD_LOCAL_ONLY (exactly one), HP_CMD_REPORT,
+ *     HP_CMD_SNAPSHOT, HP_CMD_NEED_CLUSTER, HP_CMD_OPERANDS.
+ *  4. Document it in README.md, src/man/hpnode.1 and the completions
+ *     (src/completion/); tests/unit/test-cli.c already checks that it is
+ *     in order, that --help works and that --help names every option it
+ *     takes; add its own tests (tests/unit/test-cmd-*.c, tests/e2e/).
+ */
+const struct hp_cmd hp_commands[] = {
+	{ "efa-sg", &hp_cmd_efa_sg, HP_CMD_NEED_AWS | HP_CMD_REPORT | HP_CMD_SNAPSHOT,
+	  "check the EFA rules of the cluster's security groups (or --sg-id)" },
+	{ "explain", &hp_cmd_explain, HP_CMD_LOCAL_ONLY | HP_CMD_OPERANDS,
+	  "print a section of the reference guide (offline)" },
+	{ "node", &hp_cmd_node, HP_CMD_LOCAL_ONLY | HP_CMD_REPORT | HP_CMD_SNAPSHOT,
+	  "run the on-node checks on this machine (disks, kernel, GPUs, EFA)" },
+	{ "triage", &hp_cmd_triage,
+	  HP_CMD_NEED_AWS | HP_CMD_NEED_CLUSTER | HP_CMD_REPORT | HP_CMD_SNAPSHOT,
+	  "triage a HyperPod cluster (AWS APIs, events, nodes, logs)" },
+	{ "vpc", &hp_cmd_vpc, HP_CMD_NEED_AWS | HP_CMD_NEED_CLUSTER | HP_CMD_REPORT | HP_CMD_SNAPSHOT,
+	  "check the cluster's VPC: DNS, routes, endpoints, EKS, IPs, zones" },
 };
 
-/* Keep sorted by name; a unit test could bsearch, the list is tiny. */
-static const struct hp_cmd commands[] = {
-	{ "efa-sg", cmd_efa_sg, "check the EFA rules of the cluster's security groups (or --sg-id)" },
-	{ "explain", cmd_explain, "print a section of the reference guide (offline)" },
-	{ "node", cmd_node, "run the on-node checks on this machine (disks, kernel, GPUs, EFA)" },
-	{ "triage", cmd_triage, "triage a HyperPod cluster (AWS APIs, events, nodes, logs)" },
-	{ "vpc", cmd_vpc, "check the cluster's VPC: DNS, routes, endpoints, EKS, IPs, zones" },
-};
+const size_t hp_ncommands = HP_ARRAY_LEN(hp_commands);
 
 static void usage(FILE *f)
 {
 	size_t i;
 
 	fputs("usage: hpnode <command> [options]\n\ncommands:\n", f);
-	for (i = 0; i < HP_ARRAY_LEN(commands); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	for (i = 0; i < hp_ncommands; i++)
+		fprintf(f, "  %-10s %s\n", hp_commands[i].name, hp_commands[i].summary);
 	fputs("\nRun 'hpnode <command> --help' (or 'hpnode help <command>') for a command's options.\n"
 	      "hpnode is read-only: it never changes cluster, node or workload state.\n", f);
 }
@@ -65,10 +89,29 @@ static void version(void)
 	printf("%s\n", XML_ExpatVersion());
 }
 
-int main(int argc, char **argv)
+static const struct hp_cmd *find(const char *name)
 {
 	size_t i;
-	char help_flag[] = "--help";
+
+	for (i = 0; i < hp_ncommands; i++)
+		if (!strcmp(name, hp_commands[i].name))
+			return &hp_commands[i];
+	return NULL;
+}
+
+static int unknown(const char *name)
+{
+	char clean[256];
+
+	hp_safe_text(name, clean, sizeof(clean));
+	fprintf(stderr, "hpnode: unknown command '%s'\n\n", clean);
+	usage(stderr);
+	return HP_EXIT_USAGE;
+}
+
+int hp_main(int argc, char **argv, struct hp_sys *sys)
+{
+	const struct hp_cmd *cmd;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -76,14 +119,15 @@ int main(int argc, char **argv)
 	}
 	/* "hpnode help CMD" is "hpnode CMD --help". */
 	if (!strcmp(argv[1], "help") && argc == 3) {
-		for (i = 0; i < HP_ARRAY_LEN(commands); i++)
-			if (!strcmp(argv[2], commands[i].name)) {
-				char *args[] = { argv[2], help_flag, NULL };
-				return finish(commands[i].fn(2, args, hp_sys_real()));
-			}
-		fprintf(stderr, "hpnode: unknown command '%s'\n\n", argv[2]);
-		usage(stderr);
-		return HP_EXIT_USAGE;
+		char help_flag[] = "--help";
+		char *args[3];
+
+		if (!(cmd = find(argv[2])))
+			return unknown(argv[2]);
+		args[0] = argv[2];
+		args[1] = help_flag;
+		args[2] = NULL;
+		return finish(hp_cmd_main(cmd, 2, args, sys));
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
@@ -93,15 +137,15 @@ int main(int argc, char **argv)
 		version();
 		return finish(HP_EXIT_OK);
 	}
-	for (i = 0; i < HP_ARRAY_LEN(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return finish(commands[i].fn(argc - 1, argv + 1, hp_sys_real()));
-	{
-		char clean[256];
-
-		hp_safe_text(argv[1], clean, sizeof(clean));
-		fprintf(stderr, "hpnode: unknown command '%s'\n\n", clean);
-	}
-	usage(stderr);
-	return HP_EXIT_USAGE;
+	if (!(cmd = find(argv[1])))
+		return unknown(argv[1]);
+	return finish(hp_cmd_main(cmd, argc - 1, argv + 1, sys));
 }
+
+#ifndef HP_NO_MAIN
+int main(int argc, char **argv)
+{
+	hp_json_init();
+	return hp_main(argc, argv, hp_sys_real());
+}
+#endif

@@ -164,24 +164,11 @@ static void record_failure(struct hp_snapshot *s, const struct hp_ssm_result *r)
 	hp_collect_record(s, HP_SVC_SSM, r->failed_action, &r->failed_call);
 }
 
-int hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s,
-		      struct hp_error *e)
+/* The sweep's settings, the first half of "probes_meta". */
+static cJSON *sweep_meta(const struct hp_probe_opts *o)
 {
-	const cJSON *nodes = hp_json_arr(s->root, "nodes"), *n, *extra = NULL;
-	cJSON *probes = cJSON_CreateObject(), *meta = cJSON_CreateObject();
-	struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
-	struct hp_ssm_config cfg;
-	struct hp_ssm_target *targets = NULL;
-	struct hp_ssm_result *results = NULL;
-	struct pick *picks = NULL;
-	const cJSON **cand = NULL;
-	size_t ncand = 0, npicks = 0, nt = 0, i, k;
-	size_t counts[3] = { 0, 0, 0 };
-	char id[64];
-	int64_t t0 = a->sys->monotonic_ms(a->sys);
+	cJSON *meta = cJSON_CreateObject();
 
-	(void)e;
-	hp_snap_cluster_id(s, id);
 	cJSON_AddStringToObject(meta, "transport", transport_name(o->transport));
 	cJSON_AddNumberToObject(meta, "concurrency", o->concurrency);
 	cJSON_AddNumberToObject(meta, "rate_per_s", o->rate_per_s);
@@ -189,89 +176,110 @@ int hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp
 	cJSON_AddStringToObject(meta, "selection", o->node ? "node" : o->sample ? "sample" : "all");
 	if (o->sample)
 		cJSON_AddNumberToObject(meta, "sample", o->sample);
-	/* With --node, DescribeClusterNode's answer stands in when the list lacks the node. */
-	if (o->node && cJSON_IsObject(hp_snapshot_get(s, "node"))) {
-		const char *iid = hp_json_str(hp_snapshot_get(s, "node"), "InstanceId");
-		int listed = 0;
-		cJSON_ArrayForEach(n, nodes)
-			if (!strcmp(str_or(n, "InstanceId", ""), o->node))
-				listed = 1;
-		if (!listed && iid && !strcmp(iid, o->node))
-			extra = hp_snapshot_get(s, "node");
-	}
-	if (!id[0] || (!nodes && !extra)) {
-		/* Without the cluster id or the node list there is no SSM target to build. */
-		cJSON_AddStringToObject(meta, "note", !id[0] ? "cluster id unknown (DescribeCluster failed)"
-							    : "node list unavailable (ListClusterNodes failed)");
-		goto done;
-	}
-	cJSON_ArrayForEach(n, nodes) {
-		cand = xrealloc(cand, (ncand + 1) * sizeof(*cand));
-		cand[ncand++] = n;
-	}
-	if (extra) {
-		cand = xrealloc(cand, (ncand + 1) * sizeof(*cand));
-		cand[ncand++] = extra;
-	}
-	for (i = 0; i < ncand; i++) {
-		const char *iid;
+	return meta;
+}
+
+/* With --node, DescribeClusterNode's answer stands in when the list lacks the node. */
+static const cJSON *unlisted_node(const struct hp_probe_opts *o, const struct hp_snapshot *s,
+				  const cJSON *nodes)
+{
+	const cJSON *node = hp_snapshot_get(s, "node"), *n;
+	const char *iid;
+
+	if (!o->node || !cJSON_IsObject(node))
+		return NULL;
+	cJSON_ArrayForEach(n, nodes)
+		if (!strcmp(str_or(n, "InstanceId", ""), o->node))
+			return NULL;
+	iid = hp_json_str(node, "InstanceId");
+	return iid && !strcmp(iid, o->node) ? node : NULL;
+}
+
+/*
+ * Every listed node (and the unlisted --node), each marked to probe or
+ * with the reason it is skipped; a sample leaves the others "not in the
+ * sample". Returns the count; *out is freed by the caller.
+ */
+static size_t pick_nodes(const struct hp_probe_opts *o, const cJSON *nodes, const cJSON *extra,
+			 struct pick **out)
+{
+	struct pick *picks = NULL;
+	const cJSON *n;
+	size_t npicks = 0, i, total = (size_t)cJSON_GetArraySize(nodes) + (extra ? 1 : 0);
+
+	picks = xcalloc(total ? total : 1, sizeof(*picks));
+	for (i = 0, n = nodes ? nodes->child : NULL; i < total; i++, n = n ? n->next : NULL) {
+		const cJSON *node = n ? n : extra;
+		const char *iid = hp_json_str(node, "InstanceId");
 		struct pick *p;
 
-		n = cand[i];
-		iid = hp_json_str(n, "InstanceId");
-
-		if (!cJSON_IsObject(n) || !iid)
+		if (!cJSON_IsObject(node) || !iid || (o->node && strcmp(o->node, iid)))
 			continue;
-		if (o->node && strcmp(o->node, iid))
-			continue;
-		picks = xrealloc(picks, (npicks + 1) * sizeof(*picks));
 		p = &picks[npicks++];
-		memset(p, 0, sizeof(*p));
-		p->node = n;
-		if (!hp_snap_node_running(n)) {
-			/* reason points at status once the array stops moving */
+		p->node = node;
+		if (!hp_snap_node_running(node)) {
 			snprintf(p->status, sizeof(p->status), "node not Running (%.40s)",
-				 str_or(n, "InstanceStatus.Status", "no status"));
-		} else if (!hp_json_str(n, "InstanceGroupName")) {
+				 str_or(node, "InstanceStatus.Status", "no status"));
+			p->reason = p->status;
+		} else if (!hp_json_str(node, "InstanceGroupName")) {
 			p->reason = "no instance group in the node list";
 		}
 	}
-	for (i = 0; i < npicks; i++)
-		if (picks[i].status[0])
-			picks[i].reason = picks[i].status;
 	if (o->sample > 0 && !o->node)
 		sample(picks, npicks, o->sample);
-	targets = xcalloc(npicks ? npicks : 1, sizeof(*targets));
+	*out = picks;
+	return npicks;
+}
+
+/* The SSM target of every pick to probe, in order; returns how many. */
+static size_t build_targets(const struct pick *picks, size_t npicks, const char *cluster_id,
+			    struct hp_ssm_target *targets)
+{
+	size_t i, nt = 0;
+
 	for (i = 0; i < npicks; i++) {
 		struct hp_ssm_target *t;
+
 		if (picks[i].reason)
 			continue;
 		t = &targets[nt++];
 		t->instance_id = hp_json_str(picks[i].node, "InstanceId");
 		t->group = hp_json_str(picks[i].node, "InstanceGroupName");
 		t->instance_type = hp_json_str(picks[i].node, "InstanceType");
-		snprintf(t->target, sizeof(t->target), "sagemaker-cluster:%s_%.200s-%.40s", id, t->group,
-			 t->instance_id);
+		snprintf(t->target, sizeof(t->target), "sagemaker-cluster:%s_%.200s-%.40s", cluster_id,
+			 t->group, t->instance_id);
 	}
-	hp_ssm_config_defaults(&cfg);
-	probe_command(&cmd);
-	cfg.command = cmd.buf;
-	cfg.transport = o->transport;
-	cfg.concurrency = o->concurrency;
-	cfg.rate_per_s = o->rate_per_s;
-	cfg.timeout_ms = o->timeout_ms;
-	cfg.stop = o->stop;
+	return nt;
+}
+
+/* The sweep's configuration; the plugin is looked for (and named in meta) when it may be used. */
+static void sweep_config(struct hp_aws *a, const struct hp_probe_opts *o, const char *command,
+			 size_t nt, cJSON *meta, struct hp_ssm_config *cfg)
+{
+	hp_ssm_config_defaults(cfg);
+	cfg->command = command;
+	cfg->transport = o->transport;
+	cfg->concurrency = o->concurrency;
+	cfg->rate_per_s = o->rate_per_s;
+	cfg->timeout_ms = o->timeout_ms;
+	cfg->stop = o->stop;
 	if (nt && o->transport != HP_SSM_NATIVE) {
-		hp_ssm_plugin_probe(a->sys, &cfg.plugin);
-		cfg.plugin.stop = o->stop;
-		if (cfg.plugin.present)
-			cJSON_AddStringToObject(meta, "plugin_version", cfg.plugin.version);
+		hp_ssm_plugin_probe(a->sys, &cfg->plugin);
+		cfg->plugin.stop = o->stop;
+		if (cfg->plugin.present)
+			cJSON_AddStringToObject(meta, "plugin_version", cfg->plugin.version);
 		else
-			cJSON_AddStringToObject(meta, "plugin_error", cfg.plugin.error);
+			cJSON_AddStringToObject(meta, "plugin_error", cfg->plugin.error);
 	}
-	results = xcalloc(nt ? nt : 1, sizeof(*results));
-	hp_ssm_sweep(a, &cfg, targets, nt, results, o->progress, o->progress_ud);
-	for (i = 0, k = 0; i < npicks; i++) {
+}
+
+/* One "probes" entry per pick (results[] in target order), counted by state. */
+static void record_results(struct hp_snapshot *s, const struct pick *picks, size_t npicks,
+			   const struct hp_ssm_result *results, cJSON *probes, size_t counts[3])
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < npicks; i++) {
 		const char *iid = hp_json_str(picks[i].node, "InstanceId");
 		cJSON *ent;
 
@@ -281,7 +289,8 @@ int hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp
 			ent = entry(picks[i].node, HP_SSM_SKIPPED, picks[i].reason, NULL);
 			counts[HP_SSM_SKIPPED]++;
 		} else {
-			struct hp_ssm_result *r = &results[k++];
+			const struct hp_ssm_result *r = &results[k++];
+
 			ent = entry(picks[i].node, r->state, r->reason, r);
 			counts[r->state]++;
 			record_failure(s, r);
@@ -292,9 +301,52 @@ int hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp
 		else
 			cJSON_AddItemToObject(probes, iid, ent);
 	}
-	for (i = 0; i < nt; i++)
+}
+
+/* Probe the targets of picks and record every pick's outcome into probes. */
+static void sweep(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s,
+		  const char *cluster_id, const struct pick *picks, size_t npicks, cJSON *probes,
+		  cJSON *meta, size_t counts[3], size_t *nt)
+{
+	struct hp_ssm_target *targets = xcalloc(npicks ? npicks : 1, sizeof(*targets));
+	struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
+	struct hp_ssm_result *results;
+	struct hp_ssm_config cfg;
+	size_t i;
+
+	*nt = build_targets(picks, npicks, cluster_id, targets);
+	probe_command(&cmd);
+	sweep_config(a, o, cmd.buf, *nt, meta, &cfg);
+	results = xcalloc(*nt ? *nt : 1, sizeof(*results));
+	hp_ssm_sweep(a, &cfg, targets, *nt, results, o->progress, o->progress_ud);
+	record_results(s, picks, npicks, results, probes, counts);
+	for (i = 0; i < *nt; i++)
 		hp_ssm_result_release(&results[i]);
-done:
+	free(results);
+	free(targets);
+	hp_buf_release(&cmd);
+}
+
+void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s)
+{
+	const cJSON *nodes = hp_json_arr(s->root, "nodes"), *extra = unlisted_node(o, s, nodes);
+	cJSON *probes = cJSON_CreateObject(), *meta = sweep_meta(o);
+	size_t counts[3] = { 0, 0, 0 }, nt = 0;
+	int64_t t0 = a->sys->monotonic_ms(a->sys);
+	char id[64];
+
+	hp_snap_cluster_id(s, id);
+	if (!id[0] || (!nodes && !extra)) {
+		/* Without the cluster id or the node list there is no SSM target to build. */
+		cJSON_AddStringToObject(meta, "note", !id[0] ? "cluster id unknown (DescribeCluster failed)"
+							    : "node list unavailable (ListClusterNodes failed)");
+	} else {
+		struct pick *picks;
+		size_t npicks = pick_nodes(o, nodes, extra, &picks);
+
+		sweep(a, o, s, id, picks, npicks, probes, meta, counts, &nt);
+		free(picks);
+	}
 	cJSON_AddNumberToObject(meta, "requested", (double)cJSON_GetArraySize(probes));
 	cJSON_AddNumberToObject(meta, "probed", (double)counts[HP_SSM_PROBED]);
 	cJSON_AddNumberToObject(meta, "unreachable", (double)counts[HP_SSM_UNREACHABLE]);
@@ -307,12 +359,6 @@ done:
 	}
 	hp_snapshot_set(s, "probes", probes);
 	hp_snapshot_set(s, "probes_meta", meta);
-	free(results);
-	free(targets);
-	free(picks);
-	free(cand);
-	hp_buf_release(&cmd);
-	return 0;
 }
 
 cJSON *hp_collect_probe_one(struct hp_aws *a, const struct hp_probe_opts *o,

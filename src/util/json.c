@@ -1,10 +1,34 @@
 /*
- * Dotted-path getters over cJSON (include/hp/json.h).
+ * Dotted-path getters over cJSON and its out-of-memory policy
+ * (include/hp/json.h).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hp/json.h"
+#include "hp/util.h"
+
+static atomic_size_t allocations;
+
+/* cJSON's allocator: xmalloc, which never returns NULL (it exits instead). */
+static void *json_alloc(size_t n)
+{
+	atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+	return xmalloc(n);
+}
+
+void hp_json_init(void)
+{
+	cJSON_Hooks hooks = { json_alloc, free };
+
+	cJSON_InitHooks(&hooks);
+}
+
+size_t hp_json_allocations(void)
+{
+	return atomic_load_explicit(&allocations, memory_order_relaxed);
+}
 
 const cJSON *hp_json_get(const cJSON *obj, const char *path)
 {

@@ -1,22 +1,22 @@
 /*
- * The real hp_sys: libcurl for HTTP, fork/exec with poll() for children,
- * the system clocks, getenv, plain file reads. Tests replace this table.
+ * The real hp_sys: libcurl for HTTP, the system clocks, getenv, plain file
+ * reads and atomic writes, and the table itself (children and the
+ * pseudo-terminal are in sys-proc.c, the TLS stream in sys-tls.c). Tests
+ * replace this table.
  */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hp/sys.h"
+#include "sys-int.h"
 
 #define DEFAULT_HTTP_TIMEOUT_MS 30000L
 #define CONNECT_TIMEOUT_MS 10000L
@@ -300,6 +300,12 @@ static int real_write_file(struct hp_sys *sys, const char *path, const char *dat
 	int fd, err = 0;
 
 	(void)sys;
+	if (mode == HP_SYS_MODE_DEFAULT) {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		mode = (int)(0666 & ~mask);
+	}
 	if (!*path || (base && !base[1])) {
 		errno = EISDIR;
 		return -1;
@@ -352,6 +358,33 @@ static int real_write_file(struct hp_sys *sys, const char *path, const char *dat
 	return 0;
 }
 
+/* A probe file beside path, created and removed at once: what write_file will need. */
+static int real_can_write(struct hp_sys *sys, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char dir[4096], tmp[4096 + 128];
+	struct stat st;
+	int fd;
+
+	(void)sys;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	dir_of(path, dir, sizeof(dir));
+	if (snprintf(tmp, sizeof(tmp), "%s/.%.100s.hpnode-XXXXXX", dir, base ? base + 1 : path) >=
+	    (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
 static void real_sleep_ms(struct hp_sys *sys, long ms)
 {
 	struct timespec ts;
@@ -376,163 +409,19 @@ static uint32_t real_random(struct hp_sys *sys)
 	return v;
 }
 
-/* Drain one pipe into buf; returns 0 at EOF, 1 when more may come, 2 past the cap. */
-static int drain(int fd, struct hp_buf *buf)
-{
-	char chunk[16384];
-	ssize_t n = read(fd, chunk, sizeof(chunk));
-
-	if (n > 0) {
-		/* Output past the cap is dropped; the caller decides about the child. */
-		if (hp_buf_add(buf, chunk, (size_t)n)) {
-			size_t room = buf->max - buf->len;
-			if (room && hp_buf_add(buf, chunk, room))
-				return 2;
-			return 2;
-		}
-		return 1;
-	}
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return 1;
-	return 0;
-}
-
-static int real_run(struct hp_sys *sys, const struct hp_run_req *req, struct hp_run_res *res)
-{
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 }, exec_fail[2] = { -1, -1 };
-	size_t written = 0;
-	int64_t deadline;
-	pid_t pid;
-	int status = 0, open_fds;
-	char ebyte;
-
-	if (pipe(in) || pipe(out) || pipe(err) || pipe2(exec_fail, O_CLOEXEC))
-		goto fail;
-	pid = fork();
-	if (pid < 0)
-		goto fail;
-	if (pid == 0) {
-		/* Its own process group, so a timeout ends its children too. */
-		setpgid(0, 0);
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		close(in[0]); close(in[1]); close(out[0]); close(out[1]); close(err[0]); close(err[1]);
-		close(exec_fail[0]);
-		if (req->env)
-			execvpe(req->argv[0], (char *const *)(uintptr_t)req->argv, (char *const *)(uintptr_t)req->env);
-		else
-			execvp(req->argv[0], (char *const *)(uintptr_t)req->argv);
-		ebyte = (char)errno;
-		if (write(exec_fail[1], &ebyte, 1) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	setpgid(pid, pid);  /* also here: whichever runs first */
-	close(in[0]); close(out[1]); close(err[1]); close(exec_fail[1]);
-	in[0] = out[1] = err[1] = exec_fail[1] = -1;
-	if (read(exec_fail[0], &ebyte, 1) == 1) {
-		close(exec_fail[0]);
-		close(in[1]); close(out[0]); close(err[0]);
-		waitpid(pid, &status, 0);
-		errno = ebyte;
-		res->exit_status = -1;
-		return -1;
-	}
-	close(exec_fail[0]);
-	fcntl(in[1], F_SETFL, O_NONBLOCK);
-	if (!req->stdin_len) {
-		close(in[1]);
-		in[1] = -1;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	deadline = real_monotonic_ms(sys) + (req->timeout_ms > 0 ? req->timeout_ms : 60000);
-	open_fds = 2;
-	while (open_fds > 0) {
-		struct pollfd p[3];
-		int np = 0, left = (int)(deadline - real_monotonic_ms(sys));
-
-		if (left <= 0) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			res->timed_out = 1;
-			break;
-		}
-		if (out[0] >= 0)
-			p[np].fd = out[0], p[np].events = POLLIN, np++;
-		if (err[0] >= 0)
-			p[np].fd = err[0], p[np].events = POLLIN, np++;
-		if (in[1] >= 0)
-			p[np].fd = in[1], p[np].events = POLLOUT, np++;
-		if (poll(p, (nfds_t)np, left) < 0 && errno != EINTR)
-			break;
-		while (np--) {
-			if (!p[np].revents)
-				continue;
-			if (p[np].fd == in[1]) {
-				ssize_t w = write(in[1], req->stdin_data + written, req->stdin_len - written);
-				if (w > 0)
-					written += (size_t)w;
-				if (w < 0 && errno != EAGAIN && errno != EINTR)
-					written = req->stdin_len;
-				if (written >= req->stdin_len) {
-					close(in[1]);
-					in[1] = -1;
-				}
-			} else if (p[np].fd == out[0]) {
-				int d = drain(out[0], &res->out);
-
-				if (d == 2) {
-					/* Endless output: stop the child (and its group) now. */
-					res->out_capped = 1;
-					kill(-pid, SIGKILL);
-					kill(pid, SIGKILL);
-				}
-				if (!d || d == 2) {
-					close(out[0]);
-					out[0] = -1;
-					open_fds--;
-				}
-			} else if (p[np].fd == err[0]) {
-				if (!drain(err[0], &res->err)) {
-					close(err[0]);
-					err[0] = -1;
-					open_fds--;
-				}
-			}
-		}
-	}
-	if (in[1] >= 0)
-		close(in[1]);
-	if (out[0] >= 0)
-		close(out[0]);
-	if (err[0] >= 0)
-		close(err[0]);
-	if (res->timed_out) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(status))
-		res->exit_status = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		res->exit_status = 128 + WTERMSIG(status);
-	return 0;
-fail:
-	if (in[0] >= 0) { close(in[0]); close(in[1]); }
-	if (out[0] >= 0) { close(out[0]); close(out[1]); }
-	if (err[0] >= 0) { close(err[0]); close(err[1]); }
-	if (exec_fail[0] >= 0) { close(exec_fail[0]); close(exec_fail[1]); }
-	res->exit_status = -1;
-	return -1;
-}
-
 struct hp_sys *hp_sys_real(void)
 {
 	static struct hp_sys sys = {
-		real_http, real_run, real_now_ms, real_monotonic_ms, real_getenv,
-		real_read_file, real_sleep_ms, real_random, real_write_file, NULL
+		real_http, hp_sys_real_run, real_now_ms, real_monotonic_ms, real_getenv,
+		real_read_file, real_sleep_ms, real_random, real_write_file, real_can_write,
+		hp_sys_real_pty_spawn, hp_sys_real_tls_connect, NULL
 	};
+	static int ready;
+
+	/* libcurl's global set-up is not thread-safe: done here, on the first call from main(). */
+	if (!ready) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		ready = 1;
+	}
 	return &sys;
 }

@@ -9,6 +9,15 @@ run() { "$HPNODE" "$@" >"$e2e_tmp/out" 2>"$e2e_tmp/err"; echo $?; }
 expect_status "no command: usage, exit 2" 2 "$(run)"
 expect_status "help exits 0" 0 "$(run --help)"
 check "help lists triage" contains "$e2e_tmp/out" "triage"
+# The command table, as git's t0012 checks its builtins: listed sorted and
+# once each, and every command answers --help (tests/unit/test-cli.c also
+# checks that the help names every option the command takes).
+cmds=$(awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {exit}' "$e2e_tmp/out")
+check "help lists the commands sorted, each once" sh -c '[ -n "$1" ] && [ "$1" = "$(printf "%s\n" $1 | LC_ALL=C sort -u | tr "\n" " " | sed "s/ $//")" ]' _ "$(echo $cmds)"
+for c in $cmds; do
+	expect_status "$c --help exits 0" 0 "$(run "$c" --help)"
+	check "$c --help starts with its usage" grep -q "^usage: hpnode $c" "$e2e_tmp/out"
+done
 expect_status "--version exits 0" 0 "$(run --version)"
 expect_status "unknown command exits 2" 2 "$(run frobnicate)"
 check "unknown command is named" contains "$e2e_tmp/err" "unknown command 'frobnicate'"

@@ -2,7 +2,8 @@
 # hpnode node on the machine the tests run on: it must run to the end, and
 # whatever this machine lacks (GPUs, EFA, Neuron, chrony, systemd) must be
 # reported as absent, never as a failure. Also its command line, its
-# snapshot (replayable by triage) and the embedded probe script.
+# report header and output files, its snapshot (replayable by triage) and
+# the embedded probe script.
 T=t0510-node
 . "$(dirname "$0")/e2e-lib.sh"
 
@@ -70,6 +71,25 @@ expect_status "node runs on this machine (text)" 0 "$(run node --no-color)"
 check "text report has its title" contains "$e2e_tmp/out" "HyperPod Node Check"
 check "text report has the on-node section" contains "$e2e_tmp/out" "On-Node Resource Checks"
 check "text report has the summary" contains "$e2e_tmp/out" "Triage Summary"
+
+# The report header and the output files, as triage has them.
+check "text report has the run header" grep -q "^Tool: hpnode " "$e2e_tmp/out"
+check "text report names the command line" grep -q "^Command: hpnode node --no-color$" "$e2e_tmp/out"
+expect_status "node --quiet with output files" 0 \
+	"$(run node --quiet --json-file "$e2e_tmp/files.json" --junit-file "$e2e_tmp/files.xml" --text-file "$e2e_tmp/files.txt")"
+check "--quiet: nothing on stdout" test ! -s "$e2e_tmp/out"
+check "--json-file: the JSON report with its run header" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["run"]["command_line"].startswith("hpnode node --quiet"), d["run"]
+assert any(f["check"] == "node.probe" for f in d["findings"])
+' "$e2e_tmp/files.json"
+check "--junit-file: a JUnit document of the same findings" \
+	python3 "$ROOT/tests/e2e/junit_check.py" "$e2e_tmp/files.xml" "$e2e_tmp/files.json"
+check "--text-file: the text report" grep -q "HyperPod Node Check" "$e2e_tmp/files.txt"
+expect_status "an output path that cannot be written: exit 2 before probing" 2 \
+	"$(run node --json-file "$e2e_tmp/no/such/dir/x.json")"
+check "the unwritable path is named" contains "$e2e_tmp/err" "nothing was collected"
 
 # The saved snapshot replays through triage to the same on-node findings.
 expect_status "triage replays the node snapshot" 0 \

@@ -14,6 +14,15 @@
 #include "hp/report.h"
 #include "hp/util.h"
 
+/* As main() does: cJSON allocates through xmalloc (include/hp/json.h). */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	hp_json_init();
+	return 0;
+}
+
 void fz_split(const uint8_t *data, size_t size, size_t max, struct fz_parts *out)
 {
 	size_t start = 0, i;

@@ -20,7 +20,7 @@
 #include "ssm-fix.h"
 
 struct mem_io {
-	struct hp_ssm_io io;
+	struct hp_stream io;
 	struct fake_sys *f;
 	const uint8_t *in;
 	size_t n, pos;
@@ -31,7 +31,7 @@ struct mem_io {
 	size_t sent_bytes;
 };
 
-static int m_send(struct hp_ssm_io *io, const void *p, size_t n, int64_t deadline)
+static int m_send(struct hp_stream *io, const void *p, size_t n, int64_t deadline)
 {
 	struct mem_io *m = io->impl;
 	const uint8_t *b = p;
@@ -65,7 +65,7 @@ static int m_send(struct hp_ssm_io *io, const void *p, size_t n, int64_t deadlin
 	return 0;
 }
 
-static long m_recv(struct hp_ssm_io *io, void *p, size_t n, int64_t deadline)
+static long m_recv(struct hp_stream *io, void *p, size_t n, int64_t deadline)
 {
 	struct mem_io *m = io->impl;
 	size_t avail, chunk = 1 + (m->reads * 37u) % 700u;

@@ -19,6 +19,8 @@
 #include "hp/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Once before the first input (libFuzzer calls it; so does the corpus replay). */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* Secret key and session token of the fake credentials (fz_aws). */
 #define FZ_SECRET "wJalrXUtnFEMI/K7MDENG+bPxRfiCYFUZZSECRET"

@@ -121,6 +121,7 @@ int main(int argc, char **argv)
 	char name[256], dir[1024];
 	int i;
 
+	LLVMFuzzerInitialize(&argc, &argv);
 	/* The binary is test-fuzz-<target>; its corpus is corpus/<target>. */
 	if (!strncmp(target, "test-fuzz-", 10))
 		target += 10;

@@ -97,6 +97,10 @@ static int f_write_file(struct hp_sys *s, const char *path, const char *data, si
 {
 	struct fake_sys *f = self(s);
 
+	if (f->write_errno) {
+		errno = f->write_errno;
+		return -1;
+	}
 	if (f->nwrote >= FAKE_MAX) {
 		errno = ENOSPC;
 		return -1;
@@ -140,7 +144,105 @@ static int f_read_file(struct hp_sys *s, const char *path, struct hp_buf *out)
 	return -1;
 }
 
-/* Files written: the last one is kept (path and content). */
+static int f_can_write(struct hp_sys *s, const char *path)
+{
+	struct fake_sys *f = self(s);
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(f->unwritable); i++) {
+		if (f->unwritable[i] && !strcmp(f->unwritable[i], path)) {
+			errno = f->can_write_errno ? f->can_write_errno : EACCES;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The scripted child of pty_spawn(). */
+struct fake_pty {
+	struct hp_pty pty;
+	struct fake_sys *f;
+	size_t pos;
+};
+
+static long f_pty_read(struct hp_pty *p, void *buf, size_t n, long wait_ms)
+{
+	struct fake_pty *c = p->impl;
+	struct fake_sys *f = c->f;
+	size_t left = f->pty_out ? strlen(f->pty_out) - c->pos : 0;
+
+	if (left) {
+		if (f->pty_chunk && n > f->pty_chunk)
+			n = f->pty_chunk;
+		if (n > left)
+			n = left;
+		memcpy(buf, f->pty_out + c->pos, n);
+		c->pos += n;
+		return (long)n;
+	}
+	if (!f->pty_hang)
+		return -1;
+	f->now_ms += wait_ms > 0 ? wait_ms : 1;
+	return 0;
+}
+
+static int f_pty_close(struct hp_pty *p, int stop, long grace_ms)
+{
+	struct fake_pty *c = p->impl;
+	int status = c->f->pty_status;
+
+	(void)grace_ms;
+	c->f->pty_closed++;
+	c->f->pty_stopped = stop;
+	free(c);
+	return status;
+}
+
+static struct hp_pty *f_pty_spawn(struct hp_sys *s, const struct hp_pty_req *req)
+{
+	struct fake_sys *f = self(s);
+	struct fake_pty *c;
+	int i;
+
+	for (i = 0; i < f->pty_argc; i++)
+		free(f->pty_argv[i]);
+	f->pty_argc = 0;
+	for (i = 0; req->argv[i] && i < (int)HP_ARRAY_LEN(f->pty_argv); i++)
+		f->pty_argv[f->pty_argc++] = xstrdup(req->argv[i]);
+	free(f->pty_setenv);
+	f->pty_setenv = req->setenv ? xstrdup(req->setenv) : NULL;
+	if (f->pty_errno) {
+		errno = f->pty_errno;
+		return NULL;
+	}
+	f->pty_spawned++;
+	c = xcalloc(1, sizeof(*c));
+	c->f = f;
+	c->pty.read = f_pty_read;
+	c->pty.close = f_pty_close;
+	c->pty.impl = c;
+	return &c->pty;
+}
+
+static struct hp_stream *f_tls_connect(struct hp_sys *s, const char *authority,
+				       const char *ca_bundle, int64_t deadline, char *err,
+				       size_t errn)
+{
+	struct fake_sys *f = self(s);
+	struct hp_stream *st = f->stream;
+
+	(void)deadline;
+	f->tls_connects++;
+	free(f->tls_authority);
+	free(f->tls_ca);
+	f->tls_authority = xstrdup(authority);
+	f->tls_ca = ca_bundle ? xstrdup(ca_bundle) : NULL;
+	f->stream = NULL;
+	if (!st)
+		hp_strlcpy(err, "fake: connection refused", errn);
+	return st;
+}
+
 static void f_sleep(struct hp_sys *s, long ms)
 {
 	self(s)->slept_ms += ms;
@@ -165,6 +267,9 @@ void fake_sys_init(struct fake_sys *f)
 	f->sys.sleep_ms = f_sleep;
 	f->sys.random = f_random;
 	f->sys.write_file = f_write_file;
+	f->sys.can_write = f_can_write;
+	f->sys.pty_spawn = f_pty_spawn;
+	f->sys.tls_connect = f_tls_connect;
 	f->sys.impl = f;
 	f->now_ms = 1440938160000LL; /* 2015-08-30T12:36:00Z */
 }
@@ -180,6 +285,14 @@ void fake_sys_release(struct fake_sys *f)
 		free(f->req_headers[i]);
 	}
 	free(f->run_argv0);
+	for (i = 0; i < (size_t)f->pty_argc; i++)
+		free(f->pty_argv[i]);
+	f->pty_argc = 0;
+	free(f->pty_setenv);
+	f->pty_setenv = NULL;
+	free(f->tls_authority);
+	free(f->tls_ca);
+	f->tls_authority = f->tls_ca = NULL;
 	for (i = 0; i < f->nwrote; i++) {
 		free(f->wrote[i][0]);
 		free(f->wrote[i][1]);

@@ -1,6 +1,8 @@
 /*
  * A canned hp_sys for unit tests: a fixed clock, an environment and a file
- * map, and an HTTP queue that answers requests in order and records them.
+ * map, an HTTP queue that answers requests in order and records them, one
+ * canned subprocess result, a scripted pseudo-terminal child and a TLS
+ * stream the test hands out (none: the connection is refused).
  */
 #ifndef HP_FAKE_SYS_H
 #define HP_FAKE_SYS_H
@@ -41,6 +43,31 @@ struct fake_sys {
 	size_t nwrote;
 	/* The last write_file(): its path and content (also in wrote[]). */
 	char *written_path, *written;
+	int write_errno;       /* non-zero: write_file() fails with it */
+	/* can_write(): paths named here fail with can_write_errno (EACCES when 0). */
+	const char *unwritable[4];
+	int can_write_errno;
+	/*
+	 * pty_spawn(): fails with pty_errno when set; else the child "prints"
+	 * pty_out (pty_chunk bytes per read, all at once when 0), then its
+	 * terminal closes (with pty_hang it stays open and silent, each read
+	 * waiting out its wait_ms on the fake clock) and close() returns
+	 * pty_status. Recorded: the argv (pty_argv[0..pty_argc)), setenv, and
+	 * whether close() was asked to stop it.
+	 */
+	int pty_errno;
+	const char *pty_out;
+	size_t pty_chunk;
+	int pty_hang, pty_status;
+	char *pty_argv[8], *pty_setenv;
+	int pty_argc, pty_spawned, pty_closed, pty_stopped;
+	/*
+	 * tls_connect(): hands out stream (once; NULL = refused with
+	 * "fake: connection refused") and records the authority and CA bundle.
+	 */
+	struct hp_stream *stream;
+	char *tls_authority, *tls_ca;
+	int tls_connects;
 };
 
 void fake_sys_init(struct fake_sys *f);

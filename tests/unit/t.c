@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hp/json.h"
 #include "t.h"
 
 jmp_buf t_jmp;
@@ -16,6 +17,8 @@ int t_run(const char *file, const struct t_case *cases, size_t n, int argc, char
 	volatile int failed = 0;
 	volatile size_t i;
 
+	/* As main() does: cJSON allocates through xmalloc (include/hp/json.h). */
+	hp_json_init();
 	for (i = 0; i < n; i++) {
 		if (argc > 1 && strcmp(argv[1], cases[i].name))
 			continue;

@@ -1,8 +1,11 @@
 /*
- * `hpnode node` with a canned hp_sys: the metadata lookup (IMDSv2, turned
- * off by AWS_EC2_METADATA_DISABLED, ids validated), the snapshot entry it
- * builds around the probe output, exit statuses and usage errors.
+ * `hpnode node` with a canned hp_sys, through the real command table and
+ * frame: the metadata lookup (IMDSv2, turned off by
+ * AWS_EC2_METADATA_DISABLED, ids validated), the snapshot entry it builds
+ * around the probe output, the report header and output files the frame
+ * gives it, exit statuses and usage errors.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,18 +43,19 @@ static char *slurp(const char *path)
 static char last_err[4096];
 
 /*
- * Run cmd_node on a NULL-terminated argument list (copied: getopt may
- * permute it) with stdout and stderr going to files; returns the status,
- * *out the standard output.
+ * Run `hpnode ARGS` (the real command table and frame) on a NULL-terminated
+ * argument list (copied: getopt may permute it) with stdout and stderr
+ * going to files; returns the status, *out the standard output.
  */
 static int run_node(struct fake_sys *f, char **out, const char *const *args)
 {
-	char opath[] = "/tmp/hpnode-node-XXXXXX", epath[] = "/tmp/hpnode-node-XXXXXX", *argv[16], *err;
-	int ofd = mkstemp(opath), efd = mkstemp(epath), saved_out, saved_err, rc, argc = 0;
+	char opath[] = "/tmp/hpnode-node-XXXXXX", epath[] = "/tmp/hpnode-node-XXXXXX", *argv[24], *err;
+	int ofd = mkstemp(opath), efd = mkstemp(epath), saved_out, saved_err, rc, argc = 1;
 
 	T_ASSERT(ofd >= 0 && efd >= 0);
-	while (args[argc] && argc < 15) {
-		argv[argc] = strdup(args[argc]);
+	argv[0] = strdup("hpnode");
+	while (args[argc - 1] && argc < 23) {
+		argv[argc] = strdup(args[argc - 1]);
 		argc++;
 	}
 	argv[argc] = NULL;
@@ -61,7 +65,7 @@ static int run_node(struct fake_sys *f, char **out, const char *const *args)
 	saved_err = dup(2);
 	dup2(ofd, 1);
 	dup2(efd, 2);
-	rc = cmd_node(argc, argv, &f->sys);
+	rc = hp_main(argc, argv, &f->sys);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(saved_out, 1);
@@ -275,5 +279,119 @@ static void t_replay_snapshot(void)
 	fake_sys_release(&f);
 }
 
+static const char df_full[] =
+	"@@HP@@ BEGIN df\nFilesystem 1024-blocks Used Available Capacity Mounted on\n"
+	"/dev/x 100 95 5 95% /\n@@HP@@ END df 0\n@@HP@@ DONE\n";
+
+/* The report header of every report command: tool, command line, in text and JSON. */
+static void t_report_header(void)
+{
+	struct fake_sys f;
+	const char *const text[] = { "node", "--no-color", NULL };
+	const char *const json[] = { "node", "--output", "json", NULL };
+	char *out;
+	cJSON *doc;
+
+	fake_sys_init(&f);
+	fake_setenv(&f, "AWS_EC2_METADATA_DISABLED", "true");
+	f.run_out = df_full;
+	T_EQ(run_node(&f, &out, text), HP_EXIT_OK);
+	T_CONTAINS(out, "HyperPod Node Check");
+	T_CONTAINS(out, "\nTool: hpnode " HP_VERSION);
+	T_CONTAINS(out, "Started: 2015-08-30T12:36:00Z");
+	T_CONTAINS(out, "\nCommand: hpnode node --no-color\n");
+	free(out);
+	T_EQ(run_node(&f, &out, json), HP_EXIT_OK);
+	doc = cJSON_Parse(out);
+	T_ASSERT(doc);
+	T_STREQ(hp_json_str(doc, "run.command_line"), "hpnode node --output json");
+	T_STREQ(hp_json_str(doc, "run.started_at"), "2015-08-30T12:36:00Z");
+	T_ASSERT(cJSON_IsNull(hp_json_get(doc, "run.replay")));
+	/* Still no cluster and no orchestrator guessed for the footer. */
+	T_ASSERT(cJSON_IsNull(hp_json_get(doc, "orchestrator")));
+	T_ASSERT(cJSON_IsNull(hp_json_get(doc, "cluster")));
+	cJSON_Delete(doc);
+	free(out);
+	fake_sys_release(&f);
+}
+
+/* --text-file, --json-file, --junit-file, --output-file and --quiet, as for triage. */
+static void t_output_files(void)
+{
+	struct fake_sys f;
+	const char *const files[] = { "node", "--quiet", "--json-file", "n.json", "--junit-file",
+				      "n.xml", "--text-file", "n.txt", "--fail-on", "P0", NULL };
+	const char *const output_file[] = { "node", "--output", "junit", "--output-file", "r.xml",
+					    "--no-color", NULL };
+	char *out;
+	cJSON *doc;
+	size_t i;
+
+	fake_sys_init(&f);
+	fake_setenv(&f, "AWS_EC2_METADATA_DISABLED", "true");
+	f.run_out = df_full;
+	T_EQ(run_node(&f, &out, files), HP_EXIT_FINDINGS);
+	T_STREQ(out, "");
+	T_EQ(f.nwrote, 3);
+	for (i = 0; i < f.nwrote; i++)
+		T_EQ(f.wrote_mode[i], HP_SYS_MODE_DEFAULT);
+	T_STREQ(f.wrote[0][0], "n.txt");
+	T_CONTAINS(f.wrote[0][1], "[FAIL] Root volume 95% full on this node");
+	T_NOT_CONTAINS(f.wrote[0][1], "\x1b[");
+	T_STREQ(f.wrote[1][0], "n.json");
+	doc = cJSON_Parse(f.wrote[1][1]);
+	T_ASSERT(doc);
+	T_STREQ(hp_json_str(doc, "schema"), "hpnode.triage/2");
+	T_ASSERT(hp_json_get(doc, "run.command_line") != NULL);
+	cJSON_Delete(doc);
+	T_STREQ(f.wrote[2][0], "n.xml");
+	T_CONTAINS(f.wrote[2][1], "<testsuites");
+	T_CONTAINS(f.wrote[2][1], "node.disk-root");
+	free(out);
+	fake_sys_release(&f);
+
+	/* --output junit goes to the file; the terminal shows the text report. */
+	fake_sys_init(&f);
+	fake_setenv(&f, "AWS_EC2_METADATA_DISABLED", "true");
+	f.run_out = df_full;
+	T_EQ(run_node(&f, &out, output_file), HP_EXIT_OK);
+	T_STREQ(f.written_path, "r.xml");
+	T_CONTAINS(f.written, "<testsuites");
+	T_CONTAINS(out, "[FAIL] Root volume 95% full on this node");
+	free(out);
+	fake_sys_release(&f);
+}
+
+/* Output paths are checked before the probe runs; a snapshot that cannot be saved still reports. */
+static void t_output_failures(void)
+{
+	struct fake_sys f;
+	const char *const unwritable[] = { "node", "--json-file", "/ro/n.json", NULL };
+	const char *const same[] = { "node", "--json-file", "x", "--save-snapshot", "x", NULL };
+	const char *const save[] = { "node", "--save-snapshot", "s.json", "--no-color", NULL };
+	char *out;
+
+	fake_sys_init(&f);
+	fake_setenv(&f, "AWS_EC2_METADATA_DISABLED", "true");
+	f.run_out = df_full;
+	f.unwritable[0] = "/ro/n.json";
+	T_EQ(run_node(&f, &out, unwritable), HP_EXIT_USAGE);
+	T_CONTAINS(last_err, "hpnode node: cannot write '/ro/n.json': Permission denied; nothing was "
+		   "collected");
+	T_ASSERT(f.run_argv0 == NULL);
+	T_STREQ(out, "");
+	free(out);
+	T_EQ(run_node(&f, &out, same), HP_EXIT_USAGE);
+	T_CONTAINS(last_err, "'x' is named for two outputs");
+	free(out);
+	f.write_errno = ENOSPC;
+	T_EQ(run_node(&f, &out, save), HP_EXIT_FATAL);
+	T_CONTAINS(last_err, "cannot write snapshot 's.json': No space left on device");
+	T_CONTAINS(out, "[FAIL] Root volume 95% full on this node");
+	free(out);
+	fake_sys_release(&f);
+}
+
 T_MAIN(T(t_imds_names_the_node), T(t_imds_off_or_odd), T(t_probe_results_and_exit_status),
-       T(t_print_probe), T(t_usage_errors), T(t_replay_snapshot))
+       T(t_print_probe), T(t_usage_errors), T(t_replay_snapshot), T(t_report_header),
+       T(t_output_files), T(t_output_failures))

@@ -51,7 +51,6 @@ static void t_every_running_node(void)
 	struct hp_aws a;
 	struct hp_snapshot s;
 	struct hp_probe_opts o;
-	struct hp_error e = HP_ERROR_INIT;
 	const cJSON *p, *m;
 	int i;
 
@@ -61,7 +60,7 @@ static void t_every_running_node(void)
 		fake_reply(&f, 400, NULL, not_connected);
 	snap_with_nodes(&s);
 	opts(&o);
-	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	hp_collect_probes(&a, &o, &s);
 	T_EQ(f.nreq, 4);
 	T_ASSERT(asked_for(&f, "\"Target\":\"sagemaker-cluster:abcdef123456_g1-i-a\""));
 	T_ASSERT(asked_for(&f, "\"Target\":\"sagemaker-cluster:abcdef123456_g3-i-e\""));
@@ -98,7 +97,6 @@ static void t_sample_takes_turns_between_groups(void)
 	struct hp_aws a;
 	struct hp_snapshot s;
 	struct hp_probe_opts o;
-	struct hp_error e = HP_ERROR_INIT;
 	const cJSON *p;
 	int i;
 
@@ -109,7 +107,7 @@ static void t_sample_takes_turns_between_groups(void)
 	snap_with_nodes(&s);
 	opts(&o);
 	o.sample = 3;
-	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	hp_collect_probes(&a, &o, &s);
 	T_EQ(f.nreq, 3);
 	/* One of each group: g1's first, g2's only Running node, g3's. */
 	T_ASSERT(asked_for(&f, "_g1-i-a\""));
@@ -130,7 +128,6 @@ static void t_node_only(void)
 	struct hp_aws a;
 	struct hp_snapshot s;
 	struct hp_probe_opts o;
-	struct hp_error e = HP_ERROR_INIT;
 
 	fake_sys_init(&f);
 	fake_aws(&f, &a, 3);
@@ -138,7 +135,7 @@ static void t_node_only(void)
 	snap_with_nodes(&s);
 	opts(&o);
 	o.node = "i-d";
-	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	hp_collect_probes(&a, &o, &s);
 	T_EQ(f.nreq, 1);
 	T_ASSERT(asked_for(&f, "_g2-i-d\""));
 	T_EQ(cJSON_GetArraySize(hp_snapshot_get(&s, "probes")), 1);
@@ -148,7 +145,7 @@ static void t_node_only(void)
 	fake_aws(&f, &a, 3);
 	snap_with_nodes(&s);
 	o.node = "i-c";
-	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	hp_collect_probes(&a, &o, &s);
 	T_EQ(f.nreq, 0);
 	T_STREQ(hp_json_str(hp_snapshot_get(&s, "probes"), "i-c.state"), "skipped");
 	hp_snapshot_release(&s);
@@ -161,7 +158,6 @@ static void t_node_from_describe_when_not_listed(void)
 	struct hp_aws a;
 	struct hp_snapshot s;
 	struct hp_probe_opts o;
-	struct hp_error e = HP_ERROR_INIT;
 
 	fake_sys_init(&f);
 	fake_aws(&f, &a, 3);
@@ -173,7 +169,7 @@ static void t_node_from_describe_when_not_listed(void)
 		"{\"InstanceId\":\"i-z\",\"InstanceGroupName\":\"gz\",\"InstanceStatus\":{\"Status\":\"Running\"}}"));
 	opts(&o);
 	o.node = "i-z";
-	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	hp_collect_probes(&a, &o, &s);
 	T_EQ(f.nreq, 1);
 	T_ASSERT(asked_for(&f, "_gz-i-z\""));
 	hp_snapshot_release(&s);
@@ -186,7 +182,6 @@ static void t_denied_recorded_once(void)
 	struct hp_aws a;
 	struct hp_snapshot s;
 	struct hp_probe_opts o;
-	struct hp_error e = HP_ERROR_INIT;
 	const cJSON *calls;
 
 	fake_sys_init(&f);
@@ -194,7 +189,7 @@ static void t_denied_recorded_once(void)
 	fake_reply(&f, 400, NULL, "{\"__type\":\"AccessDeniedException\",\"message\":\"no\"}");
 	snap_with_nodes(&s);
 	opts(&o);
-	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	hp_collect_probes(&a, &o, &s);
 	/* The first denial stops the sweep: one call, one "calls" row, every node skipped. */
 	T_EQ(f.nreq, 1);
 	calls = hp_snapshot_get(&s, "calls");
@@ -213,14 +208,13 @@ static void t_nothing_to_target(void)
 	struct hp_aws a;
 	struct hp_snapshot s;
 	struct hp_probe_opts o;
-	struct hp_error e = HP_ERROR_INIT;
 
 	fake_sys_init(&f);
 	fake_aws(&f, &a, 3);
 	hp_snapshot_init(&s);
 	hp_snapshot_set(&s, "nodes", cJSON_Parse("[]"));
 	opts(&o);
-	T_EQ(hp_collect_probes(&a, &o, &s, &e), 0);
+	hp_collect_probes(&a, &o, &s);
 	T_EQ(f.nreq, 0);
 	T_CONTAINS(hp_json_str(hp_snapshot_get(&s, "probes_meta"), "note"), "cluster id unknown");
 	hp_snapshot_release(&s);

@@ -286,6 +286,57 @@ static void t_save_through_sys(void)
 	fake_sys_release(&f);
 }
 
+/*
+ * Save and load through a fake hp_sys alone: the document travels through
+ * write_file (mode 0600) and read_file, and each refusal the file system
+ * can give (errno) becomes its message.
+ */
+static void t_round_trip_through_fake_sys(void)
+{
+	static const struct {
+		int err;
+		const char *msg;
+	} refusals[] = {
+		{ ELOOP, "cannot write snapshot 'snap.json': it is a symbolic link" },
+		{ EINVAL, "cannot write snapshot 'snap.json': it exists and is not a regular file" },
+		{ ENOSPC, "cannot write snapshot 'snap.json': No space left on device" },
+	};
+	struct fake_sys f;
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_snapshot a, b;
+	size_t i;
+
+	fake_sys_init(&f);
+	hp_snapshot_init(&a);
+	hp_snapshot_set(&a, "meta", cJSON_CreateObject());
+	cJSON_AddStringToObject((cJSON *)hp_snapshot_get(&a, "meta"), "region", "eu-north-1");
+	T_EQ(hp_snapshot_save(&a, &f.sys, "snap.json", &e), 0);
+	T_EQ(f.nwrote, 1);
+	T_EQ(f.wrote_mode[0], 0600);
+	hp_snapshot_init(&b);
+	T_EQ(hp_snapshot_load(&b, &f.sys, "snap.json", &e), 0);
+	T_STREQ(hp_json_str(b.root, "meta.region"), "eu-north-1");
+	T_EQ(hp_json_num(b.root, "version", 0), HP_SNAPSHOT_VERSION);
+	hp_snapshot_release(&b);
+	/* Nothing was written through the real file system. */
+	T_ASSERT(access("snap.json", F_OK) != 0);
+	for (i = 0; i < HP_ARRAY_LEN(refusals); i++) {
+		struct hp_error e2 = HP_ERROR_INIT;
+
+		f.write_errno = refusals[i].err;
+		T_EQ(hp_snapshot_save(&a, &f.sys, "snap.json", &e2), -1);
+		T_EQ(e2.code, HP_ERR_FILE);
+		T_CONTAINS(e2.msg, refusals[i].msg);
+	}
+	/* A file the fake does not have is named. */
+	hp_snapshot_init(&b);
+	T_EQ(hp_snapshot_load(&b, &f.sys, "other.json", &e), -1);
+	T_CONTAINS(e.msg, "cannot read snapshot 'other.json': No such file or directory");
+	hp_snapshot_release(&b);
+	hp_snapshot_release(&a);
+	fake_sys_release(&f);
+}
+
 /* A FIFO, /dev/zero, a directory and a huge sparse file are refused at once. */
 static void t_load_hostile_files(void)
 {
@@ -376,4 +427,5 @@ static void t_getters(void)
 T_MAIN(T(t_init_has_version), T(t_set_replaces), T(t_add_call), T(t_round_trip),
        T(t_save_error), T(t_load_errors), T(t_load_too_big), T(t_load_data_file), T(t_getters),
        T(t_save_private_atomic), T(t_save_refuses_links_and_devices), T(t_save_through_sys),
+       T(t_round_trip_through_fake_sys),
        T(t_load_hostile_files))

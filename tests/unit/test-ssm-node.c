@@ -1,10 +1,13 @@
 /*
  * The sweep's machinery without a network: the StartSession token bucket
  * and backoff on a fake clock, the worker pool's scheduling, what the
- * plugin prints turned back into output and exit code, and one node's
+ * plugin prints turned back into output and exit code, the plugin run on a
+ * scripted pseudo-terminal child, and one node's
  * StartSession/TerminateSession decisions against canned AWS replies.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,6 +237,114 @@ static void t_plugin_probe(void)
 	hp_ssm_plugin_probe(&f.sys, &info);
 	T_EQ(info.present, 0);
 	T_CONTAINS(info.error, "broken");
+	fake_sys_release(&f);
+}
+
+/* The plugin transport over a scripted pseudo-terminal child (fake-sys.h). */
+static enum hp_ssm_end plugin_run(struct fake_sys *f, const char *version, long budget_ms,
+				  struct hp_ssm_output *o)
+{
+	struct hp_ssm_plugin_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.present = 1;
+	hp_strlcpy(info.version, version, sizeof(info.version));
+	hp_ssm_output_init(o);
+	return hp_ssm_plugin_run(&f->sys, &info, "{\"SessionId\":\"u-1\"}", "us-west-2",
+				 "{\"Target\":\"t\"}", "https://ssm.us-west-2.amazonaws.com",
+				 f->now_ms + budget_ms, o);
+}
+
+static void t_plugin_run_over_a_pty(void)
+{
+	struct fake_sys f;
+	struct hp_ssm_output o;
+
+	fake_sys_init(&f);
+	f.pty_out = "\r\nStarting session with SessionId: u-1\nhello\nEXIT_CODE: 4\n\n"
+		    "Exiting session with sessionId: u-1.\n\n";
+	f.pty_chunk = 5;
+	T_EQ(plugin_run(&f, "1.2.650.0", 60000, &o), HP_SSM_DONE);
+	T_STREQ(o.out.buf, "hello\n");
+	T_EQ(o.exit_code, 4);
+	/* Started as the aws CLI starts it; a newer plugin reads the reply from the environment. */
+	T_EQ(f.pty_argc, 7);
+	T_STREQ(f.pty_argv[0], "session-manager-plugin");
+	T_STREQ(f.pty_argv[1], "AWS_SSM_START_SESSION_RESPONSE");
+	T_STREQ(f.pty_argv[2], "us-west-2");
+	T_STREQ(f.pty_argv[3], "StartSession");
+	T_STREQ(f.pty_argv[4], "");
+	T_STREQ(f.pty_argv[5], "{\"Target\":\"t\"}");
+	T_STREQ(f.pty_argv[6], "https://ssm.us-west-2.amazonaws.com");
+	T_STREQ(f.pty_setenv, "AWS_SSM_START_SESSION_RESPONSE={\"SessionId\":\"u-1\"}");
+	T_EQ(f.pty_closed, 1);
+	T_EQ(f.pty_stopped, 0);
+	hp_ssm_output_release(&o);
+
+	/* An old plugin gets the reply as its first argument and nothing in the environment. */
+	T_EQ(plugin_run(&f, "1.2.30.0", 60000, &o), HP_SSM_DONE);
+	T_STREQ(f.pty_argv[1], "{\"SessionId\":\"u-1\"}");
+	T_ASSERT(f.pty_setenv == NULL);
+	hp_ssm_output_release(&o);
+	fake_sys_release(&f);
+}
+
+static void t_plugin_run_ends_badly(void)
+{
+	struct fake_sys f;
+	struct hp_ssm_output o;
+	volatile sig_atomic_t stop = 0;
+
+	/* Not installed. */
+	fake_sys_init(&f);
+	f.pty_errno = ENOENT;
+	T_EQ(plugin_run(&f, "1.2.650.0", 60000, &o), HP_SSM_REFUSED);
+	T_STREQ(o.detail, "session-manager-plugin not found on PATH");
+	hp_ssm_output_release(&o);
+	f.pty_errno = ENOMEM;
+	T_EQ(plugin_run(&f, "1.2.650.0", 60000, &o), HP_SSM_REFUSED);
+	T_CONTAINS(o.detail, "cannot start session-manager-plugin: ");
+	hp_ssm_output_release(&o);
+	fake_sys_release(&f);
+
+	/* Exits before the session ended: its status is named. */
+	fake_sys_init(&f);
+	f.pty_out = "\nStarting session with SessionId: u-1\nhalf";
+	f.pty_status = 255;
+	T_EQ(plugin_run(&f, "1.2.650.0", 60000, &o), HP_SSM_LOST);
+	T_STREQ(o.detail, "session-manager-plugin exited (status 255) before the session ended");
+	T_STREQ(o.out.buf, "half");
+	T_EQ(f.pty_stopped, 0);
+	hp_ssm_output_release(&o);
+	fake_sys_release(&f);
+
+	/* Silent past the deadline: stopped, timed out. */
+	fake_sys_init(&f);
+	f.pty_out = "\nStarting session with SessionId: u-1\n";
+	f.pty_hang = 1;
+	T_EQ(plugin_run(&f, "1.2.650.0", 3000, &o), HP_SSM_TIMEOUT);
+	T_EQ(f.pty_closed, 1);
+	T_EQ(f.pty_stopped, 1);
+	hp_ssm_output_release(&o);
+	fake_sys_release(&f);
+
+	/* Interrupted: stopped at once. */
+	fake_sys_init(&f);
+	f.pty_hang = 1;
+	stop = 2;
+	{
+		struct hp_ssm_plugin_info info;
+
+		memset(&info, 0, sizeof(info));
+		hp_strlcpy(info.version, "1.2.650.0", sizeof(info.version));
+		info.stop = &stop;
+		hp_ssm_output_init(&o);
+		T_EQ(hp_ssm_plugin_run(&f.sys, &info, "{}", "us-west-2", "{}", "https://x",
+				       f.now_ms + 60000, &o), HP_SSM_STOPPED);
+	}
+	T_STREQ(o.detail, "interrupted");
+	T_EQ(f.pty_stopped, 1);
+	hp_ssm_output_release(&o);
 	fake_sys_release(&f);
 }
 
@@ -468,6 +579,7 @@ static void t_node_unreadable_reply_or_budget(void)
 
 T_MAIN(T(t_bucket_paces), T(t_bucket_burst_and_idle), T(t_bucket_adapts), T(t_backoff_full_jitter),
        T(t_pool_runs_each_item_once), T(t_plugin_output_parse), T(t_plugin_probe),
+       T(t_plugin_run_over_a_pty), T(t_plugin_run_ends_badly),
        T(t_node_target_not_connected), T(t_node_request_shape),
        T(t_node_throttling_retried_then_terminated), T(t_node_timeout_not_retried),
        T(t_node_denied_stops_the_sweep), T(t_node_throttled_too_long),

@@ -2,7 +2,8 @@
  * The reliable stream (reordering, de-duplication, retransmission timeout)
  * and whole sessions against a scripted agent in memory: handshake, output
  * streams, exit code, duplicates, reordering, bad digests, KMS refusal,
- * pings, fragmentation, caps, silence and dropped connections. Time is a
+ * pings, fragmentation, caps, silence and dropped connections; and one
+ * node end to end over a fake stream from sys->tls_connect. Time is a
  * fake clock that jumps to each deadline the client waits for.
  */
 #include <stdint.h>
@@ -11,6 +12,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "fake-sys.h"
+#include "hp/json.h"
 #include "hp/ssm.h"
 #include "t.h"
 
@@ -153,7 +156,7 @@ struct sent_msg {
 };
 
 struct agent {
-	struct hp_ssm_io io;
+	struct hp_stream io;
 	const char *reply;        /* upgrade reply; @ACCEPT@ becomes the accept key */
 	struct hp_buf head;       /* the upgrade reply, once the request came */
 	struct hp_buf frames;     /* server frames queued after the upgrade */
@@ -161,6 +164,8 @@ struct agent {
 	int upgraded;
 	int eof_at_end;           /* close once everything was read */
 	size_t max_read;          /* bytes per recv (tests short reads) */
+	int64_t *clock;           /* the clock an idle recv moves on (clock_ms unless set) */
+	int closed;               /* close() was called */
 	struct hp_buf client;     /* raw bytes from the client */
 	struct sent_msg sent[4096];
 	size_t nsent;
@@ -218,7 +223,7 @@ static void agent_decode_client(struct agent *ag)
 	ag->client.len -= off;
 }
 
-static int a_send(struct hp_ssm_io *io, const void *p, size_t n, int64_t deadline)
+static int a_send(struct hp_stream *io, const void *p, size_t n, int64_t deadline)
 {
 	struct agent *ag = io->impl;
 
@@ -247,7 +252,7 @@ static int a_send(struct hp_ssm_io *io, const void *p, size_t n, int64_t deadlin
 	return 0;
 }
 
-static long a_recv(struct hp_ssm_io *io, void *p, size_t n, int64_t deadline)
+static long a_recv(struct hp_stream *io, void *p, size_t n, int64_t deadline)
 {
 	struct agent *ag = io->impl;
 	size_t avail;
@@ -275,9 +280,16 @@ static long a_recv(struct hp_ssm_io *io, void *p, size_t n, int64_t deadline)
 		return -1;
 	}
 	/* Nothing to read: time passes until the caller's deadline. */
-	if (deadline > clock_ms)
-		clock_ms = deadline;
+	if (deadline > *ag->clock)
+		*ag->clock = deadline;
 	return 0;
+}
+
+static void a_close(struct hp_stream *io)
+{
+	struct agent *ag = io->impl;
+
+	ag->closed++;
 }
 
 static const char ok_reply[] =
@@ -289,7 +301,9 @@ static void agent_init(struct agent *ag)
 	memset(ag, 0, sizeof(*ag));
 	ag->io.send = a_send;
 	ag->io.recv = a_recv;
+	ag->io.close = a_close;
 	ag->io.impl = ag;
+	ag->clock = &clock_ms;
 	ag->reply = ok_reply;
 	ag->max_read = 100000;
 	ag->eof_at_end = 0;
@@ -826,6 +840,80 @@ static void t_session_garbage_frames(void)
 	}
 }
 
+/*
+ * One node end to end through hp_sys alone: StartSession over the fake
+ * HTTP queue, the stream URL's host connected through sys->tls_connect to
+ * the scripted agent, the session, and no TerminateSession (it ended).
+ */
+static void t_node_over_a_fake_stream(void)
+{
+	static const char started[] =
+		"{\"SessionId\":\"hpnode-ci-1\",\"TokenValue\":\"TOKEN-abc\",\"StreamUrl\":"
+		"\"wss://ssmmessages.us-west-2.amazonaws.com/v1/data-channel/hpnode-ci-1?role=publish_subscribe\"}";
+	struct fake_sys f;
+	struct hp_aws a;
+	struct hp_ssm_config c;
+	struct hp_ssm_bucket b;
+	struct hp_ssm_shared sh;
+	struct hp_ssm_target t;
+	struct hp_ssm_result r;
+	struct agent ag;
+
+	memset(&f, 0, sizeof(f));
+	fake_aws(&f, &a, 3);
+	a.ca_bundle = "/etc/hpnode-test-ca.pem";
+	agent_init(&ag);
+	ag.clock = &f.now_ms;
+	out_msg(&ag, 0, HP_SSM_PT_HANDSHAKE_REQUEST, hs_request);
+	out_msg(&ag, 1, HP_SSM_PT_HANDSHAKE_COMPLETE, hs_complete);
+	out_msg(&ag, 2, HP_SSM_PT_OUTPUT, "probe output\n");
+	out_msg(&ag, 3, HP_SSM_PT_EXIT_CODE, "EXIT_CODE: 0");
+	agent_msg(&ag, "channel_closed", 0, 0, closed_ok, 0, 1);
+	f.stream = &ag.io;
+	fake_reply(&f, 200, NULL, started);
+	hp_ssm_config_defaults(&c);
+	c.command = "true";
+	strcpy(c.client_id, chan.client_id);
+	hp_ssm_bucket_init(&b, 3, 1, f.now_ms);
+	memset(&sh, 0, sizeof(sh));
+	sh.bucket = &b;
+	memset(&t, 0, sizeof(t));
+	t.instance_id = "i-0123456789abcdef0";
+	t.group = "workers";
+	strcpy(t.target, "sagemaker-cluster:abcdefghijkl_workers-i-0123456789abcdef0");
+	memset(&r, 0, sizeof(r));
+	hp_ssm_probe_node(&a, &c, &sh, &t, &r);
+	T_EQ(r.state, HP_SSM_PROBED);
+	T_EQ(r.used, HP_SSM_NATIVE);
+	T_STREQ(r.output.out.buf, "probe output\n");
+	T_EQ(r.output.exit_code, 0);
+	T_EQ(f.tls_connects, 1);
+	T_STREQ(f.tls_authority, "ssmmessages.us-west-2.amazonaws.com");
+	T_STREQ(f.tls_ca, "/etc/hpnode-test-ca.pem");
+	T_EQ(ag.closed, 1);
+	/* The data channel was opened with the session's token; nothing else went to AWS. */
+	T_ASSERT(ag.nsent > 0);
+	T_CONTAINS(ag.sent[0].payload, "TOKEN-abc");
+	T_EQ(f.nreq, 1);
+	T_EQ(r.terminated, 0);
+	hp_ssm_result_release(&r);
+	agent_release(&ag);
+
+	/* A refused connection: unreachable, and the session is ended. */
+	fake_aws(&f, &a, 3);
+	fake_reply(&f, 200, NULL, started);
+	fake_reply(&f, 200, NULL, "{\"SessionId\":\"hpnode-ci-1\"}");
+	hp_ssm_bucket_init(&b, 3, 1, f.now_ms);
+	memset(&r, 0, sizeof(r));
+	hp_ssm_probe_node(&a, &c, &sh, &t, &r);
+	T_EQ(r.state, HP_SSM_UNREACHABLE);
+	T_CONTAINS(r.reason, "fake: connection refused");
+	T_EQ(r.terminated, 1);
+	T_CONTAINS(f.req_headers[1], "AmazonSSM.TerminateSession");
+	hp_ssm_result_release(&r);
+	fake_sys_release(&f);
+}
+
 static void t_url_parse(void)
 {
 	char host[256], path[512];
@@ -850,7 +938,7 @@ static void t_url_parse(void)
 	T_STREQ(path, "/");
 }
 
-T_MAIN(T(t_rx_in_order_and_duplicates), T(t_rx_reorders), T(t_rx_bounded), T(t_tx_rto_and_resend),
+T_MAIN(T(t_node_over_a_fake_stream), T(t_rx_in_order_and_duplicates), T(t_rx_reorders), T(t_rx_bounded), T(t_tx_rto_and_resend),
        T(t_session_happy_path), T(t_session_reorders_and_dedups), T(t_session_drops_bad_digest),
        T(t_session_refuses_kms), T(t_session_silent_agent_times_out), T(t_session_stops_when_interrupted),
        T(t_session_unanswered_handshake_is_resent), T(t_session_ack_stops_resends),

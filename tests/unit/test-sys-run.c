@@ -2,9 +2,12 @@
  * The real subprocess runner (hp_sys_real()->run) with real children: a
  * timeout kills the child's whole process group (grandchildren such as an
  * exec plugin or a wrapper's kubectl included), and endless output is
- * stopped at the cap instead of growing until the timeout.
+ * stopped at the cap instead of growing until the timeout. Also the real
+ * pseudo-terminal child (pty_spawn) and the output-path probe (can_write).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,5 +116,155 @@ static void t_normal_run_unchanged(void)
 	hp_run_res_release(&res);
 }
 
+static void t_stdin_fed_and_start_failure(void)
+{
+	struct hp_sys *sys = hp_sys_real();
+	const char *cat[] = { "cat", NULL }, *none[] = { "hpnode-no-such-program", NULL };
+	struct hp_run_req req;
+	struct hp_run_res res;
+
+	memset(&req, 0, sizeof(req));
+	req.argv = cat;
+	req.stdin_data = "fed through stdin";
+	req.stdin_len = strlen(req.stdin_data);
+	req.timeout_ms = 10000;
+	hp_run_res_init(&res);
+	T_EQ(sys->run(sys, &req, &res), 0);
+	T_EQ(res.exit_status, 0);
+	T_STREQ(res.out.buf, "fed through stdin");
+	hp_run_res_release(&res);
+
+	req.argv = none;
+	hp_run_res_init(&res);
+	errno = 0;
+	T_EQ(sys->run(sys, &req, &res), -1);
+	T_EQ(errno, ENOENT);
+	T_EQ(res.exit_status, -1);
+	hp_run_res_release(&res);
+}
+
+/* All a pty child prints until its side closes (or 10 s pass). */
+static void pty_drain(struct hp_pty *p, char *out, size_t n)
+{
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < 100 && len < n - 1; i++) {
+		long got = p->read(p, out + len, n - 1 - len, 100);
+
+		if (got < 0)
+			break;
+		len += (size_t)got;
+	}
+	out[len] = '\0';
+}
+
+static void t_pty_child(void)
+{
+	struct hp_sys *sys = hp_sys_real();
+	const char *argv[] = { "sh", "-c", "[ -t 0 ] && printf 'tty %s' \"$HP_PTY_TEST\"; exit 3", NULL };
+	const char *none[] = { "hpnode-no-such-program", NULL };
+	struct hp_pty_req req;
+	struct hp_pty *p;
+	char out[256];
+
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.setenv = "HP_PTY_TEST=set";
+	req.cols = 250;
+	req.rows = 50;
+	p = sys->pty_spawn(sys, &req);
+	T_ASSERT(p != NULL);
+	pty_drain(p, out, sizeof(out));
+	T_STREQ(out, "tty set");
+	T_EQ(p->close(p, 0, 2000), 3);
+
+	req.argv = none;
+	errno = 0;
+	T_ASSERT(sys->pty_spawn(sys, &req) == NULL);
+	T_EQ(errno, ENOENT);
+}
+
+/* A child that ignores SIGTERM is killed grace_ms after it; one that waits is ended at once. */
+static void t_pty_child_stopped(void)
+{
+	struct hp_sys *sys = hp_sys_real();
+	const char *stubborn[] = { "sh", "-c", "trap '' TERM; printf ready; while :; do sleep 1; done",
+				   NULL };
+	const char *sleeper[] = { "sleep", "30", NULL };
+	struct hp_pty_req req;
+	struct hp_pty *p;
+
+	memset(&req, 0, sizeof(req));
+	req.argv = sleeper;
+	p = sys->pty_spawn(sys, &req);
+	T_ASSERT(p != NULL);
+	T_EQ(p->read(p, (char[16]){ 0 }, 16, 10), 0);
+	T_EQ(p->close(p, 1, 2000), 128 + SIGTERM);
+
+	req.argv = stubborn;
+	p = sys->pty_spawn(sys, &req);
+	T_ASSERT(p != NULL);
+	{
+		/* SIGTERM only once the trap is set. */
+		char got[64] = "";
+		size_t len = 0;
+		int i;
+
+		for (i = 0; i < 100 && !strstr(got, "ready"); i++) {
+			long n = p->read(p, got + len, sizeof(got) - 1 - len, 100);
+
+			T_ASSERT(n >= 0);
+			len += (size_t)n;
+			got[len] = '\0';
+		}
+		T_CONTAINS(got, "ready");
+	}
+	T_EQ(p->close(p, 1, 200), 128 + SIGKILL);
+}
+
+static void t_can_write(void)
+{
+	struct hp_sys *sys = hp_sys_real();
+	char dir[] = "/tmp/hpnode-can-write-XXXXXX", path[128], probe[160];
+	struct stat st;
+
+	T_ASSERT(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	T_EQ(sys->can_write(sys, path), 0);
+	/* Nothing is left behind, and the path itself is not created. */
+	T_ASSERT(stat(path, &st) != 0);
+	snprintf(probe, sizeof(probe), "rmdir %s", dir);
+	T_EQ(system(probe), 0);
+	errno = 0;
+	T_EQ(sys->can_write(sys, path), -1);
+	T_EQ(errno, ENOENT);
+	errno = 0;
+	T_EQ(sys->can_write(sys, "/tmp"), -1);
+	T_EQ(errno, EISDIR);
+}
+
+/* HP_SYS_MODE_DEFAULT is 0666 less the umask; a given mode is used as it is. */
+static void t_write_file_modes(void)
+{
+	struct hp_sys *sys = hp_sys_real();
+	char path[] = "/tmp/hpnode-mode-XXXXXX";
+	mode_t old = umask(027);
+	struct stat st;
+	int fd = mkstemp(path);
+
+	T_ASSERT(fd >= 0);
+	close(fd);
+	T_EQ(sys->write_file(sys, path, "x", 1, HP_SYS_MODE_DEFAULT), 0);
+	T_EQ(stat(path, &st), 0);
+	T_EQ(st.st_mode & 0777, 0640);
+	T_EQ(sys->write_file(sys, path, "y", 1, 0600), 0);
+	T_EQ(stat(path, &st), 0);
+	T_EQ(st.st_mode & 0777, 0600);
+	umask(old);
+	unlink(path);
+}
+
 T_MAIN(T(t_timeout_kills_grandchildren), T(t_endless_output_is_cut_at_the_cap),
-       T(t_normal_run_unchanged))
+       T(t_normal_run_unchanged), T(t_stdin_fed_and_start_failure), T(t_pty_child),
+       T(t_pty_child_stopped), T(t_can_write), T(t_write_file_modes))

@@ -6,7 +6,6 @@
  * ssm:TerminateSession for any session that did not end by itself. Every
  * node ends probed, unreachable or skipped, with the reason.
  */
-#include <curl/curl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -300,7 +299,7 @@ static enum hp_ssm_end native(struct hp_aws *a, const struct hp_ssm_config *c, c
 	const char *url = hp_json_str(reply, "StreamUrl");
 	char host[512], path[8192];
 	struct hp_ssm_channel ch;
-	struct hp_ssm_io *io;
+	struct hp_stream *io;
 	enum hp_ssm_end end;
 	int port;
 
@@ -481,11 +480,9 @@ void hp_ssm_sweep(struct hp_aws *a, const struct hp_ssm_config *c,
 	if (!n)
 		return;
 	/*
-	 * Process-wide set-up happens here, before any worker thread exists: a
-	 * peer that hangs up must show as a failed write, not end the process.
+	 * Set-up before any worker thread exists: the first random draw opens
+	 * its source (libcurl's global state is set up by hp_sys_real()).
 	 */
-	signal(SIGPIPE, SIG_IGN);
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	(void)a->sys->random(a->sys);
 	if (!cfg.client_id[0]) {
 		uint8_t id[16];

@@ -2,22 +2,14 @@
  * The fallback transport: an installed session-manager-plugin, started the
  * way the aws CLI starts it (six arguments, the StartSession reply in an
  * environment variable for plugins newer than 1.2.497.0) under a
- * pseudo-terminal, so it never sees end-of-file on stdin. Its printed
- * output is split back into the command's output and exit code. The
- * plugin's own exit status means nothing and is ignored.
+ * pseudo-terminal (sys->pty_spawn), so it never sees end-of-file on
+ * stdin. Its printed output is split back into the command's output and
+ * exit code. The plugin's own exit status means nothing and is ignored.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <pty.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <termios.h>
-#include <unistd.h>
 
 #include "hp/ssm.h"
 
@@ -25,11 +17,6 @@
 #define ENV_NAME "AWS_SSM_START_SESSION_RESPONSE"
 #define MAX_PLUGIN_OUTPUT (HP_SSM_MAX_STDOUT + ((size_t)64 << 10))
 #define KILL_GRACE_MS 2000
-
-extern char **environ;
-
-/* Serialises forkpty, so no other child inherits a half-set-up terminal. */
-static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void hp_ssm_plugin_probe(struct hp_sys *sys, struct hp_ssm_plugin_info *info)
 {
@@ -83,23 +70,6 @@ static int version_cmp(const char *a, const char *b)
 			break;
 	}
 	return 0;
-}
-
-/* The plugin's path from PATH (as execvp would find it); -1 when absent. */
-static int find_plugin(struct hp_sys *sys, char *out, size_t n)
-{
-	const char *path = hp_sys_env(sys, "PATH");
-
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t len = strcspn(path, ":");
-		int w = snprintf(out, n, "%.*s/" PLUGIN, (int)(len ? len : 1), len ? path : ".");
-		if (w > 0 && (size_t)w < n && !access(out, X_OK))
-			return 0;
-		path += len + (path[len] == ':');
-	}
-	return -1;
 }
 
 static const char *find_last(const char *hay, size_t n, const char *needle)
@@ -183,34 +153,31 @@ enum hp_ssm_end hp_ssm_plugin_parse(const char *text, size_t n, struct hp_ssm_ou
 	return HP_SSM_LOST;
 }
 
-/* NULL-terminated copy of environ plus one variable. */
-static char **env_with(const char *extra)
-{
-	size_t n = 0, i, k = 0, nl = strlen(ENV_NAME);
-	char **env;
-
-	while (environ && environ[n])
-		n++;
-	env = xcalloc(n + 2, sizeof(*env));
-	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], ENV_NAME "=", nl + 1))
-			env[k++] = environ[i];
-	env[k++] = (char *)(uintptr_t)extra;
-	env[k] = NULL;
-	return env;
-}
-
-static int reap(pid_t pid, int *status, int64_t until, struct hp_sys *sys)
+/* What the plugin printed, until it ends, the deadline passes or the run is interrupted. */
+static void read_output(struct hp_sys *sys, struct hp_pty *p, const struct hp_ssm_plugin_info *info,
+			int64_t deadline, struct hp_buf *text, struct hp_ssm_output *out, int *timed_out,
+			int *stopped)
 {
 	for (;;) {
-		pid_t w = waitpid(pid, status, WNOHANG);
-		if (w == pid)
-			return 0;
-		if (w < 0 && errno != EINTR)
-			return 0;
-		if (sys->monotonic_ms(sys) >= until)
-			return -1;
-		sys->sleep_ms(sys, 20);
+		int64_t left = deadline - sys->monotonic_ms(sys);
+		char chunk[16384];
+		long got;
+
+		if (left <= 0) {
+			*timed_out = 1;
+			return;
+		}
+		if (info->stop && *info->stop) {
+			/* Interrupted: end the plugin like a timeout, the caller terminates the session. */
+			*timed_out = *stopped = 1;
+			return;
+		}
+		got = p->read(p, chunk, sizeof(chunk), left > 100 ? 100 : (long)left);
+		if (got < 0)
+			return;  /* the terminal's other side is gone */
+		/* Past the cap the plugin keeps running; its output is dropped. */
+		if (got > 0 && hp_buf_add(text, chunk, (size_t)got))
+			out->out_capped = 1;
 	}
 }
 
@@ -219,23 +186,19 @@ enum hp_ssm_end hp_ssm_plugin_run(struct hp_sys *sys, const struct hp_ssm_plugin
 				  const char *endpoint, int64_t deadline, struct hp_ssm_output *out)
 {
 	struct hp_buf text = HP_BUF_INIT(MAX_PLUGIN_OUTPUT);
-	char path[4096], *envvar = NULL, **env = NULL;
+	char *envvar = NULL;
 	const char *argv[8];
-	struct termios tio;
-	struct winsize wsz;
+	struct hp_pty_req req;
+	struct hp_pty *p;
 	enum hp_ssm_end end;
-	int master = -1, status = 0, timed_out = 0, stopped = 0;
-	pid_t pid;
+	int status, timed_out = 0, stopped = 0;
 
-	if (find_plugin(sys, path, sizeof(path))) {
-		snprintf(out->detail, sizeof(out->detail), PLUGIN " not found on PATH");
-		return HP_SSM_REFUSED;
-	}
 	argv[0] = PLUGIN;
+	memset(&req, 0, sizeof(req));
 	if (version_cmp(info->version, "1.2.497.0") > 0) {
 		/* Newer plugins read the reply from the environment: it stays out of ps. */
 		envvar = xasprintf(ENV_NAME "=%s", response);
-		env = env_with(envvar);
+		req.setenv = envvar;
 		argv[1] = ENV_NAME;
 	} else {
 		argv[1] = response;
@@ -246,64 +209,21 @@ enum hp_ssm_end hp_ssm_plugin_run(struct hp_sys *sys, const struct hp_ssm_plugin
 	argv[5] = request;
 	argv[6] = endpoint;
 	argv[7] = NULL;
-	memset(&tio, 0, sizeof(tio));
-	cfmakeraw(&tio);
-	memset(&wsz, 0, sizeof(wsz));
-	wsz.ws_col = 250;
-	wsz.ws_row = 50;
-	pthread_mutex_lock(&fork_lock);
-	pid = forkpty(&master, NULL, &tio, &wsz);
-	if (pid == 0) {
-		closefrom(3);
-		execve(path, (char *const *)(uintptr_t)argv, env ? env : environ);
-		_exit(127);
-	}
-	if (pid > 0)
-		fcntl(master, F_SETFD, FD_CLOEXEC);
-	pthread_mutex_unlock(&fork_lock);
-	if (pid < 0) {
-		snprintf(out->detail, sizeof(out->detail), "cannot start " PLUGIN ": %s",
-			 strerror(errno));
+	req.argv = argv;
+	req.cols = 250;
+	req.rows = 50;
+	p = sys->pty_spawn(sys, &req);
+	if (!p) {
+		if (errno == ENOENT || errno == EACCES)
+			snprintf(out->detail, sizeof(out->detail), PLUGIN " not found on PATH");
+		else
+			snprintf(out->detail, sizeof(out->detail), "cannot start " PLUGIN ": %s",
+				 strerror(errno));
 		end = HP_SSM_REFUSED;
 		goto done;
 	}
-	for (;;) {
-		int64_t left = deadline - sys->monotonic_ms(sys);
-		struct pollfd pfd = { master, POLLIN, 0 };
-		char chunk[16384];
-		ssize_t got;
-
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		if (info->stop && *info->stop) {
-			/* Interrupted: end the plugin like a timeout, the caller terminates the session. */
-			timed_out = stopped = 1;
-			break;
-		}
-		if (poll(&pfd, 1, left > 100 ? 100 : (int)left) <= 0)
-			continue;
-		got = read(master, chunk, sizeof(chunk));
-		if (got > 0) {
-			/* Past the cap the plugin keeps running; its output is dropped. */
-			if (hp_buf_add(&text, chunk, (size_t)got))
-				out->out_capped = 1;
-			continue;
-		}
-		if (got < 0 && errno == EINTR)
-			continue;
-		break;  /* EIO: the terminal's other side is gone */
-	}
-	if (timed_out || reap(pid, &status, sys->monotonic_ms(sys) + KILL_GRACE_MS, sys)) {
-		kill(pid, SIGTERM);
-		if (reap(pid, &status, sys->monotonic_ms(sys) + KILL_GRACE_MS, sys)) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-		}
-	}
-	close(master);
+	read_output(sys, p, info, deadline, &text, out, &timed_out, &stopped);
+	status = p->close(p, timed_out, KILL_GRACE_MS);
 	end = hp_ssm_plugin_parse(text.buf, text.len, out);
 	if (stopped) {
 		snprintf(out->detail, sizeof(out->detail), "interrupted");
@@ -312,8 +232,7 @@ enum hp_ssm_end hp_ssm_plugin_run(struct hp_sys *sys, const struct hp_ssm_plugin
 		end = HP_SSM_TIMEOUT;
 	} else if (end == HP_SSM_LOST) {
 		snprintf(out->detail, sizeof(out->detail),
-			 PLUGIN " exited (status %d) before the session ended",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+			 PLUGIN " exited (status %d) before the session ended", status);
 	}
 done:
 	hp_buf_release(&text);
@@ -321,6 +240,5 @@ done:
 		hp_wipe(envvar, strlen(envvar));
 		free(envvar);
 	}
-	free(env);
 	return end;
 }

@@ -395,7 +395,7 @@ static enum hp_ssm_end loop(struct sess *s)
 	return end;
 }
 
-enum hp_ssm_end hp_ssm_session_run(struct hp_ssm_io *io, struct hp_sys *sys,
+enum hp_ssm_end hp_ssm_session_run(struct hp_stream *io, struct hp_sys *sys,
 				   const struct hp_ssm_channel *ch, int64_t deadline,
 				   struct hp_ssm_output *out)
 {

@@ -256,7 +256,7 @@ enum hp_ws_feed hp_ws_asm_feed(struct hp_ws_asm *a, const struct hp_ws_frame *f,
 	return HP_WS_MESSAGE;
 }
 
-void hp_ws_init(struct hp_ws *ws, struct hp_ssm_io *io, struct hp_sys *sys)
+void hp_ws_init(struct hp_ws *ws, struct hp_stream *io, struct hp_sys *sys)
 {
 	memset(ws, 0, sizeof(*ws));
 	ws->io = io;

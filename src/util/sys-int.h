@@ -1,0 +1,16 @@
+/*
+ * The real hp_sys entries kept outside src/util/sys.c, for its table:
+ * children and the pseudo-terminal (sys-proc.c), the TLS stream (sys-tls.c).
+ */
+#ifndef HP_SYS_INT_H
+#define HP_SYS_INT_H
+
+#include "hp/sys.h"
+
+int hp_sys_real_run(struct hp_sys *sys, const struct hp_run_req *req, struct hp_run_res *res);
+struct hp_pty *hp_sys_real_pty_spawn(struct hp_sys *sys, const struct hp_pty_req *req);
+struct hp_stream *hp_sys_real_tls_connect(struct hp_sys *sys, const char *authority,
+					  const char *ca_bundle, int64_t deadline, char *err,
+					  size_t errn);
+
+#endif
