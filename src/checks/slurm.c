@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "hp/iso8601.h"
 #include "hp/json.h"
 #include "hp/slurm.h"
 #include "checks.h"
@@ -441,16 +441,12 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 /* "2025-01-31T12:00:00" as seconds (the zone does not matter: only differences are used). */
 static int local_seconds(const char *t, double *out)
 {
-	struct tm tm;
-	const char *end;
+	struct hp_iso8601 x;
 
-	if (!t)
+	/* Slurm prints local times without a zone; one with a zone would not compare. */
+	if (hp_iso8601_parse(t, NULL, &x) || x.zoned)
 		return -1;
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(t, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!end || *end)
-		return -1;
-	*out = (double)timegm(&tm);
+	*out = (double)x.sec;
 	return 0;
 }
 
