@@ -1,6 +1,7 @@
 /*
- * Read-only helpers over cJSON trees: dotted paths, typed getters with
- * defaults. A missing member is never an error here; callers decide.
+ * Helpers over cJSON trees: dotted paths, typed getters with defaults,
+ * membership of a string in an array (a missing member is never an error
+ * here; callers decide), and the out-of-memory rule for building trees.
  */
 #ifndef HP_JSON_H
 #define HP_JSON_H
@@ -20,5 +21,13 @@ int hp_json_bool(const cJSON *obj, const char *path, int def);
 const cJSON *hp_json_arr(const cJSON *obj, const char *path);
 /* Number of array elements at path (0 when absent). */
 int hp_json_len(const cJSON *obj, const char *path);
+/* Whether the array arr (NULL or not an array: no) holds the string s. */
+int hp_json_has_str(const cJSON *arr, const char *s);
+
+/*
+ * x itself, for wrapping a cJSON constructor or Add call; NULL (cJSON
+ * could not allocate) ends the process with "out of memory".
+ */
+cJSON *hp_json_need(cJSON *x);
 
 #endif

@@ -140,16 +140,6 @@ static int egress_all_ipv4(const cJSON *perms)
 	return 0;
 }
 
-static int names_id(const cJSON *arr, const char *id)
-{
-	const cJSON *v;
-
-	cJSON_ArrayForEach(v, arr)
-		if (cJSON_IsString(v) && !strcmp(v->valuestring, id))
-			return 1;
-	return 0;
-}
-
 /* "used by: cluster VpcConfig, instance group 'gpu'" from the cluster description. */
 static void users_of(const struct hp_snapshot *snap, const char *id, struct hp_buf *out)
 {
@@ -157,10 +147,10 @@ static void users_of(const struct hp_snapshot *snap, const char *id, struct hp_b
 	char clip[HP_CHECK_CLIP_SIZE];
 
 	hp_buf_puts(out, "used by: ");
-	if (names_id(hp_json_arr(cluster, "VpcConfig.SecurityGroupIds"), id))
+	if (hp_json_has_str(hp_json_arr(cluster, "VpcConfig.SecurityGroupIds"), id))
 		hp_buf_puts(out, "cluster VpcConfig");
 	cJSON_ArrayForEach(g, hp_json_arr(cluster, "InstanceGroups")) {
-		if (!names_id(hp_json_arr(g, "OverrideVpcConfig.SecurityGroupIds"), id))
+		if (!hp_json_has_str(hp_json_arr(g, "OverrideVpcConfig.SecurityGroupIds"), id))
 			continue;
 		if (out->len > strlen("used by: "))
 			hp_buf_puts(out, ", ");

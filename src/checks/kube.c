@@ -639,16 +639,14 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 
 static void run_namespace(const struct hp_snapshot *s, struct hp_emit *em)
 {
-	const cJSON *ns = kube_data(s, em, "namespaces", "The aws-hyperpod namespace"), *n;
+	const cJSON *ns = kube_data(s, em, "namespaces", "The aws-hyperpod namespace");
 
 	if (!ns)
 		return;
-	cJSON_ArrayForEach(n, ns) {
-		if (cJSON_IsString(n) && !strcmp(n->valuestring, "aws-hyperpod")) {
-			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
-				 "Namespace aws-hyperpod exists (HyperPod Helm chart installed)");
-			return;
-		}
+	if (hp_json_has_str(ns, "aws-hyperpod")) {
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+			 "Namespace aws-hyperpod exists (HyperPod Helm chart installed)");
+		return;
 	}
 	hp_emit(em, HP_TAG_FAIL, "Namespace aws-hyperpod is missing " DASH " the HyperPod Helm "
 		"chart is not installed");

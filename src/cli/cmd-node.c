@@ -224,13 +224,6 @@ static void whoami(struct hp_sys *sys, char id[32], char type[64])
 	hp_wipe(token, sizeof(token));
 }
 
-static cJSON *need(cJSON *x)
-{
-	if (!x)
-		hp_die("out of memory");
-	return x;
-}
-
 /* Copy at most max bytes of b, cut back to a whole UTF-8 character. */
 static cJSON *capped_string(const struct hp_buf *b, size_t max)
 {
@@ -241,7 +234,7 @@ static cJSON *capped_string(const struct hp_buf *b, size_t max)
 	while (n && n < b->len && ((unsigned char)b->buf[n] & 0xC0) == 0x80)
 		n--;
 	s = xstrndup(b->buf, n);
-	v = need(cJSON_CreateString(s));
+	v = hp_json_need(cJSON_CreateString(s));
 	free(s);
 	return v;
 }
@@ -273,15 +266,15 @@ static int probe_here(struct hp_sys *sys, const struct node_opts *o, struct hp_s
 	truncated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(facts, "truncated"));
 	cJSON_Delete(facts);
 
-	meta = need(cJSON_CreateObject());
+	meta = hp_json_need(cJSON_CreateObject());
 	cJSON_AddNumberToObject(meta, "collected_at_ms", (double)sys->now_ms(sys));
 	cJSON_AddStringToObject(meta, "mode", "node");
 	if (o->orchestrator)
 		cJSON_AddStringToObject(meta, "orchestrator", o->orchestrator);
 	hp_snapshot_set(snap, "meta", meta);
 
-	probes = need(cJSON_CreateObject());
-	e = need(cJSON_AddObjectToObject(probes, *id ? id : "local"));
+	probes = hp_json_need(cJSON_CreateObject());
+	e = hp_json_need(cJSON_AddObjectToObject(probes, *id ? id : "local"));
 	cJSON_AddStringToObject(e, "state", "probed");
 	if (res.timed_out)
 		cJSON_AddStringToObject(e, "reason", "timed out");
@@ -297,7 +290,7 @@ static int probe_here(struct hp_sys *sys, const struct node_opts *o, struct hp_s
 		cJSON_AddNullToObject(e, "instance_type");
 	hp_snapshot_set(snap, "probes", probes);
 
-	pm = need(cJSON_CreateObject());
+	pm = hp_json_need(cJSON_CreateObject());
 	cJSON_AddStringToObject(pm, "transport", "local");
 	cJSON_AddNumberToObject(pm, "concurrency", 1);
 	cJSON_AddNumberToObject(pm, "requested", 1);

@@ -24,19 +24,9 @@ struct net {
 	cJSON *root;         /* the "network" object under construction */
 };
 
-static int has_string(const cJSON *arr, const char *v)
-{
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, arr)
-		if (cJSON_IsString(it) && !strcmp(it->valuestring, v))
-			return 1;
-	return 0;
-}
-
 static void add_unique(cJSON *arr, const char *v)
 {
-	if (v && *v && !has_string(arr, v) && cJSON_GetArraySize(arr) < MAX_IDS)
+	if (v && *v && !hp_json_has_str(arr, v) && cJSON_GetArraySize(arr) < MAX_IDS)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(v));
 }
 
@@ -420,7 +410,7 @@ static void count_eni(void *ctx, cJSON *item)
 	const char *vpc = hp_json_str(item, "vpcId");
 
 	c->count++;
-	if (vpc && has_string(c->vpcs, vpc))
+	if (vpc && hp_json_has_str(c->vpcs, vpc))
 		c->in_vpcs++;
 	cJSON_Delete(item);
 }

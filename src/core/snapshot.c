@@ -14,17 +14,10 @@
 /* A snapshot of 20,000 nodes is about 10 MB; leave room for later keys. */
 #define SNAPSHOT_MAX_BYTES ((size_t)256 << 20)
 
-static cJSON *need(cJSON *item)
-{
-	if (!item)
-		hp_die("out of memory");
-	return item;
-}
-
 void hp_snapshot_init(struct hp_snapshot *s)
 {
-	s->root = need(cJSON_CreateObject());
-	cJSON_AddItemToObject(s->root, "version", need(cJSON_CreateNumber(HP_SNAPSHOT_VERSION)));
+	s->root = hp_json_need(cJSON_CreateObject());
+	cJSON_AddItemToObject(s->root, "version", hp_json_need(cJSON_CreateNumber(HP_SNAPSHOT_VERSION)));
 }
 
 void hp_snapshot_release(struct hp_snapshot *s)
@@ -54,7 +47,7 @@ const cJSON *hp_snapshot_get(const struct hp_snapshot *s, const char *key)
 
 static void add_str(cJSON *obj, const char *key, const char *v)
 {
-	cJSON_AddItemToObject(obj, key, need(cJSON_CreateString(v ? v : "")));
+	cJSON_AddItemToObject(obj, key, hp_json_need(cJSON_CreateString(v ? v : "")));
 }
 
 void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char *action,
@@ -66,10 +59,10 @@ void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char
 		hp_snapshot_init(s);
 	calls = cJSON_GetObjectItemCaseSensitive(s->root, "calls");
 	if (!cJSON_IsArray(calls)) {
-		calls = need(cJSON_CreateArray());
+		calls = hp_json_need(cJSON_CreateArray());
 		hp_snapshot_set(s, "calls", calls);
 	}
-	call = need(cJSON_CreateObject());
+	call = hp_json_need(cJSON_CreateObject());
 	add_str(call, "service", service);
 	add_str(call, "action", action);
 	add_str(call, "class", cls);
@@ -83,7 +76,7 @@ void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char
 		add_str(call, "message", safe);
 		free(safe);
 	}
-	cJSON_AddItemToObject(call, "status", need(cJSON_CreateNumber((double)status)));
+	cJSON_AddItemToObject(call, "status", hp_json_need(cJSON_CreateNumber((double)status)));
 	cJSON_AddItemToArray(calls, call);
 }
 

@@ -859,19 +859,12 @@ void hp_suggest_text(const struct hp_suggest *s, const struct hp_finding *f, int
 	hp_suggestions_release(&v);
 }
 
-static cJSON *need(cJSON *x)
-{
-	if (!x)
-		hp_die("out of memory");
-	return x;
-}
-
 static void add_clean(cJSON *obj, const char *key, const char *s)
 {
 	struct hp_buf b = HP_BUF_INIT(HP_MAX_FILE);
 
 	if (!s) {
-		need(cJSON_AddNullToObject(obj, key));
+		hp_json_need(cJSON_AddNullToObject(obj, key));
 		return;
 	}
 	/* Sanitise line by line: the command keeps its newlines. */
@@ -885,14 +878,14 @@ static void add_clean(cJSON *obj, const char *key, const char *s)
 			hp_buf_putc(&b, '\n');
 		s = nl ? nl + 1 : NULL;
 	}
-	need(cJSON_AddStringToObject(obj, key, b.buf));
+	hp_json_need(cJSON_AddStringToObject(obj, key, b.buf));
 	hp_buf_release(&b);
 }
 
 /* The finding's "suggestions" and "suggestions_skipped" members. */
 void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJSON *obj)
 {
-	cJSON *list = need(cJSON_CreateArray());
+	cJSON *list = hp_json_need(cJSON_CreateArray());
 	struct hp_suggestions v = { 0 };
 	size_t i, j;
 
@@ -900,7 +893,7 @@ void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJS
 		hp_suggest_finding(s, f, &v);
 	for (i = 0; i < v.n; i++) {
 		const struct hp_suggestion *sg = &v.v[i];
-		cJSON *o = need(cJSON_CreateObject()), *un = need(cJSON_CreateArray());
+		cJSON *o = hp_json_need(cJSON_CreateObject()), *un = hp_json_need(cJSON_CreateArray());
 
 		add_clean(o, "section", s->doc.sec[sg->section].id);
 		add_clean(o, "title", s->doc.sec[sg->section].title);
@@ -909,7 +902,7 @@ void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJS
 		add_clean(o, "blast_radius", sg->blast);
 		add_clean(o, "iac_note", sg->iac);
 		for (j = 0; j < sg->nunfilled; j++) {
-			cJSON *u = need(cJSON_CreateObject());
+			cJSON *u = hp_json_need(cJSON_CreateObject());
 			char *ph = xasprintf("<%s>", sg->unfilled[j].name);
 
 			add_clean(u, "placeholder", ph);
@@ -918,19 +911,19 @@ void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJS
 			cJSON_AddItemToArray(un, u);
 		}
 		cJSON_AddItemToObject(o, "unfilled", un);
-		need(cJSON_AddTrueToObject(o, "run_this_yourself"));
+		hp_json_need(cJSON_AddTrueToObject(o, "run_this_yourself"));
 		cJSON_AddItemToArray(list, o);
 	}
 	cJSON_AddItemToObject(obj, "suggestions", list);
-	need(cJSON_AddNumberToObject(obj, "suggestions_skipped", (double)v.skipped));
+	hp_json_need(cJSON_AddNumberToObject(obj, "suggestions_skipped", (double)v.skipped));
 	{
-		cJSON *unfit = need(cJSON_CreateArray());
+		cJSON *unfit = hp_json_need(cJSON_CreateArray());
 
 		for (i = 0; i < v.nunfit; i++) {
 			struct hp_buf clean = HP_BUF_INIT(MAX_LINE);
 
 			hp_sanitize(v.unfit[i], &clean, MAX_LINE);
-			cJSON_AddItemToArray(unfit, need(cJSON_CreateString(clean.buf)));
+			cJSON_AddItemToArray(unfit, hp_json_need(cJSON_CreateString(clean.buf)));
 			hp_buf_release(&clean);
 		}
 		cJSON_AddItemToObject(obj, "suggestions_unfit", unfit);

@@ -1,10 +1,11 @@
 /*
- * Dotted-path getters over cJSON (include/hp/json.h).
+ * Dotted-path getters and small helpers over cJSON (include/hp/json.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hp/json.h"
+#include "hp/util.h"
 
 const cJSON *hp_json_get(const cJSON *obj, const char *path)
 {
@@ -75,4 +76,23 @@ int hp_json_len(const cJSON *obj, const char *path)
 	const cJSON *v = hp_json_arr(obj, path);
 
 	return v ? cJSON_GetArraySize(v) : 0;
+}
+
+int hp_json_has_str(const cJSON *arr, const char *s)
+{
+	const cJSON *v;
+
+	if (!cJSON_IsArray(arr) || !s)
+		return 0;
+	cJSON_ArrayForEach(v, arr)
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, s))
+			return 1;
+	return 0;
+}
+
+cJSON *hp_json_need(cJSON *x)
+{
+	if (!x)
+		hp_die("out of memory");
+	return x;
 }

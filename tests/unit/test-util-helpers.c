@@ -1,7 +1,8 @@
 /*
  * The small shared helpers of src/util: the growable array (growth,
- * zero-filled pushes, release, sorting) and the ISO-8601 parser on the
- * forms really seen (AWS, dmesg, journald, Slurm) and on bad input.
+ * zero-filled pushes, release, sorting), the ISO-8601 parser on the
+ * forms really seen (AWS, dmesg, journald, Slurm) and on bad input, and
+ * the "string in a cJSON array" test.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "hp/array.h"
 #include "hp/iso8601.h"
+#include "hp/json.h"
 #include "t.h"
 
 struct item {
@@ -195,5 +197,26 @@ static void t_days_from_civil(void)
 	T_EQ(hp_days_from_civil(9999, 12, 31), 2932896);
 }
 
+static void t_json_has_str(void)
+{
+	cJSON *arr = cJSON_Parse("[\"sg-1\", 2, null, {\"sg-2\": 1}, \"sg-3\"]");
+	cJSON *obj = cJSON_Parse("{\"a\": \"sg-1\"}");
+
+	T_ASSERT(arr && obj);
+	T_ASSERT(hp_json_has_str(arr, "sg-1"));
+	T_ASSERT(hp_json_has_str(arr, "sg-3"));
+	/* Only string elements count; members of nested objects do not. */
+	T_ASSERT(!hp_json_has_str(arr, "sg-2"));
+	T_ASSERT(!hp_json_has_str(arr, "2"));
+	T_ASSERT(!hp_json_has_str(arr, "sg-"));
+	/* An object is not an array, NULLs are no. */
+	T_ASSERT(!hp_json_has_str(obj, "sg-1"));
+	T_ASSERT(!hp_json_has_str(NULL, "sg-1"));
+	T_ASSERT(!hp_json_has_str(arr, NULL));
+	cJSON_Delete(arr);
+	cJSON_Delete(obj);
+}
+
 T_MAIN(T(t_array_push_grows_and_zeroes), T(t_array_append_reserve), T(t_array_sort),
-       T(t_iso_forms_seen), T(t_iso_prefix_and_end), T(t_iso_bad_input), T(t_days_from_civil))
+       T(t_iso_forms_seen), T(t_iso_prefix_and_end), T(t_iso_bad_input), T(t_days_from_civil),
+       T(t_json_has_str))

@@ -14,18 +14,12 @@
 #include <strings.h>
 
 #include "hp/buf.h"
+#include "hp/json.h"
 #include "hp/util.h"
 #include "probe-int.h"
 
 /* Non-row lines of nvidia-smi kept as evidence. */
 #define MAX_ERRORS 8
-
-static cJSON *need(cJSON *x)
-{
-	if (!x)
-		hp_die("out of memory");
-	return x;
-}
 
 /*
  * The GPU with this index (or bus id). Only the GPU list creates entries
@@ -46,7 +40,7 @@ static cJSON *gpu_by(cJSON *gpus, double index, const char *bus, int create)
 	}
 	if (!create || cJSON_GetArraySize(gpus) >= PB_MAX_GPUS)
 		return NULL;
-	g = need(cJSON_CreateObject());
+	g = hp_json_need(cJSON_CreateObject());
 	if (bus)
 		pb_set_str(g, "bus_id", bus);
 	else
@@ -99,9 +93,9 @@ static void unreachable(cJSON *nv, const char *line)
 		return;
 	list = cJSON_GetObjectItemCaseSensitive(nv, "unreachable");
 	if (!list)
-		list = need(cJSON_AddArrayToObject(nv, "unreachable"));
+		list = hp_json_need(cJSON_AddArrayToObject(nv, "unreachable"));
 	if (cJSON_GetArraySize(list) < PB_MAX_GPUS)
-		cJSON_AddItemToArray(list, need(cJSON_CreateString(bus)));
+		cJSON_AddItemToArray(list, hp_json_need(cJSON_CreateString(bus)));
 	if (*end)
 		pb_set_str(nv, "unreachable_reason", end + 2);
 }
@@ -129,11 +123,11 @@ static void note_error(cJSON *nv, const char *line)
 	if (!*line)
 		return;
 	if (!errs)
-		errs = need(cJSON_AddArrayToObject(nv, "errors"));
+		errs = hp_json_need(cJSON_AddArrayToObject(nv, "errors"));
 	if (cJSON_GetArraySize(errs) >= MAX_ERRORS)
 		return;
 	pb_copy_trim(line, strlen(line), e);
-	cJSON_AddItemToArray(errs, need(cJSON_CreateString(e)));
+	cJSON_AddItemToArray(errs, hp_json_need(cJSON_CreateString(e)));
 	if (!cJSON_GetObjectItemCaseSensitive(nv, "error"))
 		pb_set_str(nv, "error", e);
 	unreachable(nv, e);
@@ -241,7 +235,7 @@ void pb_parse_nvidia(const struct pb_input *in, cJSON *facts)
 	pb_set_rc(nv, b);
 	if (b->ended && b->rc == 127)
 		return;
-	gpus = need(cJSON_AddArrayToObject(nv, "gpus"));
+	gpus = hp_json_need(cJSON_AddArrayToObject(nv, "gpus"));
 	each_row(b, nv, gpus, 5, NULL, row_gpu);
 	each_row(pb_find(in, "nvidia_ecc"), nv, gpus, 6, "ecc", row_ecc);
 	each_row(pb_find(in, "nvidia_clocks"), nv, gpus, 5, "clocks", row_clocks);
@@ -330,7 +324,7 @@ static void dcgm_incident(cJSON *list, const char *entity, const char *system, c
 		if (hp_buf_adds(&msg, x->valuestring))
 			break;
 	}
-	inc = need(cJSON_CreateObject());
+	inc = hp_json_need(cJSON_CreateObject());
 	pb_set_str(inc, "entity", entity);
 	pb_set_str(inc, "system", system);
 	if (cJSON_IsString(v))
@@ -361,7 +355,7 @@ static int dcgm_json(const char *text, cJSON *d)
 		pb_set_str(d, "health", v->valuestring);
 		ok = 1;
 	}
-	list = need(cJSON_AddArrayToObject(d, "incidents"));
+	list = hp_json_need(cJSON_AddArrayToObject(d, "incidents"));
 	cJSON_ArrayForEach(grp, body) {
 		if (!grp->string || !strcmp(grp->string, "Overall Health"))
 			continue;

@@ -16,13 +16,6 @@
 /* Evidence lines kept per block. */
 #define MAX_LINES_KEPT 10
 
-static cJSON *need(cJSON *x)
-{
-	if (!x)
-		hp_die("out of memory");
-	return x;
-}
-
 /* "GPU 3: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" -> 3; -1 for any other line. */
 static double gpu_header(const char *line)
 {
@@ -107,9 +100,9 @@ static void parse_nvlink_status(const struct pb_block *b, cJSON *facts, cJSON *n
 		if (strstr(rest, "inactive")) {
 			inactive = cJSON_GetObjectItemCaseSensitive(l, "inactive");
 			if (!inactive)
-				inactive = need(cJSON_AddArrayToObject(l, "inactive"));
+				inactive = hp_json_need(cJSON_AddArrayToObject(l, "inactive"));
 			if (cJSON_GetArraySize(inactive) < 64)
-				cJSON_AddItemToArray(inactive, need(cJSON_CreateNumber(link)));
+				cJSON_AddItemToArray(inactive, hp_json_need(cJSON_CreateNumber(link)));
 		}
 	}
 	if (!gpus)
@@ -223,10 +216,10 @@ void pb_parse_nvvs(const struct pb_input *in, cJSON *facts)
 			continue;
 		n++;
 		if (!sig)
-			sig = need(cJSON_AddArrayToObject(d, "signals"));
+			sig = hp_json_need(cJSON_AddArrayToObject(d, "signals"));
 		if (cJSON_GetArraySize(sig) < MAX_LINES_KEPT) {
 			pb_copy_trim(b->lines[i], strlen(b->lines[i]), text);
-			cJSON_AddItemToArray(sig, need(cJSON_CreateString(text)));
+			cJSON_AddItemToArray(sig, hp_json_need(cJSON_CreateString(text)));
 		}
 	}
 	pb_set_bool(d, "found", 1);
@@ -248,14 +241,14 @@ void pb_parse_netdev(const struct pb_input *in, cJSON *facts)
 	pb_set_rc(d, b);
 	if (!b->ended || b->rc != 0)
 		return;
-	list = need(cJSON_AddArrayToObject(d, "interfaces"));
+	list = hp_json_need(cJSON_AddArrayToObject(d, "interfaces"));
 	for (i = 0; i < b->nkept && cJSON_GetArraySize(list) < 256; i++) {
 		char w[7][PB_FIELD];
 		cJSON *itf;
 
 		if (pb_words(b->lines[i], w, 7) != 7)
 			continue;
-		itf = need(cJSON_CreateObject());
+		itf = hp_json_need(cJSON_CreateObject());
 		pb_set_str(itf, "name", w[0]);
 		for (k = 0; k < HP_ARRAY_LEN(keys); k++) {
 			double v;
@@ -322,10 +315,10 @@ void pb_parse_provision(const struct pb_input *in, cJSON *facts)
 			continue;
 		n++;
 		if (!errs)
-			errs = need(cJSON_AddArrayToObject(d, "errors"));
+			errs = hp_json_need(cJSON_AddArrayToObject(d, "errors"));
 		if (cJSON_GetArraySize(errs) < MAX_LINES_KEPT) {
 			pb_copy_trim(l, strlen(l), text);
-			cJSON_AddItemToArray(errs, need(cJSON_CreateString(text)));
+			cJSON_AddItemToArray(errs, hp_json_need(cJSON_CreateString(text)));
 		}
 	}
 	pb_set_num(d, "error_count", (double)n);

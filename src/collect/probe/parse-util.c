@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hp/iso8601.h"
+#include "hp/json.h"
 #include "hp/util.h"
 #include "probe-int.h"
 
@@ -124,13 +125,6 @@ int pb_iso_time(const char *s, double *epoch, const char **end)
 	return 1;
 }
 
-static cJSON *need(cJSON *x)
-{
-	if (!x)
-		hp_die("out of memory");
-	return x;
-}
-
 cJSON *pb_obj(cJSON *parent, const char *key)
 {
 	cJSON *o = cJSON_GetObjectItemCaseSensitive(parent, key);
@@ -138,25 +132,25 @@ cJSON *pb_obj(cJSON *parent, const char *key)
 	if (cJSON_IsObject(o))
 		return o;
 	cJSON_DeleteItemFromObjectCaseSensitive(parent, key);
-	return need(cJSON_AddObjectToObject(parent, key));
+	return hp_json_need(cJSON_AddObjectToObject(parent, key));
 }
 
 void pb_set_num(cJSON *obj, const char *key, double v)
 {
 	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-	need(cJSON_AddNumberToObject(obj, key, v));
+	hp_json_need(cJSON_AddNumberToObject(obj, key, v));
 }
 
 void pb_set_str(cJSON *obj, const char *key, const char *v)
 {
 	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-	need(cJSON_AddStringToObject(obj, key, v));
+	hp_json_need(cJSON_AddStringToObject(obj, key, v));
 }
 
 void pb_set_bool(cJSON *obj, const char *key, int v)
 {
 	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-	need(cJSON_AddBoolToObject(obj, key, v));
+	hp_json_need(cJSON_AddBoolToObject(obj, key, v));
 }
 
 void pb_set_rc(cJSON *obj, const struct pb_block *b)
