@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/facts.h"
 #include "hp/json.h"
-#include "hp/kube.h"
 #include "checks.h"
 
 #define LABEL_HEALTH "sagemaker.amazonaws.com/node-health-status"
@@ -70,13 +70,11 @@ static const struct pair *index_find(const struct index *x, const char *key)
 	return bsearch(&k, x->v, x->n, sizeof(*x->v), pair_cmp);
 }
 
-/* Everything a kube check needs, built once per run. */
+/* Everything a kube check needs; the node index is the snapshot's, built once. */
 struct kctx {
 	const struct hp_snapshot *snap;
 	const cJSON *kube;
-	struct index by_name;     /* Kubernetes node name -> instance id (val), node (obj) */
-	struct index by_iid;      /* instance id -> ListClusterNodes summary (obj) */
-	char (*iids)[24];         /* storage for derived instance ids */
+	const struct hp_kube_index *ix;  /* kube.nodes by name, instance ids, ListClusterNodes */
 };
 
 static const cJSON *label(const cJSON *node, const char *key)
@@ -96,57 +94,36 @@ static const char *label_str(const cJSON *node, const char *key)
 
 static void kctx_init(struct kctx *c, const struct hp_snapshot *s)
 {
-	const cJSON *n, *nodes;
-	size_t i = 0;
-
-	memset(c, 0, sizeof(*c));
 	c->snap = s;
 	c->kube = hp_snapshot_get(s, "kube");
-	nodes = hp_json_arr(c->kube, "nodes");
-	c->iids = xcalloc((size_t)cJSON_GetArraySize(nodes) + 1, sizeof(*c->iids));
-	cJSON_ArrayForEach(n, nodes) {
-		const char *name = hp_json_str(n, "name");
-
-		if (hp_kube_instance_id(name, hp_json_str(n, "provider_id"),
-					cJSON_GetObjectItemCaseSensitive(n, "labels"), c->iids[i],
-					sizeof(c->iids[i])))
-			c->iids[i][0] = '\0';
-		index_add(&c->by_name, name, c->iids[i][0] ? c->iids[i] : NULL, n);
-		i++;
-	}
-	index_sort(&c->by_name);
-	cJSON_ArrayForEach(n, hp_snapshot_get(s, "nodes"))
-		index_add(&c->by_iid, hp_json_str(n, "InstanceId"), NULL, n);
-	index_sort(&c->by_iid);
+	c->ix = hp_facts_kube(s);
 }
 
-static void kctx_release(struct kctx *c)
+/* The instance id of the i-th kube.nodes entry, "" when it cannot be told. */
+static const char *iid_at(const struct kctx *c, size_t i)
 {
-	free(c->by_name.v);
-	free(c->by_iid.v);
-	free(c->iids);
+	const struct hp_kube_node *k = hp_kube_index_at(c->ix, i);
+
+	return k ? k->iid : "";
 }
 
 /* The instance id behind a Kubernetes node name, or NULL. */
 static const char *iid_of(const struct kctx *c, const char *node_name)
 {
-	const struct pair *p = index_find(&c->by_name, node_name);
-
-	return p ? p->val : NULL;
+	return hp_kube_index_iid(c->ix, node_name);
 }
 
 /* A HyperPod node: it carries the health label or is one of the cluster's instances. */
 static int is_hyperpod(const struct kctx *c, const cJSON *node, const char *iid)
 {
-	return label(node, LABEL_HEALTH) || (iid && index_find(&c->by_iid, iid));
+	return label(node, LABEL_HEALTH) || (iid && hp_kube_index_cluster_node(c->ix, iid));
 }
 
 /* "hyperpod-i-0abc (gpu-p5)" / "ip-10-1-2-3 (i-0abc, gpu-p5)": how a node is named in messages. */
 static const char *node_label(const struct kctx *c, const char *name, const char *iid, char *out,
 			      size_t n)
 {
-	const struct pair *p = index_find(&c->by_iid, iid);
-	const char *group = p ? hp_json_str(p->obj, "InstanceGroupName") : NULL;
+	const char *group = hp_json_str(hp_kube_index_cluster_node(c->ix, iid), "InstanceGroupName");
 	char nm[HP_CHECK_CLIP_SIZE];
 
 	hp_check_clip(name ? name : "?", nm);
@@ -423,7 +400,7 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 		return;
 	kctx_init(&c, s);
 	cJSON_ArrayForEach(n, nodes) {
-		const char *name = hp_json_str(n, "name"), *iid = c.iids[i++];
+		const char *name = hp_json_str(n, "name"), *iid = iid_at(&c, i++);
 		const char *st = label_str(n, LABEL_HEALTH);
 		const char *faults = label_str(n, LABEL_FAULTS), *fault = label_str(n, LABEL_FAULT);
 		const char *deep = label_str(n, LABEL_DEEP);
@@ -515,7 +492,6 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 	else if (good == labelled)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
 			 "All %zu HyperPod nodes are Schedulable", labelled);
-	kctx_release(&c);
 }
 
 static void run_deep_health(const struct hp_snapshot *s, struct hp_emit *em)
@@ -530,7 +506,7 @@ static void run_deep_health(const struct hp_snapshot *s, struct hp_emit *em)
 		return;
 	kctx_init(&c, s);
 	cJSON_ArrayForEach(n, nodes) {
-		const char *st = label_str(n, LABEL_DEEP), *iid = c.iids[i++];
+		const char *st = label_str(n, LABEL_DEEP), *iid = iid_at(&c, i++);
 		char who[HP_CHECK_CLIP_SIZE * 2];
 
 		if (!st)
@@ -553,7 +529,6 @@ static void run_deep_health(const struct hp_snapshot *s, struct hp_emit *em)
 	else if (labelled)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
 			 "No HyperPod node failed its deep health checks (%zu labelled)", labelled);
-	kctx_release(&c);
 }
 
 static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
@@ -574,7 +549,7 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 		return;
 	kctx_init(&c, s);
 	cJSON_ArrayForEach(n, nodes) {
-		const char *iid = c.iids[i++], *st = hp_json_str(n, "ready.status");
+		const char *iid = iid_at(&c, i++), *st = hp_json_str(n, "ready.status");
 		const char *reason = hp_check_str(n, "ready.reason", "no reason");
 		const char *msg = hp_check_str(n, "ready.message", "");
 		char who[HP_CHECK_CLIP_SIZE * 2], clip[HP_CHECK_CLIP_SIZE], r[HP_CHECK_CLIP_SIZE];
@@ -609,8 +584,8 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 		size_t count = (size_t)cJSON_GetArraySize(nodes);
 
 		for (i = 0; i < count; i++)
-			if (c.iids[i][0])
-				index_add(&seen, c.iids[i], NULL, NULL);
+			if (iid_at(&c, i)[0])
+				index_add(&seen, iid_at(&c, i), NULL, NULL);
 		index_sort(&seen);
 		cJSON_ArrayForEach(hn, hp_snapshot_get(s, "nodes")) {
 			const char *id = hp_json_str(hn, "InstanceId");
@@ -634,7 +609,6 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 	if (others)
 		HP_CHECK_INFO(em, "%zu other Kubernetes node(s) are not HyperPod nodes and not "
 			      "judged here", others);
-	kctx_release(&c);
 }
 
 static void run_namespace(const struct hp_snapshot *s, struct hp_emit *em)
@@ -880,7 +854,6 @@ static void run_addon(const struct hp_snapshot *s, struct hp_emit *em, const str
 				 a->title, seen_pods);
 	}
 	batch_emit(em, &bad);
-	kctx_release(&c);
 }
 
 static void run_aws_node(const struct hp_snapshot *s, struct hp_emit *em)
@@ -998,7 +971,6 @@ static void run_sandbox(const struct hp_snapshot *s, struct hp_emit *em)
 	free(keys);
 	free(pending.v);
 	free(nodes.v);
-	kctx_release(&c);
 }
 
 /* The failure class of a workload pod: OOMKilled first (it explains the crash loop). */
@@ -1115,7 +1087,6 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 			 "No workload pod is CrashLoopBackOff, OOMKilled, ImagePullBackOff or "
 			 "RunContainerError (%.0f pods read)",
 			 hp_json_num(hp_snapshot_get(s, "kube"), "pods_total", 0));
-	kctx_release(&c);
 }
 
 const struct hp_check hp_check_kube_access = {

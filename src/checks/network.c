@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
 
@@ -834,7 +835,7 @@ static void run_capacity(const struct hp_snapshot *snap, struct hp_emit *em)
 		return;
 	cJSON_ArrayForEach(g, hp_json_arr(cluster, "InstanceGroups")) {
 		const char *type = hp_json_str(g, "InstanceType");
-		const cJSON *subnets = hp_json_arr(g, "OverrideVpcConfig.Subnets"), *offered, *id;
+		const cJSON *subnets = hp_vpc_ids(cluster, g, "Subnets"), *offered, *id;
 		struct hp_buf zones = HP_BUF_INIT(HP_MAX_LINE), good = HP_BUF_INIT(HP_MAX_LINE),
 			      where = HP_BUF_INIT(HP_MAX_LINE), bad = HP_BUF_INIT(HP_MAX_LINE);
 		char name[HP_CHECK_CLIP_SIZE];
@@ -848,8 +849,6 @@ static void run_capacity(const struct hp_snapshot *snap, struct hp_emit *em)
 		offered = cJSON_GetObjectItemCaseSensitive(offerings, ec2);
 		if (!cJSON_IsArray(offered))
 			goto next;
-		if (!subnets)
-			subnets = hp_json_arr(cluster, "VpcConfig.Subnets");
 		cJSON_ArrayForEach(id, subnets) {
 			const char *az = cJSON_IsString(id) ?
 				hp_json_str(member(net, "subnets", id->valuestring), "availabilityZone") : NULL;

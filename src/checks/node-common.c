@@ -1,6 +1,6 @@
 /*
  * The frame of every on-node check: walk the probed nodes of the snapshot,
- * parse the blocks a check needs, collect its per-node results, and emit
+ * hand each node's facts to the check, collect its per-node results, and emit
  * them; identical results of HP_NODE_SUMMARY_MIN or more nodes become one
  * finding "<stem> on N nodes" listing the nodes in its evidence. Nodes
  * that were not probed belong to the SSM transport's own check.
@@ -217,7 +217,7 @@ static const cJSON *type_info_of(const struct hp_snapshot *snap, const char *typ
 	return cJSON_GetObjectItemCaseSensitive(types, type);
 }
 
-void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em, unsigned parts,
+void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		  void (*judge)(struct node_ctx *c))
 {
 	const cJSON *probes = hp_json_get(snap->root, "probes"), *p;
@@ -226,14 +226,9 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em, unsigned p
 
 	if (!cJSON_IsObject(probes))
 		return;
-	/* Without a cluster, the node's own services tell what runs it. */
-	if (!strcmp(orch, "Unknown"))
-		parts |= HP_PROBE_SERVICES;
 	cJSON_ArrayForEach(p, probes) {
 		const char *state = hp_json_str(p, "state");
-		const cJSON *so = cJSON_GetObjectItemCaseSensitive(p, "stdout");
 		struct node_ctx c;
-		cJSON *facts;
 
 		if (!p->string || !cJSON_IsObject(p) || !state || strcmp(state, "probed"))
 			continue;
@@ -247,11 +242,9 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em, unsigned p
 		c.type_info = type_info_of(snap, c.type);
 		c.entry = p;
 		c.out = &out;
-		facts = cJSON_IsString(so) ? hp_probe_parse_some(so->valuestring,
-								 strlen(so->valuestring), parts)
-					   : hp_probe_parse_some("", 0, parts);
-		c.facts = facts;
+		c.facts = hp_facts_node(snap, p);
 		c.orchestrator = orch;
+		/* Without a cluster, the node's own services tell what runs it. */
 		if (!strcmp(orch, "Unknown")) {
 			if (hp_node_unit_loaded(&c, "kubelet"))
 				c.orchestrator = "EKS";
@@ -259,7 +252,6 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em, unsigned p
 				c.orchestrator = "Slurm";
 		}
 		judge(&c);
-		cJSON_Delete(facts);
 	}
 	flush(em, &out);
 	results_release(&out);

@@ -202,14 +202,14 @@ static void judge_imds(struct node_ctx *c)
 			    "IMDS reachable from %s (IMDSv2, instance type %.40s)", c->who, type);
 }
 
-#define RUN(name, parts) \
+#define RUN(name) \
 	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
-	{ hp_node_each(snap, em, (parts), judge_##name); }
+	{ hp_node_each(snap, em, judge_##name); }
 
-RUN(neuron, HP_PROBE_NEURON)
-RUN(efa, HP_PROBE_EFA)
-RUN(netdev, HP_PROBE_NET)
-RUN(imds, HP_PROBE_NET)
+RUN(neuron)
+RUN(efa)
+RUN(netdev)
+RUN(imds)
 
 const struct hp_check hp_check_node_neuron = {
 	.id = "node.neuron",

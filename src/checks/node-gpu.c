@@ -669,19 +669,19 @@ static void judge_nvvs(struct node_ctx *c)
 	}
 }
 
-#define RUN(name, parts) \
+#define RUN(name) \
 	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
-	{ hp_node_each(snap, em, (parts), judge_##name); }
+	{ hp_node_each(snap, em, judge_##name); }
 
-RUN(count, HP_PROBE_GPU)
-RUN(xid, HP_PROBE_KMSG | HP_PROBE_GPU)
-RUN(ecc, HP_PROBE_GPU)
-RUN(remap, HP_PROBE_GPU)
-RUN(recovery, HP_PROBE_GPU)
-RUN(clocks, HP_PROBE_GPU)
-RUN(dcgm, HP_PROBE_DCGM | HP_PROBE_GPU)
-RUN(nvlink, HP_PROBE_GPU)
-RUN(nvvs, HP_PROBE_DCGM | HP_PROBE_GPU)
+RUN(count)
+RUN(xid)
+RUN(ecc)
+RUN(remap)
+RUN(recovery)
+RUN(clocks)
+RUN(dcgm)
+RUN(nvlink)
+RUN(nvvs)
 
 const struct hp_check hp_check_node_gpu_count = {
 	.id = "node.gpu-count",

@@ -279,17 +279,17 @@ static void judge_memory(struct node_ctx *c)
 			    "themselves (section I.1)", c->who);
 }
 
-#define RUN(name, parts) \
+#define RUN(name) \
 	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
-	{ hp_node_each(snap, em, (parts), judge_##name); }
+	{ hp_node_each(snap, em, judge_##name); }
 
-RUN(root, HP_PROBE_DISK)
-RUN(sagemaker, HP_PROBE_DISK)
-RUN(inodes, HP_PROBE_DISK)
-RUN(shm, HP_PROBE_DISK)
-RUN(nvme, HP_PROBE_DISK)
-RUN(memory, HP_PROBE_MEMORY | HP_PROBE_EFA)
-RUN(containerd_disk, HP_PROBE_DISK)
+RUN(root)
+RUN(sagemaker)
+RUN(inodes)
+RUN(shm)
+RUN(nvme)
+RUN(memory)
+RUN(containerd_disk)
 
 const struct hp_check hp_check_node_disk_root = {
 	.id = "node.disk-root",

@@ -476,19 +476,19 @@ static void judge_kernel(struct node_ctx *c)
 	hp_buf_release(&what);
 }
 
-#define RUN(name, parts) \
+#define RUN(name) \
 	static void run_##name(const struct hp_snapshot *snap, struct hp_emit *em) \
-	{ hp_node_each(snap, em, (parts), judge_##name); }
+	{ hp_node_each(snap, em, judge_##name); }
 
-RUN(probe, 0)
-RUN(oom, HP_PROBE_KMSG)
-RUN(time, HP_PROBE_TIME | HP_PROBE_SERVICES)
-RUN(ssm_agent, HP_PROBE_SERVICES)
-RUN(containerd, HP_PROBE_SERVICES)
-RUN(slurm, HP_PROBE_SERVICES)
-RUN(kubelet, HP_PROBE_SERVICES)
-RUN(provision, HP_PROBE_LOGS)
-RUN(kernel, HP_PROBE_KMSG)
+RUN(probe)
+RUN(oom)
+RUN(time)
+RUN(ssm_agent)
+RUN(containerd)
+RUN(slurm)
+RUN(kubelet)
+RUN(provision)
+RUN(kernel)
 
 const struct hp_check hp_check_node_probe = {
 	.id = "node.probe",

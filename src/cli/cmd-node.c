@@ -15,6 +15,7 @@
 #include "hp/check.h"
 #include "hp/cmd.h"
 #include "hp/err.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "hp/probe.h"
 #include "hp/report.h"
@@ -262,7 +263,7 @@ static int probe_here(struct hp_sys *sys, const struct node_opts *o, struct hp_s
 		return -1;
 	}
 	t1 = sys->monotonic_ms(sys);
-	facts = hp_probe_parse_some(res.out.buf, res.out.len, 0);
+	facts = hp_probe_parse(res.out.buf, res.out.len);
 	truncated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(facts, "truncated"));
 	cJSON_Delete(facts);
 

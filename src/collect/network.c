@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hp/collect.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 
 #define MAX_IDS 100      /* security groups or subnets read, at most */
@@ -261,14 +262,13 @@ static void list_by_vpc(struct net *n, const char *op, const char *set_key, int 
 /* The security groups and subnets of the cluster and of every instance group's override. */
 static void gather_targets(struct net *n, const struct hp_network_opts *o, cJSON *sgs, cJSON *subnets)
 {
-	const cJSON *cluster = hp_snapshot_get(n->s, "cluster"), *g;
+	const cJSON *vpc;
+	struct hp_vpc_walk w;
 	size_t i;
 
-	add_all(sgs, hp_json_arr(cluster, "VpcConfig.SecurityGroupIds"));
-	add_all(subnets, hp_json_arr(cluster, "VpcConfig.Subnets"));
-	cJSON_ArrayForEach(g, hp_json_arr(cluster, "InstanceGroups")) {
-		add_all(sgs, hp_json_arr(g, "OverrideVpcConfig.SecurityGroupIds"));
-		add_all(subnets, hp_json_arr(g, "OverrideVpcConfig.Subnets"));
+	for (vpc = hp_vpc_first(&w, hp_snapshot_get(n->s, "cluster")); vpc; vpc = hp_vpc_next(&w)) {
+		add_all(sgs, hp_json_arr(vpc, "SecurityGroupIds"));
+		add_all(subnets, hp_json_arr(vpc, "Subnets"));
 	}
 	for (i = 0; i < o->n_sg_ids; i++)
 		add_unique(sgs, o->sg_ids[i]);

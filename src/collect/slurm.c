@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "hp/collect.h"
-#include "hp/slurm.h"
+#include "hp/facts.h"
 
 /* Record the Slurm controller and, when it ran, its probe. */
 void hp_collect_slurm(struct hp_snapshot *s, cJSON *probe)

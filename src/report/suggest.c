@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "hp/report.h"
 #include "hp/suggest.h"
@@ -276,21 +277,17 @@ static void where_of(const struct hp_suggest *s, const struct hp_finding *f, str
 static char *network_id(const struct hp_suggest *s, const struct where *w, const char *field,
 			const char *what, char **why)
 {
-	const cJSON *root = s->snap ? s->snap->root : NULL, *g;
+	const cJSON *cluster = hp_json_get(s->snap ? s->snap->root : NULL, "cluster"), *vpc;
 	struct strset set = { 0 };
-	char *v = NULL, *list, path[64];
+	struct hp_vpc_walk walk;
+	char *v = NULL, *list;
 
-	snprintf(path, sizeof(path), "OverrideVpcConfig.%s", field);
-	if (w->gobj && hp_json_len(w->gobj, path)) {
-		set_add_array(&set, hp_json_arr(w->gobj, path));
+	if (w->gobj) {
+		set_add_array(&set, hp_vpc_ids(cluster, w->gobj, field));
 	} else {
-		snprintf(path, sizeof(path), "cluster.VpcConfig.%s", field);
-		set_add_array(&set, hp_json_arr(root, path));
 		/* Without a group, any group's override may be the one meant. */
-		snprintf(path, sizeof(path), "OverrideVpcConfig.%s", field);
-		if (!w->gobj)
-			cJSON_ArrayForEach(g, hp_json_arr(root, "cluster.InstanceGroups"))
-				set_add_array(&set, hp_json_arr(g, path));
+		for (vpc = hp_vpc_first(&walk, cluster); vpc; vpc = hp_vpc_next(&walk))
+			set_add_array(&set, hp_json_arr(vpc, field));
 	}
 	if (set.n == 1) {
 		v = xstrdup(set.v[0]);

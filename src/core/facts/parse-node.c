@@ -83,9 +83,9 @@ static void parse_nvlink_status(const struct pb_block *b, cJSON *facts, cJSON *n
 	cJSON *g = NULL;
 	size_t i, gpus = 0;
 
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		const char *rest;
-		double idx = gpu_header(b->lines[i]), link;
+		double idx = gpu_header(b->lines.v[i]), link;
 		cJSON *l, *inactive;
 
 		if (idx >= 0) {
@@ -93,7 +93,7 @@ static void parse_nvlink_status(const struct pb_block *b, cJSON *facts, cJSON *n
 			gpus++;
 			continue;
 		}
-		if (!g || !link_line(b->lines[i], &link, &rest))
+		if (!g || !link_line(b->lines.v[i], &link, &rest))
 			continue;
 		l = pb_obj(g, "nvlink");
 		pb_set_num(l, "links", hp_json_num(l, "links", 0) + 1);
@@ -115,9 +115,9 @@ static void parse_nvlink_errors(const struct pb_block *b, cJSON *facts)
 	cJSON *g = NULL;
 	size_t i;
 
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		const char *rest, *colon;
-		double idx = gpu_header(b->lines[i]), link, v;
+		double idx = gpu_header(b->lines.v[i]), link, v;
 		char name[PB_FIELD], num[PB_FIELD];
 		cJSON *errs;
 
@@ -125,7 +125,7 @@ static void parse_nvlink_errors(const struct pb_block *b, cJSON *facts)
 			g = gpu_at(facts, idx);
 			continue;
 		}
-		if (!g || !link_line(b->lines[i], &link, &rest) || !(colon = strrchr(rest, ':')))
+		if (!g || !link_line(b->lines.v[i], &link, &rest) || !(colon = strrchr(rest, ':')))
 			continue;
 		pb_copy_trim(rest, (size_t)(colon - rest), name);
 		pb_copy_trim(colon + 1, strlen(colon + 1), num);
@@ -203,22 +203,22 @@ void pb_parse_nvvs(const struct pb_input *in, cJSON *facts)
 		pb_set_bool(d, "found", 0);
 		return;
 	}
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		char text[PB_FIELD];
 
-		if (!strncmp(b->lines[i], "file=", 5) && i == 0) {
-			pb_copy_trim(b->lines[i] + 5, strlen(b->lines[i] + 5), text);
+		if (!strncmp(b->lines.v[i], "file=", 5) && i == 0) {
+			pb_copy_trim(b->lines.v[i] + 5, strlen(b->lines.v[i] + 5), text);
 			pb_set_str(d, "file", text);
 			continue;
 		}
 		lines++;
-		if (!nvvs_signal(b->lines[i]))
+		if (!nvvs_signal(b->lines.v[i]))
 			continue;
 		n++;
 		if (!sig)
 			sig = hp_json_need(cJSON_AddArrayToObject(d, "signals"));
 		if (cJSON_GetArraySize(sig) < MAX_LINES_KEPT) {
-			pb_copy_trim(b->lines[i], strlen(b->lines[i]), text);
+			pb_copy_trim(b->lines.v[i], strlen(b->lines.v[i]), text);
 			cJSON_AddItemToArray(sig, hp_json_need(cJSON_CreateString(text)));
 		}
 	}
@@ -242,11 +242,11 @@ void pb_parse_netdev(const struct pb_input *in, cJSON *facts)
 	if (!b->ended || b->rc != 0)
 		return;
 	list = hp_json_need(cJSON_AddArrayToObject(d, "interfaces"));
-	for (i = 0; i < b->nkept && cJSON_GetArraySize(list) < 256; i++) {
+	for (i = 0; i < b->lines.n && cJSON_GetArraySize(list) < 256; i++) {
 		char w[7][PB_FIELD];
 		cJSON *itf;
 
-		if (pb_words(b->lines[i], w, 7) != 7)
+		if (pb_words(b->lines.v[i], w, 7) != 7)
 			continue;
 		itf = hp_json_need(cJSON_CreateObject());
 		pb_set_str(itf, "name", w[0]);
@@ -298,8 +298,8 @@ void pb_parse_provision(const struct pb_input *in, cJSON *facts)
 		return;
 	}
 	pb_set_bool(d, "found", 1);
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i], *colon;
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i], *colon;
 		char text[PB_FIELD];
 		double v;
 
@@ -336,8 +336,8 @@ void pb_parse_imds(const struct pb_input *in, cJSON *facts)
 	pb_set_rc(d, b);
 	if (b->ended && b->rc == 127)
 		return;
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i];
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i];
 		char v[PB_FIELD];
 		double n;
 

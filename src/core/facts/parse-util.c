@@ -166,8 +166,8 @@ const char *pb_first_line(const struct pb_block *b)
 {
 	size_t i;
 
-	for (i = 0; b && i < b->nkept; i++) {
-		const char *s = b->lines[i];
+	for (i = 0; b && i < b->lines.n; i++) {
+		const char *s = b->lines.v[i];
 
 		while (blank(*s))
 			s++;

@@ -176,10 +176,10 @@ static size_t record(const struct pb_block *b, size_t i, int journal, double boo
 		     struct hp_buf *msg)
 {
 	hp_buf_reset(msg);
-	if (hp_buf_adds(msg, split_time(b->lines[i], journal, boot, t)))
+	if (hp_buf_adds(msg, split_time(b->lines.v[i], journal, boot, t)))
 		return i + 1;
-	for (i++; i < b->nkept && continued(b->lines[i]); i++) {
-		const char *p = b->lines[i];
+	for (i++; i < b->lines.n && continued(b->lines.v[i]); i++) {
+		const char *p = b->lines.v[i];
 
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -204,10 +204,10 @@ void pb_parse_kmsg(const struct pb_input *in, cJSON *facts)
 		return;
 	k = pb_obj(facts, "kmsg");
 	/* A block cut short (no END) still holds good lines. */
-	if (dm && ((dm->ended && dm->rc == 0) || (!dm->ended && dm->nkept))) {
+	if (dm && ((dm->ended && dm->rc == 0) || (!dm->ended && dm->lines.n))) {
 		b = dm;
 		journal = 0;
-	} else if (jr && ((jr->ended && jr->rc == 0) || (!jr->ended && jr->nkept))) {
+	} else if (jr && ((jr->ended && jr->rc == 0) || (!jr->ended && jr->lines.n))) {
 		b = jr;
 		journal = 1;
 	} else {
@@ -228,7 +228,7 @@ void pb_parse_kmsg(const struct pb_input *in, cJSON *facts)
 		return;
 	}
 	pb_set_str(k, "source", journal ? "journal" : "dmesg");
-	pb_set_num(k, "lines", (double)b->nkept);
+	pb_set_num(k, "lines", (double)b->lines.n);
 	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(node, "epoch")) &&
 	    cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(node, "uptime_s"))) {
 		epoch = cJSON_GetObjectItemCaseSensitive(node, "epoch")->valuedouble;
@@ -243,7 +243,7 @@ void pb_parse_kmsg(const struct pb_input *in, cJSON *facts)
 		hp_die("out of memory");
 	/* Count every match, keep the newest PB_MAX_EVENTS. */
 	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < b->nkept;) {
+		for (i = 0; i < b->lines.n;) {
 			double t;
 			const char *kind;
 			size_t n;

@@ -141,16 +141,16 @@ static void each_row(const struct pb_block *b, cJSON *nv, cJSON *gpus, size_t wa
 	const char *err = NULL;
 	size_t i, rows = 0;
 
-	for (i = 0; b && i < b->nkept; i++) {
+	for (i = 0; b && i < b->lines.n; i++) {
 		double index;
 		cJSON *g;
 
-		if (pb_split(b->lines[i], ',', f, 8) < want || !pb_count(f[0], &index)) {
+		if (pb_split(b->lines.v[i], ',', f, 8) < want || !pb_count(f[0], &index)) {
 			/* The same failure repeats in every query; the first one says it. */
 			if (!strcmp(b->name, "nvidia_gpu"))
-				note_error(nv, b->lines[i]);
-			else if (!err && *b->lines[i])
-				err = b->lines[i];
+				note_error(nv, b->lines.v[i]);
+			else if (!err && *b->lines.v[i])
+				err = b->lines.v[i];
 			continue;
 		}
 		rows++;
@@ -242,13 +242,13 @@ void pb_parse_nvidia(const struct pb_input *in, cJSON *facts)
 	each_row(pb_find(in, "nvidia_recovery"), nv, gpus, 2, "recovery", row_recovery);
 	/* Remapped rows are keyed by bus id, not by index. */
 	b = pb_find(in, "nvidia_remap");
-	for (i = 0, rows = 0, err = NULL; b && i < b->nkept; i++) {
+	for (i = 0, rows = 0, err = NULL; b && i < b->lines.n; i++) {
 		cJSON *g, *r;
 		int pend, fail;
 
-		if (pb_split(b->lines[i], ',', f, 8) < 5 || strncasecmp(f[0], "0000", 4)) {
-			if (!err && *b->lines[i])
-				err = b->lines[i];
+		if (pb_split(b->lines.v[i], ',', f, 8) < 5 || strncasecmp(f[0], "0000", 4)) {
+			if (!err && *b->lines.v[i])
+				err = b->lines.v[i];
 			continue;
 		}
 		rows++;
@@ -286,10 +286,10 @@ void pb_parse_pci(const struct pb_input *in, cJSON *facts)
 
 	if (!b || !b->ended || b->rc != 0)
 		return;
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		char w[4][PB_FIELD];
 
-		if (pb_words(b->lines[i], w, 4) < 4)
+		if (pb_words(b->lines.v[i], w, 4) < 4)
 			continue;
 		if (!strcasecmp(w[1], "0x10de")) {
 			nvidia++;
@@ -383,8 +383,8 @@ static int dcgm_text(const struct pb_block *b, cJSON *d)
 {
 	size_t i;
 
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i];
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i];
 
 		if (strstr(l, "HEALTH_RESULT_FAIL") ||
 		    (strstr(l, "overall_health") && strstr(l, "Fail"))) {
@@ -422,8 +422,8 @@ void pb_parse_dcgm(const struct pb_input *in, cJSON *facts)
 	pb_set_rc(d, b);
 	if (b->ended && b->rc == 127)
 		return;
-	for (i = 0; i < b->nkept; i++)
-		if (hp_buf_adds(&text, b->lines[i]) || hp_buf_addc(&text, '\n'))
+	for (i = 0; i < b->lines.n; i++)
+		if (hp_buf_adds(&text, b->lines.v[i]) || hp_buf_addc(&text, '\n'))
 			break;
 	ok = (strchr(text.buf, '{') && dcgm_json(strchr(text.buf, '{'), d)) || dcgm_text(b, d);
 	hp_buf_release(&text);
@@ -454,12 +454,12 @@ void pb_parse_neuron(const struct pb_input *in, cJSON *facts)
 	pb_set_rc(n, b);
 	if (b->ended && b->rc == 127)
 		return;
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		char f[4][PB_FIELD];
 		double dev, c;
 
 		/* "| 0      | 8      | ..." : a device row starts with its number. */
-		if (b->lines[i][0] != '|' || pb_split(b->lines[i] + 1, '|', f, 4) < 2)
+		if (b->lines.v[i][0] != '|' || pb_split(b->lines.v[i] + 1, '|', f, 4) < 2)
 			continue;
 		if (!pb_count(f[0], &dev))
 			continue;
