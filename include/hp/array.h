@@ -38,7 +38,11 @@
 /*
  * The storage behind the macros: v (room for *alloc elements of size
  * bytes, n of them in use) grown to hold at least n + more; returns the
- * new v and updates *alloc. Call it only through the macros.
+ * new v and updates *alloc. An array whose members keep other names (a
+ * public struct others read, such as struct hp_refdoc, or a private one
+ * whose names much code reads) calls it directly, with the same rules:
+ *
+ *	d->sec = hp_array_grow(d->sec, &sec_alloc, d->nsec, 1, sizeof(*d->sec));
  */
 void *hp_array_grow(void *v, size_t *alloc, size_t n, size_t more, size_t size);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
@@ -36,7 +37,7 @@ struct pair {
 
 struct index {
 	struct pair *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 static int pair_cmp(const void *a, const void *b)
@@ -46,19 +47,19 @@ static int pair_cmp(const void *a, const void *b)
 
 static void index_add(struct index *x, const char *key, const char *val, const cJSON *obj)
 {
+	struct pair *p;
+
 	if (!key)
 		return;
-	x->v = xrealloc(x->v, (x->n + 1) * sizeof(*x->v));
-	x->v[x->n].key = key;
-	x->v[x->n].val = val;
-	x->v[x->n].obj = obj;
-	x->n++;
+	p = hp_array_push(x);
+	p->key = key;
+	p->val = val;
+	p->obj = obj;
 }
 
 static void index_sort(struct index *x)
 {
-	if (x->n)
-		qsort(x->v, x->n, sizeof(*x->v), pair_cmp);
+	hp_array_sort(x, pair_cmp);
 }
 
 static const struct pair *index_find(const struct index *x, const char *key)
@@ -580,7 +581,7 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 	/* Instances HyperPod says are Running but Kubernetes does not know. */
 	if (mapped) {
 		const cJSON *hn;
-		struct index seen = { NULL, 0 };
+		struct index seen = { NULL, 0, 0 };
 		size_t count = (size_t)cJSON_GetArraySize(nodes);
 
 		for (i = 0; i < count; i++)
@@ -597,7 +598,7 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 				  "node " DASH " it did not join the EKS cluster",
 				  id, hp_check_str(hn, "InstanceGroupName", "?"));
 		}
-		free(seen.v);
+		hp_array_release(&seen);
 	}
 	batch_emit(em, &cni);
 	batch_emit(em, &notready);
@@ -887,7 +888,7 @@ static void run_sandbox(const struct hp_snapshot *s, struct hp_emit *em)
 {
 	const cJSON *events = kube_data(s, em, "events", "Pods stuck on FailedCreatePodSandBox");
 	const cJSON *pods, *e, *p;
-	struct index pending = { NULL, 0 }, nodes = { NULL, 0 };
+	struct index pending = { NULL, 0, 0 }, nodes = { NULL, 0, 0 };
 	struct kctx c;
 	size_t i, stuck = 0;
 	char (*keys)[600] = NULL;
@@ -969,8 +970,8 @@ static void run_sandbox(const struct hp_snapshot *s, struct hp_emit *em)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
 			 "No pod is stuck Pending with FailedCreatePodSandBox");
 	free(keys);
-	free(pending.v);
-	free(nodes.v);
+	hp_array_release(&pending);
+	hp_array_release(&nodes);
 }
 
 /* The failure class of a workload pod: OOMKilled first (it explains the crash loop). */
@@ -1023,7 +1024,7 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 	const cJSON *pods = kube_data(s, em, "pods", "Workload pod states"), *p;
 	struct wgroup *g = NULL;
 	struct kctx c;
-	size_t ng = 0, i, bad = 0;
+	size_t ng = 0, galloc = 0, i, bad = 0;
 	double dropped;
 
 	if (!pods)
@@ -1043,7 +1044,7 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 			if (g[i].reason == why && !strcmp(g[i].ns, ns) && !strcmp(g[i].node, node))
 				break;
 		if (i == ng) {
-			g = xrealloc(g, (ng + 1) * sizeof(*g));
+			g = hp_array_grow(g, &galloc, ng, 1, sizeof(*g));
 			g[ng].reason = why;
 			g[ng].ns = ns;
 			g[ng].node = node;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/json.h"
 #include "checks.h"
 #include "node.h"
@@ -51,12 +52,7 @@ struct node_say *hp_node_say(struct node_ctx *c, enum hp_tag tag, enum hp_prio p
 	struct hp_buf msg = HP_BUF_INIT(HP_MAX_LINE);
 	va_list ap;
 
-	if (r->n == r->alloc) {
-		r->alloc = r->alloc ? r->alloc * 2 : 16;
-		r->v = xrealloc(r->v, r->alloc * sizeof(*r->v));
-	}
-	s = &r->v[r->n++];
-	memset(s, 0, sizeof(*s));
+	s = hp_array_push(r);
 	s->tag = tag;
 	s->prio = (tag == HP_TAG_FAIL || tag == HP_TAG_WARN) ? prio : HP_PNONE;
 	s->section = section ? xstrdup(section) : NULL;
@@ -190,8 +186,7 @@ static void results_release(struct node_results *r)
 		free(r->v[i].node);
 		cJSON_Delete(r->v[i].evidence);
 	}
-	free(r->v);
-	memset(r, 0, sizeof(*r));
+	hp_array_release(r);
 }
 
 /* The cluster's orchestrator; a lone node (hpnode node) can name it in meta. */

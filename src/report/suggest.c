@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/facts.h"
 #include "hp/json.h"
 #include "hp/report.h"
@@ -54,7 +55,7 @@ _Static_assert(sizeof(known_names) / sizeof(known_names[0]) == HP_SUGGEST_KNOWN,
 /* A small set of distinct strings. */
 struct strset {
 	const char **v;
-	size_t n;
+	size_t n, alloc;
 };
 
 static void set_add(struct strset *s, const char *v)
@@ -66,8 +67,7 @@ static void set_add(struct strset *s, const char *v)
 	for (i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i], v))
 			return;
-	s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-	s->v[s->n++] = v;
+	hp_array_append(s, v);
 }
 
 static void set_add_array(struct strset *s, const cJSON *arr)
@@ -152,7 +152,7 @@ static void known_unique(struct hp_suggest *s, int k, const char *key1, const ch
 						 set.n, what, list));
 		free(list);
 	}
-	free(set.v);
+	hp_array_release(&set);
 }
 
 /* Parses the embedded guide and works out the values that hold for the whole cluster. */
@@ -299,7 +299,7 @@ static char *network_id(const struct hp_suggest *s, const struct where *w, const
 				 w->gobj ? "instance group" : "cluster", set.n, what, list);
 		free(list);
 	}
-	free(set.v);
+	hp_array_release(&set);
 	return v;
 }
 
@@ -436,7 +436,8 @@ static void note_unfilled(struct hp_suggestion *sg, const char *name, char *why)
 			return;
 		}
 	}
-	sg->unfilled = xrealloc(sg->unfilled, (sg->nunfilled + 1) * sizeof(*sg->unfilled));
+	sg->unfilled = hp_array_grow(sg->unfilled, &sg->unfilled_alloc, sg->nunfilled, 1,
+				     sizeof(*sg->unfilled));
 	sg->unfilled[sg->nunfilled].name = xstrdup(name);
 	sg->unfilled[sg->nunfilled].why = why;
 	sg->nunfilled++;
@@ -665,7 +666,8 @@ static char *fit_command(const struct hp_suggest *s, const struct hp_finding *f,
 
 static void note_unfit(struct hp_suggestions *out, const char *section, char *why)
 {
-	out->unfit = xrealloc(out->unfit, (out->nunfit + 1) * sizeof(*out->unfit));
+	out->unfit = hp_array_grow(out->unfit, &out->unfit_alloc, out->nunfit, 1,
+				   sizeof(*out->unfit));
 	out->unfit[out->nunfit++] = xasprintf(SECT " %s: %s", section, why);
 	free(why);
 }
@@ -721,9 +723,7 @@ void hp_suggest_finding(const struct hp_suggest *s, const struct hp_finding *f,
 				note_unfit(out, d->sec[b->section].id, why);
 			if (!cmd)
 				continue;
-			out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
-			sg = &out->v[out->n++];
-			memset(sg, 0, sizeof(*sg));
+			sg = hp_array_push(out);
 			sg->block = k;
 			sg->section = b->section;
 			sg->command = fill(s, f, cmd, sg);
@@ -754,7 +754,7 @@ void hp_suggestions_release(struct hp_suggestions *v)
 		}
 		free(sg->unfilled);
 	}
-	free(v->v);
+	hp_array_release(v);
 	for (i = 0; i < v->nunfit; i++)
 		free(v->unfit[i]);
 	free(v->unfit);
