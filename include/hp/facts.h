@@ -124,7 +124,8 @@
 
 /*
  * One node's probe output (stdout) -> a cJSON object of facts (layout
- * above); never fails on garbage (absent facts stay absent). Caller frees.
+ * above); never fails on garbage (absent facts stay absent, and a number
+ * that is not finite is no fact). Caller frees.
  */
 cJSON *hp_probe_parse(const char *stdout_text, size_t len);
 
@@ -205,16 +206,19 @@ const cJSON *hp_vpc_ids(const cJSON *cluster, const cJSON *group, const char *fi
  * The facts of one probed node: those a collector set for its id, else
  * the decoded stdout of the "probes" entry (decoded on the first call,
  * then kept; no stdout decodes as empty output). entry is the node's
- * value under "probes" (its key is the node's id). Never NULL for an
- * entry; owned by the snapshot, valid until it changes (hp_snapshot_set,
- * _load, _release) or hp_facts_forget().
+ * value under "probes" (its key is the node's id). The cache keeps each
+ * node's facts packed (compact JSON, smaller than the probe output) and
+ * hands out a tree of its own to each caller, who frees it: a reader
+ * holds one node's tree at a time, whatever the number of nodes. NULL
+ * only for a NULL entry.
  */
-const cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry);
+cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry);
 
 /*
  * Hand over the facts of node id (hp_probe_parse of its output, or built
  * the same way), which then win over any stdout in the snapshot. Takes
- * ownership of facts; a later call for the same id replaces them.
+ * ownership of facts (packed at once); a later call for the same id
+ * replaces them.
  */
 void hp_facts_set_node(struct hp_snapshot *s, const char *id, cJSON *facts);
 

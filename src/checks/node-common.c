@@ -224,6 +224,7 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 	cJSON_ArrayForEach(p, probes) {
 		const char *state = hp_json_str(p, "state");
 		struct node_ctx c;
+		cJSON *facts;
 
 		if (!p->string || !cJSON_IsObject(p) || !state || strcmp(state, "probed"))
 			continue;
@@ -237,7 +238,7 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		c.type_info = type_info_of(snap, c.type);
 		c.entry = p;
 		c.out = &out;
-		c.facts = hp_facts_node(snap, p);
+		c.facts = facts = hp_facts_node(snap, p);
 		c.orchestrator = orch;
 		/* Without a cluster, the node's own services tell what runs it. */
 		if (!strcmp(orch, "Unknown")) {
@@ -247,6 +248,7 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 				c.orchestrator = "Slurm";
 		}
 		judge(&c);
+		cJSON_Delete(facts);
 	}
 	flush(em, &out);
 	results_release(&out);

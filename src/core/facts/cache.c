@@ -1,9 +1,12 @@
 /*
  * The facts cache of a snapshot (include/hp/facts.h): each decoder's
  * result, made on first use and kept until the snapshot changes. Per-node
- * facts sit in a hash table by node id; a node may hold facts a collector
- * set (they win) and facts decoded from a "probes" entry (one per entry,
- * so a document that repeats a key still gets each entry's own facts).
+ * facts sit in a hash table by node id, packed (the tree printed as
+ * compact JSON: smaller than the probe output it came from, where the
+ * tree itself is several times larger) and unpacked for each reader. A
+ * node may hold facts a collector set (they win) and facts decoded from a
+ * "probes" entry (one per entry, so a document that repeats a key still
+ * gets each entry's own facts).
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -17,7 +20,7 @@
 struct node_rec {
 	char *id;              /* owned copy of the node's key */
 	const cJSON *entry;    /* the "probes" entry decoded; NULL: set by a collector */
-	cJSON *facts;          /* owned */
+	char *packed;          /* the facts as compact JSON (owned) */
 	size_t next;           /* index + 1 of the next record in its bucket; 0: none */
 };
 
@@ -102,14 +105,37 @@ static struct node_rec *find(struct hp_facts *f, const char *id, const cJSON *en
 	return NULL;
 }
 
-static void insert(struct hp_facts *f, const char *id, const cJSON *entry, cJSON *facts)
+/*
+ * The facts tree as compact JSON, freed with cJSON_free. The decoders
+ * store finite numbers only (include/hp/facts.h), so it reads back equal.
+ */
+static char *pack(const cJSON *facts)
+{
+	char *text = cJSON_PrintUnformatted(facts);
+
+	if (!text)
+		hp_die("out of memory");
+	return text;
+}
+
+static cJSON *unpack(const char *packed)
+{
+	cJSON *facts = cJSON_Parse(packed);
+
+	/* What pack() printed always parses; only memory can run out. */
+	if (!facts)
+		hp_die("out of memory");
+	return facts;
+}
+
+static void insert(struct hp_facts *f, const char *id, const cJSON *entry, char *packed)
 {
 	struct node_rec *r = hp_array_push(&f->nodes);
 	size_t b;
 
 	r->id = xstrdup(id);
 	r->entry = entry;
-	r->facts = facts;
+	r->packed = packed;
 	if (f->nodes.n * 4 > f->nbuckets * 3) {
 		rehash(f);
 		return;
@@ -119,7 +145,7 @@ static void insert(struct hp_facts *f, const char *id, const cJSON *entry, cJSON
 	f->buckets[b] = f->nodes.n;
 }
 
-const cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry)
+cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry)
 {
 	struct hp_facts *f = cache_of(s);
 	const char *id = entry && entry->string ? entry->string : "";
@@ -130,12 +156,12 @@ const cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry)
 	if (!entry)
 		return NULL;
 	if ((r = find(f, id, NULL)) || (r = find(f, id, entry)))
-		return r->facts;
+		return unpack(r->packed);
 	out = cJSON_GetObjectItemCaseSensitive(entry, "stdout");
 	facts = cJSON_IsString(out) ? hp_probe_parse(out->valuestring, strlen(out->valuestring))
 				    : hp_probe_parse("", 0);
 	f->counts.probe++;
-	insert(f, id, entry, facts);
+	insert(f, id, entry, pack(facts));
 	return facts;
 }
 
@@ -147,11 +173,12 @@ void hp_facts_set_node(struct hp_snapshot *s, const char *id, cJSON *facts)
 	if (!facts)
 		return;
 	if (r) {
-		cJSON_Delete(r->facts);
-		r->facts = facts;
-		return;
+		cJSON_free(r->packed);
+		r->packed = pack(facts);
+	} else {
+		insert(f, id, NULL, pack(facts));
 	}
-	insert(f, id, NULL, facts);
+	cJSON_Delete(facts);
 }
 
 const cJSON *hp_facts_slurm(const struct hp_snapshot *s)
@@ -222,7 +249,7 @@ void hp_facts_forget(struct hp_snapshot *s)
 
 		if (r->entry) {
 			free(r->id);
-			cJSON_Delete(r->facts);
+			cJSON_free(r->packed);
 		} else {
 			f->nodes.v[kept++] = *r;
 		}
@@ -246,7 +273,7 @@ void hp_facts_free(struct hp_facts *f)
 		return;
 	for (i = 0; i < f->nodes.n; i++) {
 		free(f->nodes.v[i].id);
-		cJSON_Delete(f->nodes.v[i].facts);
+		cJSON_free(f->nodes.v[i].packed);
 	}
 	hp_array_release(&f->nodes);
 	free(f->buckets);

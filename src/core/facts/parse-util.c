@@ -138,6 +138,9 @@ cJSON *pb_obj(cJSON *parent, const char *key)
 void pb_set_num(cJSON *obj, const char *key, double v)
 {
 	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+	/* Infinity or NaN is not a fact (and JSON has no spelling for it). */
+	if (!isfinite(v))
+		return;
 	hp_json_need(cJSON_AddNumberToObject(obj, key, v));
 }
 

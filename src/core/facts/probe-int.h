@@ -63,6 +63,7 @@ int pb_iso_time(const char *s, double *epoch, const char **end);
 
 /* Facts helpers: the object under key, created when missing. */
 cJSON *pb_obj(cJSON *parent, const char *key);
+/* Set key to v; a v that is not finite leaves key absent. */
 void pb_set_num(cJSON *obj, const char *key, double v);
 void pb_set_str(cJSON *obj, const char *key, const char *v);
 void pb_set_bool(cJSON *obj, const char *key, int v);
