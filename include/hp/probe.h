@@ -2,13 +2,13 @@
  * The on-node probe's I/O side: a read-only POSIX sh script
  * (src/collect/probe/probe.sh, built into the binary) that prints raw data
  * in framed blocks, and the remote command line that runs it. What its
- * output means is decoded in the core (hp_probe_parse, include/hp/facts.h).
+ * output means is decoded in the core (hp_probe_parse, include/hp/facts.h,
+ * which also names the size the transports cut it at: HP_PROBE_MAX_STDOUT).
  */
 #ifndef HP_PROBE_H
 #define HP_PROBE_H
 
 #include "hp/buf.h"
-#include "hp/facts.h"   /* HP_PROBE_MAX_STDOUT */
 
 /* The embedded probe script (NUL-terminated). */
 const char *hp_probe_script(void);
