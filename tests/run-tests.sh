@@ -8,7 +8,7 @@
 # read back in a fixed order, so the result does not depend on timing.
 # Ends with "N passed, N failed"; exit status 1 when anything failed.
 # Environment: HPNODE, SIGV4_SIGN, UNIT_DIR (set by `make test`);
-# TESTS=pattern limits the e2e scripts run (TESTS=none: unit tests only);
+# TESTS='pattern ...' limits the e2e scripts run (TESTS=none: unit tests only);
 # TEST_JOBS=N how many run at once (default 8; 1 runs them one by one);
 # TEST_TIMES=1 prints each program's wall time, slowest first.
 set -u
@@ -42,7 +42,13 @@ done
 if [ "${TESTS:-*}" != none ]; then
 	for t in "$here"/e2e/t*.sh; do
 		[ -f "$t" ] || continue
-		case "$(basename "$t")" in ${TESTS:-*}) ;; *) continue ;; esac
+		want=0
+		set -f   # the patterns are for case, not for the file system
+		for pat in ${TESTS:-*}; do
+			case "$(basename "$t")" in $pat) want=1 ;; esac
+		done
+		set +f
+		[ $want = 1 ] || continue
 		printf '%s\tsh %s\n' "$(basename "$t")" "$t" >>"$list"
 	done
 fi

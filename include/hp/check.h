@@ -53,9 +53,8 @@ struct hp_check {
 	enum hp_group group;   /* report group */
 	unsigned order;        /* place within the group (report order); unique per group */
 	void (*run)(const struct hp_snapshot *snap, struct hp_emit *em);
-	/* On-node checks: called once per probed node, with the probe blocks in parts. */
+	/* On-node checks: called once per probed node, with that node's facts. */
 	void (*each_node)(struct node_ctx *c);
-	unsigned parts;        /* enum hp_probe_part bits each_node reads */
 };
 
 struct hp_finding {

@@ -1,6 +1,7 @@
 /*
  * Read-only helpers over cJSON trees: dotted paths, typed getters with
- * defaults. A missing member is never an error here; callers decide.
+ * defaults, membership of a string in an array. A missing member is never
+ * an error here; callers decide.
  *
  * Out of memory: cJSON reports a failed allocation by returning NULL (and
  * cJSON_Add*ToObject then drops the member silently). hpnode never lets
@@ -36,5 +37,7 @@ int hp_json_bool(const cJSON *obj, const char *path, int def);
 const cJSON *hp_json_arr(const cJSON *obj, const char *path);
 /* Number of array elements at path (0 when absent). */
 int hp_json_len(const cJSON *obj, const char *path);
+/* Whether the array arr (NULL or not an array: no) holds the string s. */
+int hp_json_has_str(const cJSON *arr, const char *s);
 
 #endif

@@ -112,13 +112,4 @@ void hp_kube_error_line(const char *err, char *out, size_t n);
  */
 int hp_kube_same_server(const char *a, const char *b);
 
-/*
- * The EC2 instance id of a Kubernetes node, into out (at least 20 bytes):
- * from spec.providerID ("aws:///us-west-2a/i-0abc…"), else from the node
- * name ("hyperpod-i-0abc…"), else from a sagemaker.amazonaws.com/ label
- * whose value is an instance id. Returns 0 when found, -1 otherwise.
- */
-int hp_kube_instance_id(const char *name, const char *provider_id, const cJSON *labels,
-			char *out, size_t n);
-
 #endif

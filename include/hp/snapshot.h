@@ -83,6 +83,12 @@
  *                stderr, truncated, duration_ms, ...) of the Slurm controller probe}}
  *
  * Later collectors add keys (kube, probes); a new kind of fact is one more key.
+ *
+ * Beside the document, the snapshot owns the cache of what the decoders
+ * made of it (include/hp/facts.h). The cache is the one part a const
+ * snapshot may change (filled on first read); hp_snapshot_set, _load and
+ * _release drop what it decoded. Code that edits root directly after
+ * facts were read calls hp_facts_forget().
  */
 #ifndef HP_SNAPSHOT_H
 #define HP_SNAPSHOT_H
@@ -94,8 +100,11 @@
 
 #define HP_SNAPSHOT_VERSION 1
 
+struct hp_facts;
+
 struct hp_snapshot {
 	cJSON *root;
+	struct hp_facts *facts;   /* decoded facts, created on first use; NULL until then */
 };
 
 void hp_snapshot_init(struct hp_snapshot *s);

@@ -30,15 +30,15 @@ struct hp_suggestion {
 	char *blast;         /* filled, or NULL when the document gives none */
 	char *iac;           /* filled, or NULL when the command changes no IaC-owned setting */
 	struct hp_unfilled *unfilled;
-	size_t nunfilled;
+	size_t nunfilled, unfilled_alloc;
 };
 
 struct hp_suggestions {
-	struct hp_suggestion *v;
-	size_t n;
+	struct hp_suggestion *v;  /* an hp_array (include/hp/array.h) */
+	size_t n, alloc;
 	size_t skipped;      /* blocks left out: they are for the other orchestrator */
 	char **unfit;        /* why each block left out for this cluster's state was left out */
-	size_t nunfit;
+	size_t nunfit, unfit_alloc;
 };
 
 /* A value known for the whole cluster, or why not. */

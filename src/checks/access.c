@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
 
@@ -39,25 +40,25 @@ static void describe_vpc(struct hp_emit *em, const cJSON *vpc, const char *who)
 
 static void run_vpc_config(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *cluster = hp_snapshot_get(snap, "cluster"), *g;
-	const cJSON *vpc = hp_json_get(cluster, "VpcConfig");
+	const cJSON *cluster = hp_snapshot_get(snap, "cluster"), *vpc;
+	struct hp_vpc_walk w;
 	int any = 0;
 
 	if (!cluster)
 		return;
-	if (cJSON_IsObject(vpc) && (hp_json_len(vpc, "Subnets") || hp_json_len(vpc, "SecurityGroupIds"))) {
-		describe_vpc(em, vpc, "Cluster VpcConfig");
-		any = 1;
-	}
-	cJSON_ArrayForEach(g, hp_json_arr(cluster, "InstanceGroups")) {
-		const cJSON *ov = hp_json_get(g, "OverrideVpcConfig");
+	for (vpc = hp_vpc_first(&w, cluster); vpc; vpc = hp_vpc_next(&w)) {
 		char who[256];
 
-		if (!cJSON_IsObject(ov))
-			continue;
-		snprintf(who, sizeof(who), "Instance group '%s' OverrideVpcConfig",
-			 hp_check_str(g, "InstanceGroupName", "?"));
-		describe_vpc(em, ov, who);
+		if (!w.group) {
+			/* The cluster's own, when it names anything. */
+			if (!hp_json_len(vpc, "Subnets") && !hp_json_len(vpc, "SecurityGroupIds"))
+				continue;
+			hp_strlcpy(who, "Cluster VpcConfig", sizeof(who));
+		} else {
+			snprintf(who, sizeof(who), "Instance group '%s' OverrideVpcConfig",
+				 hp_check_str(w.group, "InstanceGroupName", "?"));
+		}
+		describe_vpc(em, vpc, who);
 		any = 1;
 	}
 	if (!any)

@@ -15,7 +15,7 @@
  *
  *	HP_CHECK(node_gpu_power, HP_GROUP_ONNODE, 225,
  *		 .id = "node.gpu-power", .section = "G.1", .prio = HP_P1,
- *		 .each_node = judge_power, .parts = HP_PROBE_GPU);
+ *		 .each_node = judge_power);
  *
  *    The first three arguments stay on the HP_CHECK line (the script reads
  *    them there): the object's name (hp_check_<name>), the report group
@@ -27,9 +27,10 @@
  *
  * 2. Write the judge. A check over the whole snapshot sets
  *    .run = run_x and emits with hp_emit()/hp_emitx(); an on-node check
- *    sets .each_node = judge_x and .parts (the probe blocks it reads) and
- *    records results with hp_node_say(), once per node. Results about many
- *    nodes go through one fold (fold.h), never a counter of their own.
+ *    sets .each_node = judge_x, reads the node's facts (c->facts, decoded
+ *    once per snapshot) and records results with hp_node_say(), once per
+ *    node. Results about many nodes go through one fold (fold.h), never a
+ *    counter of their own.
  *
  * 3. If the check needs data nothing collects yet: the collector, and for
  *    an on-node check the probe (src/collect/probe/probe.sh and its block

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
 
@@ -140,32 +141,25 @@ static int egress_all_ipv4(const cJSON *perms)
 	return 0;
 }
 
-static int names_id(const cJSON *arr, const char *id)
-{
-	const cJSON *v;
-
-	cJSON_ArrayForEach(v, arr)
-		if (cJSON_IsString(v) && !strcmp(v->valuestring, id))
-			return 1;
-	return 0;
-}
-
 /* "used by: cluster VpcConfig, instance group 'gpu'" from the cluster description. */
 static void users_of(const struct hp_snapshot *snap, const char *id, struct hp_buf *out)
 {
-	const cJSON *cluster = hp_snapshot_get(snap, "cluster"), *g;
+	const cJSON *cluster = hp_snapshot_get(snap, "cluster"), *vpc;
+	struct hp_vpc_walk w;
 	char clip[HP_CHECK_CLIP_SIZE];
 
 	hp_buf_puts(out, "used by: ");
-	if (names_id(hp_json_arr(cluster, "VpcConfig.SecurityGroupIds"), id))
-		hp_buf_puts(out, "cluster VpcConfig");
-	cJSON_ArrayForEach(g, hp_json_arr(cluster, "InstanceGroups")) {
-		if (!names_id(hp_json_arr(g, "OverrideVpcConfig.SecurityGroupIds"), id))
+	for (vpc = hp_vpc_first(&w, cluster); vpc; vpc = hp_vpc_next(&w)) {
+		if (!hp_json_has_str(hp_json_arr(vpc, "SecurityGroupIds"), id))
 			continue;
 		if (out->len > strlen("used by: "))
 			hp_buf_puts(out, ", ");
-		hp_buf_printf(out, "instance group '%s'",
-			      hp_check_clip(hp_check_str(g, "InstanceGroupName", "?"), clip));
+		if (!w.group)
+			hp_buf_puts(out, "cluster VpcConfig");
+		else
+			hp_buf_printf(out, "instance group '%s'",
+				      hp_check_clip(hp_check_str(w.group, "InstanceGroupName", "?"),
+						    clip));
 	}
 	if (out->len == strlen("used by: "))
 		hp_buf_puts(out, "named on the command line");

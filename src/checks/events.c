@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/json.h"
 #include "checks.h"
 
@@ -192,29 +193,28 @@ struct ev_bucket {
 	const char *group;     /* InstanceGroupName when no InstanceId, or NULL */
 	const char *iid_group; /* with an InstanceId: its group, shown but not part of the key */
 	int count;
-	const cJSON **ev;      /* matching events, in the order read */
-	size_t nev;
+	HP_ARRAY(const cJSON *) ev;  /* matching events, in the order read */
 };
+
+typedef HP_ARRAY(struct ev_bucket) ev_bucket_list;
 
 static int same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-static struct ev_bucket *bucket_for(struct ev_bucket **v, size_t *n, enum ev_kind kind,
-				    const char *iid, const char *group)
+static struct ev_bucket *bucket_for(ev_bucket_list *v, enum ev_kind kind, const char *iid,
+				    const char *group)
 {
 	struct ev_bucket *b;
 	size_t i;
 
-	for (i = 0; i < *n; i++) {
-		b = &(*v)[i];
+	for (i = 0; i < v->n; i++) {
+		b = &v->v[i];
 		if (b->kind == kind && same_str(b->iid, iid) && same_str(b->group, group))
 			return b;
 	}
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	b = &(*v)[(*n)++];
-	memset(b, 0, sizeof(*b));
+	b = hp_array_push(v);
 	b->kind = kind;
 	b->iid = iid;
 	b->group = group;
@@ -235,11 +235,11 @@ static void add_evidence(struct hp_finding *f, const struct ev_bucket *b)
 	while (nshown < HP_ARRAY_LEN(shown)) {
 		const cJSON *best = NULL;
 
-		for (i = 0; i < b->nev; i++) {
+		for (i = 0; i < b->ev.n; i++) {
 			char d[1024], o[1024];
 			int dup = 0;
 
-			event_text(b->ev[i], d, sizeof(d));
+			event_text(b->ev.v[i], d, sizeof(d));
 			for (j = 0; j < nshown; j++) {
 				event_text(shown[j], o, sizeof(o));
 				if (!strcmp(d, o))
@@ -247,8 +247,8 @@ static void add_evidence(struct hp_finding *f, const struct ev_bucket *b)
 			}
 			if (dup)
 				continue;
-			if (!best || event_time(b->ev[i]) > event_time(best))
-				best = b->ev[i];
+			if (!best || event_time(b->ev.v[i]) > event_time(best))
+				best = b->ev.v[i];
 		}
 		if (!best)
 			break;
@@ -271,9 +271,9 @@ static void report_bucket(struct hp_emit *em, const struct ev_bucket *b)
 	struct hp_finding *f;
 	size_t i;
 
-	for (i = 0; i < b->nev; i++)
-		if (event_time(b->ev[i]) > newest)
-			newest = event_time(b->ev[i]);
+	for (i = 0; i < b->ev.n; i++)
+		if (event_time(b->ev.v[i]) > newest)
+			newest = event_time(b->ev.v[i]);
 	if (b->iid)
 		snprintf(where, sizeof(where), "%.40s%s%.64s%s", b->iid,
 			 b->iid_group ? " (group '" : "", b->iid_group ? b->iid_group : "",
@@ -322,25 +322,26 @@ static void unclaimed_key(const char *text, char *out, size_t size)
 /* Error events no rule claims, one group per distinct text. */
 struct ev_unclaimed {
 	char key[1024];
-	const cJSON **ev;
-	size_t nev;
+	HP_ARRAY(const cJSON *) ev;
 };
+
+typedef HP_ARRAY(struct ev_unclaimed) ev_unclaimed_list;
 
 static void report_unclaimed(struct hp_emit *em, const struct ev_unclaimed *u)
 {
 	char text[HP_CHECK_CLIP_SIZE], full[1024], when[32], where[160];
-	const cJSON *newest = u->ev[0];
+	const cJSON *newest = u->ev.v[0];
 	const char *node = NULL, *group = NULL;
 	int one_node = 1, one_group = 1;
 	struct hp_finding *f;
 	size_t i;
 
-	for (i = 0; i < u->nev; i++) {
-		const char *iid = hp_check_str(u->ev[i], "InstanceId", NULL);
-		const char *g = hp_check_str(u->ev[i], "InstanceGroupName", NULL);
+	for (i = 0; i < u->ev.n; i++) {
+		const char *iid = hp_check_str(u->ev.v[i], "InstanceId", NULL);
+		const char *g = hp_check_str(u->ev.v[i], "InstanceGroupName", NULL);
 
-		if (event_time(u->ev[i]) > event_time(newest))
-			newest = u->ev[i];
+		if (event_time(u->ev.v[i]) > event_time(newest))
+			newest = u->ev.v[i];
 		if (i == 0) {
 			node = iid;
 			group = g;
@@ -359,37 +360,37 @@ static void report_unclaimed(struct hp_emit *em, const struct ev_unclaimed *u)
 			 group ? group : "", group ? "')" : "");
 	else if (group)
 		snprintf(where, sizeof(where), "instance group '%.64s'", group);
-	else if (u->nev > 1)
+	else if (u->ev.n > 1)
 		hp_strlcpy(where, "several nodes or groups", sizeof(where));
 	else
 		hp_strlcpy(where, "the cluster", sizeof(where));
 	event_text(newest, full, sizeof(full));
 	f = hp_emitx(em, HP_TAG_WARN, HP_P1, "L", node,
 		     "Error event on %s that no rule recognises: \"%s\" (%zu event%s, newest %s)",
-		     where, hp_check_clip(full, text), u->nev, u->nev == 1 ? "" : "s",
+		     where, hp_check_clip(full, text), u->ev.n, u->ev.n == 1 ? "" : "s",
 		     hp_check_iso_time(event_time(newest), when));
 	if (group)
 		hp_finding_var(f, "GROUP", group);
-	for (i = 0; i < u->nev && i < 20; i++) {
+	for (i = 0; i < u->ev.n && i < 20; i++) {
 		char line[HP_CHECK_CLIP_SIZE + 160];
 
-		event_text(u->ev[i], full, sizeof(full));
+		event_text(u->ev.v[i], full, sizeof(full));
 		snprintf(line, sizeof(line), "%s %s%s%.40s %s",
-			 hp_check_iso_time(event_time(u->ev[i]), when),
-			 hp_check_str(u->ev[i], "EventId", "?"),
-			 hp_check_str(u->ev[i], "InstanceId", NULL) ? " " : "",
-			 hp_check_str(u->ev[i], "InstanceId", ""), hp_check_clip(full, text));
+			 hp_check_iso_time(event_time(u->ev.v[i]), when),
+			 hp_check_str(u->ev.v[i], "EventId", "?"),
+			 hp_check_str(u->ev.v[i], "InstanceId", NULL) ? " " : "",
+			 hp_check_str(u->ev.v[i], "InstanceId", ""), hp_check_clip(full, text));
 		hp_finding_evidence(f, line);
 	}
-	if (u->nev > 20) {
+	if (u->ev.n > 20) {
 		char line[64];
 
-		snprintf(line, sizeof(line), "… and %zu more events with this text", u->nev - 20);
+		snprintf(line, sizeof(line), "… and %zu more events with this text", u->ev.n - 20);
 		hp_finding_evidence(f, line);
 	}
 }
 
-static void add_unclaimed(struct ev_unclaimed **v, size_t *n, const cJSON *ev)
+static void add_unclaimed(ev_unclaimed_list *v, const cJSON *ev)
 {
 	char full[1024], key[1024];
 	struct ev_unclaimed *u = NULL;
@@ -397,26 +398,23 @@ static void add_unclaimed(struct ev_unclaimed **v, size_t *n, const cJSON *ev)
 
 	event_text(ev, full, sizeof(full));
 	unclaimed_key(full, key, sizeof(key));
-	for (i = 0; i < *n && !u; i++)
-		if (!strcmp((*v)[i].key, key))
-			u = &(*v)[i];
+	for (i = 0; i < v->n && !u; i++)
+		if (!strcmp(v->v[i].key, key))
+			u = &v->v[i];
 	if (!u) {
-		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-		u = &(*v)[(*n)++];
-		memset(u, 0, sizeof(*u));
+		u = hp_array_push(v);
 		hp_strlcpy(u->key, key, sizeof(u->key));
 	}
-	u->ev = xrealloc(u->ev, (u->nev + 1) * sizeof(*u->ev));
-	u->ev[u->nev++] = ev;
+	hp_array_append(&u->ev, ev);
 }
 
 static void run_signals(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *events = hp_json_arr(snap->root, "events");
 	const cJSON *ev;
-	struct ev_bucket *buckets = NULL;
-	struct ev_unclaimed *unclaimed = NULL;
-	size_t nbuckets = 0, nunclaimed = 0, i;
+	ev_bucket_list buckets = HP_ARRAY_INIT;
+	ev_unclaimed_list unclaimed = HP_ARRAY_INIT;
+	size_t i;
 	double newest = -1;
 	int n = 0, k, capped, failed;
 	char when[32];
@@ -443,16 +441,15 @@ static void run_signals(const struct hp_snapshot *snap, struct hp_emit *em)
 		kind = classify_event(ev);
 		if (kind == EV__COUNT) {
 			if (!strcmp(hp_check_str(ev, "EventLevel", ""), "Error"))
-				add_unclaimed(&unclaimed, &nunclaimed, ev);
+				add_unclaimed(&unclaimed, ev);
 			continue;
 		}
 		/* With an instance id the node is the key; the group is only shown. */
-		b = bucket_for(&buckets, &nbuckets, kind, iid, iid ? NULL : group);
+		b = bucket_for(&buckets, kind, iid, iid ? NULL : group);
 		if (iid && !b->iid_group)
 			b->iid_group = group;
 		b->count++;
-		b->ev = xrealloc(b->ev, (b->nev + 1) * sizeof(*b->ev));
-		b->ev[b->nev++] = ev;
+		hp_array_append(&b->ev, ev);
 	}
 
 	if (!n) {
@@ -482,17 +479,17 @@ static void run_signals(const struct hp_snapshot *snap, struct hp_emit *em)
 			 "Details of %d Error/Warn cluster event%s could not be read (DescribeClusterEvent "
 			 "failed); only their descriptions are judged", failed, failed == 1 ? "" : "s");
 	for (k = 0; k < EV__COUNT; k++)
-		for (i = 0; i < nbuckets; i++)
-			if (buckets[i].kind == (enum ev_kind)k)
-				report_bucket(em, &buckets[i]);
-	for (i = 0; i < nunclaimed; i++)
-		report_unclaimed(em, &unclaimed[i]);
-	for (i = 0; i < nbuckets; i++)
-		free(buckets[i].ev);
-	free(buckets);
-	for (i = 0; i < nunclaimed; i++)
-		free(unclaimed[i].ev);
-	free(unclaimed);
+		for (i = 0; i < buckets.n; i++)
+			if (buckets.v[i].kind == (enum ev_kind)k)
+				report_bucket(em, &buckets.v[i]);
+	for (i = 0; i < unclaimed.n; i++)
+		report_unclaimed(em, &unclaimed.v[i]);
+	for (i = 0; i < buckets.n; i++)
+		hp_array_release(&buckets.v[i].ev);
+	hp_array_release(&buckets);
+	for (i = 0; i < unclaimed.n; i++)
+		hp_array_release(&unclaimed.v[i].ev);
+	hp_array_release(&unclaimed);
 }
 
 HP_CHECK(events_signals, HP_GROUP_EVENTS, 20,

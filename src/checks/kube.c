@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
+#include "hp/facts.h"
 #include "hp/json.h"
-#include "hp/kube.h"
 #include "checks.h"
 #include "fold.h"
 
@@ -35,7 +36,7 @@ struct pair {
 
 struct index {
 	struct pair *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 static int pair_cmp(const void *a, const void *b)
@@ -45,19 +46,19 @@ static int pair_cmp(const void *a, const void *b)
 
 static void index_add(struct index *x, const char *key, const char *val, const cJSON *obj)
 {
+	struct pair *p;
+
 	if (!key)
 		return;
-	x->v = xrealloc(x->v, (x->n + 1) * sizeof(*x->v));
-	x->v[x->n].key = key;
-	x->v[x->n].val = val;
-	x->v[x->n].obj = obj;
-	x->n++;
+	p = hp_array_push(x);
+	p->key = key;
+	p->val = val;
+	p->obj = obj;
 }
 
 static void index_sort(struct index *x)
 {
-	if (x->n)
-		qsort(x->v, x->n, sizeof(*x->v), pair_cmp);
+	hp_array_sort(x, pair_cmp);
 }
 
 static const struct pair *index_find(const struct index *x, const char *key)
@@ -69,13 +70,11 @@ static const struct pair *index_find(const struct index *x, const char *key)
 	return bsearch(&k, x->v, x->n, sizeof(*x->v), pair_cmp);
 }
 
-/* Everything a kube check needs, built once per run. */
+/* Everything a kube check needs; the node index is the snapshot's, built once. */
 struct kctx {
 	const struct hp_snapshot *snap;
 	const cJSON *kube;
-	struct index by_name;     /* Kubernetes node name -> instance id (val), node (obj) */
-	struct index by_iid;      /* instance id -> ListClusterNodes summary (obj) */
-	char (*iids)[24];         /* storage for derived instance ids */
+	const struct hp_kube_index *ix;  /* kube.nodes by name, instance ids, ListClusterNodes */
 };
 
 static const cJSON *label(const cJSON *node, const char *key)
@@ -95,57 +94,36 @@ static const char *label_str(const cJSON *node, const char *key)
 
 static void kctx_init(struct kctx *c, const struct hp_snapshot *s)
 {
-	const cJSON *n, *nodes;
-	size_t i = 0;
-
-	memset(c, 0, sizeof(*c));
 	c->snap = s;
 	c->kube = hp_snapshot_get(s, "kube");
-	nodes = hp_json_arr(c->kube, "nodes");
-	c->iids = xcalloc((size_t)cJSON_GetArraySize(nodes) + 1, sizeof(*c->iids));
-	cJSON_ArrayForEach(n, nodes) {
-		const char *name = hp_json_str(n, "name");
-
-		if (hp_kube_instance_id(name, hp_json_str(n, "provider_id"),
-					cJSON_GetObjectItemCaseSensitive(n, "labels"), c->iids[i],
-					sizeof(c->iids[i])))
-			c->iids[i][0] = '\0';
-		index_add(&c->by_name, name, c->iids[i][0] ? c->iids[i] : NULL, n);
-		i++;
-	}
-	index_sort(&c->by_name);
-	cJSON_ArrayForEach(n, hp_snapshot_get(s, "nodes"))
-		index_add(&c->by_iid, hp_json_str(n, "InstanceId"), NULL, n);
-	index_sort(&c->by_iid);
+	c->ix = hp_facts_kube(s);
 }
 
-static void kctx_release(struct kctx *c)
+/* The instance id of the i-th kube.nodes entry, "" when it cannot be told. */
+static const char *iid_at(const struct kctx *c, size_t i)
 {
-	free(c->by_name.v);
-	free(c->by_iid.v);
-	free(c->iids);
+	const struct hp_kube_node *k = hp_kube_index_at(c->ix, i);
+
+	return k ? k->iid : "";
 }
 
 /* The instance id behind a Kubernetes node name, or NULL. */
 static const char *iid_of(const struct kctx *c, const char *node_name)
 {
-	const struct pair *p = index_find(&c->by_name, node_name);
-
-	return p ? p->val : NULL;
+	return hp_kube_index_iid(c->ix, node_name);
 }
 
 /* A HyperPod node: it carries the health label or is one of the cluster's instances. */
 static int is_hyperpod(const struct kctx *c, const cJSON *node, const char *iid)
 {
-	return label(node, LABEL_HEALTH) || (iid && index_find(&c->by_iid, iid));
+	return label(node, LABEL_HEALTH) || (iid && hp_kube_index_cluster_node(c->ix, iid));
 }
 
 /* "hyperpod-i-0abc (gpu-p5)" / "ip-10-1-2-3 (i-0abc, gpu-p5)": how a node is named in messages. */
 static const char *node_label(const struct kctx *c, const char *name, const char *iid, char *out,
 			      size_t n)
 {
-	const struct pair *p = index_find(&c->by_iid, iid);
-	const char *group = p ? hp_json_str(p->obj, "InstanceGroupName") : NULL;
+	const char *group = hp_json_str(hp_kube_index_cluster_node(c->ix, iid), "InstanceGroupName");
 	char nm[HP_CHECK_CLIP_SIZE];
 
 	hp_check_clip(name ? name : "?", nm);
@@ -381,7 +359,7 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 		return;
 	kctx_init(&c, s);
 	cJSON_ArrayForEach(n, nodes) {
-		const char *name = hp_json_str(n, "name"), *iid = c.iids[i++];
+		const char *name = hp_json_str(n, "name"), *iid = iid_at(&c, i++);
 		const char *st = label_str(n, LABEL_HEALTH);
 		const char *faults = label_str(n, LABEL_FAULTS), *fault = label_str(n, LABEL_FAULT);
 		const char *deep = label_str(n, LABEL_DEEP);
@@ -473,7 +451,6 @@ static void run_node_health(const struct hp_snapshot *s, struct hp_emit *em)
 	else if (good == labelled)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
 			 "All %zu HyperPod nodes are Schedulable", labelled);
-	kctx_release(&c);
 }
 
 static void run_deep_health(const struct hp_snapshot *s, struct hp_emit *em)
@@ -488,7 +465,7 @@ static void run_deep_health(const struct hp_snapshot *s, struct hp_emit *em)
 		return;
 	kctx_init(&c, s);
 	cJSON_ArrayForEach(n, nodes) {
-		const char *st = label_str(n, LABEL_DEEP), *iid = c.iids[i++];
+		const char *st = label_str(n, LABEL_DEEP), *iid = iid_at(&c, i++);
 		char who[HP_CHECK_CLIP_SIZE * 2];
 
 		if (!st)
@@ -511,7 +488,6 @@ static void run_deep_health(const struct hp_snapshot *s, struct hp_emit *em)
 	else if (labelled)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
 			 "No HyperPod node failed its deep health checks (%zu labelled)", labelled);
-	kctx_release(&c);
 }
 
 static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
@@ -531,7 +507,7 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 		return;
 	kctx_init(&c, s);
 	cJSON_ArrayForEach(n, nodes) {
-		const char *iid = c.iids[i++], *st = hp_json_str(n, "ready.status");
+		const char *iid = iid_at(&c, i++), *st = hp_json_str(n, "ready.status");
 		const char *reason = hp_check_str(n, "ready.reason", "no reason");
 		const char *msg = hp_check_str(n, "ready.message", "");
 		char who[HP_CHECK_CLIP_SIZE * 2], clip[HP_CHECK_CLIP_SIZE], r[HP_CHECK_CLIP_SIZE];
@@ -562,12 +538,12 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 	/* Instances HyperPod says are Running but Kubernetes does not know. */
 	if (mapped) {
 		const cJSON *hn;
-		struct index seen = { NULL, 0 };
+		struct index seen = { NULL, 0, 0 };
 		size_t count = (size_t)cJSON_GetArraySize(nodes);
 
 		for (i = 0; i < count; i++)
-			if (c.iids[i][0])
-				index_add(&seen, c.iids[i], NULL, NULL);
+			if (iid_at(&c, i)[0])
+				index_add(&seen, iid_at(&c, i), NULL, NULL);
 		index_sort(&seen);
 		cJSON_ArrayForEach(hn, hp_snapshot_get(s, "nodes")) {
 			const char *id = hp_json_str(hn, "InstanceId");
@@ -579,7 +555,7 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 				  "node " DASH " it did not join the EKS cluster",
 				  id, hp_check_str(hn, "InstanceGroupName", "?"));
 		}
-		free(seen.v);
+		hp_array_release(&seen);
 	}
 	batch_emit(em, &cni);
 	batch_emit(em, &notready);
@@ -591,21 +567,18 @@ static void run_node_ready(const struct hp_snapshot *s, struct hp_emit *em)
 	if (others)
 		HP_CHECK_INFO(em, "%zu other Kubernetes node(s) are not HyperPod nodes and not "
 			      "judged here", others);
-	kctx_release(&c);
 }
 
 static void run_namespace(const struct hp_snapshot *s, struct hp_emit *em)
 {
-	const cJSON *ns = kube_data(s, em, "namespaces", "The aws-hyperpod namespace"), *n;
+	const cJSON *ns = kube_data(s, em, "namespaces", "The aws-hyperpod namespace");
 
 	if (!ns)
 		return;
-	cJSON_ArrayForEach(n, ns) {
-		if (cJSON_IsString(n) && !strcmp(n->valuestring, "aws-hyperpod")) {
-			hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
-				 "Namespace aws-hyperpod exists (HyperPod Helm chart installed)");
-			return;
-		}
+	if (hp_json_has_str(ns, "aws-hyperpod")) {
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+			 "Namespace aws-hyperpod exists (HyperPod Helm chart installed)");
+		return;
 	}
 	hp_emit(em, HP_TAG_FAIL, "Namespace aws-hyperpod is missing " DASH " the HyperPod Helm "
 		"chart is not installed");
@@ -839,7 +812,6 @@ static void run_addon(const struct hp_snapshot *s, struct hp_emit *em, const str
 				 a->title, seen_pods);
 	}
 	batch_emit(em, &bad);
-	kctx_release(&c);
 }
 
 static void run_aws_node(const struct hp_snapshot *s, struct hp_emit *em)
@@ -873,7 +845,7 @@ static void run_sandbox(const struct hp_snapshot *s, struct hp_emit *em)
 {
 	const cJSON *events = kube_data(s, em, "events", "Pods stuck on FailedCreatePodSandBox");
 	const cJSON *pods, *e, *p;
-	struct index pending = { NULL, 0 }, nodes = { NULL, 0 };
+	struct index pending = { NULL, 0, 0 }, nodes = { NULL, 0, 0 };
 	struct kctx c;
 	size_t i, stuck = 0;
 	char (*keys)[600] = NULL;
@@ -955,9 +927,8 @@ static void run_sandbox(const struct hp_snapshot *s, struct hp_emit *em)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
 			 "No pod is stuck Pending with FailedCreatePodSandBox");
 	free(keys);
-	free(pending.v);
-	free(nodes.v);
-	kctx_release(&c);
+	hp_array_release(&pending);
+	hp_array_release(&nodes);
 }
 
 /* The failure class of a workload pod: OOMKilled first (it explains the crash loop). */
@@ -1010,7 +981,7 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 	const cJSON *pods = kube_data(s, em, "pods", "Workload pod states"), *p;
 	struct wgroup *g = NULL;
 	struct kctx c;
-	size_t ng = 0, i, bad = 0;
+	size_t ng = 0, galloc = 0, i, bad = 0;
 	double dropped;
 
 	if (!pods)
@@ -1030,7 +1001,7 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 			if (g[i].reason == why && !strcmp(g[i].ns, ns) && !strcmp(g[i].node, node))
 				break;
 		if (i == ng) {
-			g = xrealloc(g, (ng + 1) * sizeof(*g));
+			g = hp_array_grow(g, &galloc, ng, 1, sizeof(*g));
 			g[ng].reason = why;
 			g[ng].ns = ns;
 			g[ng].node = node;
@@ -1074,7 +1045,6 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 			 "No workload pod is CrashLoopBackOff, OOMKilled, ImagePullBackOff or "
 			 "RunContainerError (%.0f pods read)",
 			 hp_json_num(hp_snapshot_get(s, "kube"), "pods_total", 0));
-	kctx_release(&c);
 }
 
 HP_CHECK(kube_access, HP_GROUP_EKS, 20,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hp/array.h"
 #include "hp/json.h"
 #include "checks.h"
 
@@ -161,25 +162,24 @@ struct log_bucket {
 	char iid[24];
 	char group[80];
 	const char *stream;
-	const cJSON **lines;
-	size_t n;
+	HP_ARRAY(const cJSON *) lines;
 };
 
-static struct log_bucket *bucket_for(struct log_bucket **v, size_t *n, const char *stream)
+typedef HP_ARRAY(struct log_bucket) log_bucket_list;
+
+static struct log_bucket *bucket_for(log_bucket_list *v, const char *stream)
 {
 	char group[80], iid[24];
 	struct log_bucket *b;
 	size_t i;
 
 	parse_stream(stream, group, iid);
-	for (i = 0; i < *n; i++) {
-		b = &(*v)[i];
+	for (i = 0; i < v->n; i++) {
+		b = &v->v[i];
 		if (*iid ? !strcmp(b->iid, iid) : (!*b->iid && !strcmp(b->stream, stream)))
 			return b;
 	}
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	b = &(*v)[(*n)++];
-	memset(b, 0, sizeof(*b));
+	b = hp_array_push(v);
 	hp_strlcpy(b->iid, iid, sizeof(b->iid));
 	hp_strlcpy(b->group, group, sizeof(b->group));
 	b->stream = stream;
@@ -199,13 +199,13 @@ static void add_evidence(struct hp_finding *f, const struct log_bucket *b)
 {
 	size_t i;
 
-	for (i = 0; i < b->n && i < 3; i++) {
+	for (i = 0; i < b->lines.n && i < 3; i++) {
 		char when[32], text[HP_CHECK_CLIP_SIZE], line[HP_CHECK_CLIP_SIZE + 64];
 
 		snprintf(line, sizeof(line), "%s %s",
-			 hp_check_iso_time(hp_json_num(b->lines[i], "timestamp", -1000) / 1000,
+			 hp_check_iso_time(hp_json_num(b->lines.v[i], "timestamp", -1000) / 1000,
 					   when),
-			 hp_check_clip(hp_check_str(b->lines[i], "message", ""), text));
+			 hp_check_clip(hp_check_str(b->lines.v[i], "message", ""), text));
 		hp_finding_evidence(f, line);
 	}
 }
@@ -215,8 +215,8 @@ static void scan(const struct hp_snapshot *snap, struct hp_emit *em, const struc
 	const cJSON *logs = hp_json_get(snap->root, "logs");
 	const cJSON *lines = hp_json_arr(logs, sc->key);
 	const cJSON *l;
-	struct log_bucket *v = NULL;
-	size_t n = 0, i;
+	log_bucket_list v = HP_ARRAY_INIT;
+	size_t i;
 	char key[48];
 
 	if (!lines)
@@ -227,32 +227,33 @@ static void scan(const struct hp_snapshot *snap, struct hp_emit *em, const struc
 
 		if (!msg || !line_matches(msg, sc->tokens))
 			continue;
-		b = bucket_for(&v, &n, hp_check_str(l, "logStreamName", "?"));
-		b->lines = xrealloc(b->lines, (b->n + 1) * sizeof(*b->lines));
-		b->lines[b->n++] = l;
+		b = bucket_for(&v, hp_check_str(l, "logStreamName", "?"));
+		hp_array_append(&b->lines, l);
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < v.n; i++) {
+		const struct log_bucket *b = &v.v[i];
 		char where[HP_CHECK_CLIP_SIZE + 128], clip[HP_CHECK_CLIP_SIZE];
 		struct hp_finding *f;
 
-		if (*v[i].iid)
-			snprintf(where, sizeof(where), "%s (%s)", v[i].iid, v[i].group);
+		if (*b->iid)
+			snprintf(where, sizeof(where), "%s (%s)", b->iid, b->group);
 		else
 			snprintf(where, sizeof(where), "log stream '%s'",
-				 hp_check_clip(v[i].stream, clip));
-		f = hp_emitx(em, HP_TAG_FAIL, em->check->prio, NULL, *v[i].iid ? v[i].iid : NULL,
-			     "%s on %s: %zu matching line%s", sc->title, where, v[i].n,
-			     v[i].n == 1 ? "" : "s");
-		add_evidence(f, &v[i]);
-		free(v[i].lines);
+				 hp_check_clip(b->stream, clip));
+		f = hp_emitx(em, HP_TAG_FAIL, em->check->prio, NULL, *b->iid ? b->iid : NULL,
+			     "%s on %s: %zu matching line%s", sc->title, where, b->lines.n,
+			     b->lines.n == 1 ? "" : "s");
+		add_evidence(f, b);
 	}
-	free(v);
 	snprintf(key, sizeof(key), "%s_truncated", sc->key);
 	if (hp_json_bool(logs, key, 0))
 		HP_CHECK_INFO(em, "The %s stopped at its cap; later lines were not read",
 			sc->what);
-	if (!n && hp_json_bool(logs, "group_found", 0))
+	if (!v.n && hp_json_bool(logs, "group_found", 0))
 		hp_emit(em, HP_TAG_PASS, "%s", sc->pass_msg);
+	for (i = 0; i < v.n; i++)
+		hp_array_release(&v.v[i].lines);
+	hp_array_release(&v);
 }
 
 static void run_group(const struct hp_snapshot *snap, struct hp_emit *em)

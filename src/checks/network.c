@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
 
@@ -79,16 +80,6 @@ static int unread_ids(const cJSON *net, const char *ids_key, const char *found_k
 	return n;
 }
 
-static int in_list(const cJSON *arr, const char *s)
-{
-	const cJSON *v;
-
-	cJSON_ArrayForEach(v, arr)
-		if (cJSON_IsString(v) && !strcmp(v->valuestring, s))
-			return 1;
-	return 0;
-}
-
 /* Append s to a ", "-separated list. */
 static void list_add(struct hp_buf *b, const char *s)
 {
@@ -121,7 +112,7 @@ static cJSON *cluster_vpcs(const cJSON *net)
 	cJSON_ArrayForEach(id, hp_json_arr(net, "subnet_ids")) {
 		const char *v = hp_json_str(member(net, "subnets", id_of(id)), "vpcId");
 
-		if (v && !in_list(vpcs, v))
+		if (v && !hp_json_has_str(vpcs, v))
 			cJSON_AddItemToArray(vpcs, cJSON_CreateString(v));
 	}
 	if (cJSON_GetArraySize(vpcs))
@@ -129,7 +120,7 @@ static cJSON *cluster_vpcs(const cJSON *net)
 	cJSON_ArrayForEach(id, hp_json_arr(net, "sg_ids")) {
 		const char *v = hp_json_str(member(net, "security_groups", id_of(id)), "vpcId");
 
-		if (v && !in_list(vpcs, v))
+		if (v && !hp_json_has_str(vpcs, v))
 			cJSON_AddItemToArray(vpcs, cJSON_CreateString(v));
 	}
 	return vpcs;
@@ -300,7 +291,7 @@ static int usable(const cJSON *net, const char *vpc, const char *svc, const char
 		return 0;
 	}
 	if (!strcasecmp(hp_check_str(ep, "vpcEndpointType", ""), "Gateway") && rtb &&
-	    !in_list(hp_json_arr(ep, "routeTableIdSet"), rtb)) {
+	    !hp_json_has_str(hp_json_arr(ep, "routeTableIdSet"), rtb)) {
 		hp_buf_printf(note, "%s: gateway endpoint %s is not associated with %s", svc,
 			      hp_check_str(ep, "vpcEndpointId", "?"), rtb);
 		return 0;
@@ -714,7 +705,7 @@ static const char *admits(const cJSON *eks_sg, const cJSON *hp_sgs)
 		cJSON_ArrayForEach(g, hp_json_arr(perm, "groups")) {
 			const char *gid = hp_json_str(g, "groupId");
 
-			if (gid && in_list(hp_sgs, gid))
+			if (gid && hp_json_has_str(hp_sgs, gid))
 				return gid;
 		}
 	return NULL;
@@ -727,7 +718,7 @@ static void eks_security_groups(struct hp_emit *em, const cJSON *net, const char
 	struct hp_buf unread = HP_BUF_INIT(HP_MAX_LINE), list = HP_BUF_INIT(HP_MAX_LINE);
 
 	cJSON_ArrayForEach(id, hp_sgs) {
-		if (id_of(id) && in_list(eks_sgs, id->valuestring)) {
+		if (id_of(id) && hp_json_has_str(eks_sgs, id->valuestring)) {
 			hp_emit(em, HP_TAG_PASS, "HyperPod security group %s is attached to EKS cluster '%s'",
 				id->valuestring, name);
 			goto out;
@@ -844,7 +835,7 @@ static void run_capacity(const struct hp_snapshot *snap, struct hp_emit *em)
 		return;
 	cJSON_ArrayForEach(g, hp_json_arr(cluster, "InstanceGroups")) {
 		const char *type = hp_json_str(g, "InstanceType");
-		const cJSON *subnets = hp_json_arr(g, "OverrideVpcConfig.Subnets"), *offered, *id;
+		const cJSON *subnets = hp_vpc_ids(cluster, g, "Subnets"), *offered, *id;
 		struct hp_buf zones = HP_BUF_INIT(HP_MAX_LINE), good = HP_BUF_INIT(HP_MAX_LINE),
 			      where = HP_BUF_INIT(HP_MAX_LINE), bad = HP_BUF_INIT(HP_MAX_LINE);
 		char name[HP_CHECK_CLIP_SIZE];
@@ -858,17 +849,15 @@ static void run_capacity(const struct hp_snapshot *snap, struct hp_emit *em)
 		offered = cJSON_GetObjectItemCaseSensitive(offerings, ec2);
 		if (!cJSON_IsArray(offered))
 			goto next;
-		if (!subnets)
-			subnets = hp_json_arr(cluster, "VpcConfig.Subnets");
 		cJSON_ArrayForEach(id, subnets) {
 			const char *az = cJSON_IsString(id) ?
 				hp_json_str(member(net, "subnets", id->valuestring), "availabilityZone") : NULL;
 
-			if (!az || in_list(seen, az))
+			if (!az || hp_json_has_str(seen, az))
 				continue;
 			cJSON_AddItemToArray(seen, cJSON_CreateString(az));
 			list_add(&zones, az);
-			if (in_list(offered, az))
+			if (hp_json_has_str(offered, az))
 				list_add(&good, az);
 			else
 				list_add(&bad, az);

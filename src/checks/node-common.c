@@ -1,16 +1,17 @@
 /*
  * The frame of every on-node check: walk the probed nodes of the snapshot,
- * parse the blocks a check needs, collect its per-node results, and emit
- * them, problems first; identical results (same tag, priority, section and
- * stem) go through one fold (fold.h), so those of many nodes become one
- * finding "<stem> on N nodes". Nodes that were not probed belong to the
- * SSM transport's own check.
+ * hand each node's facts to the check, collect its per-node results, and
+ * emit them, problems first; identical results (same tag, priority,
+ * section and stem) go through one fold (fold.h), so those of many nodes
+ * become one finding "<stem> on N nodes". Nodes that were not probed
+ * belong to the SSM transport's own check.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/json.h"
 #include "checks.h"
 #include "fold.h"
@@ -50,12 +51,7 @@ struct node_say *hp_node_say(struct node_ctx *c, enum hp_tag tag, enum hp_prio p
 	struct hp_buf msg = HP_BUF_INIT(HP_MAX_LINE);
 	va_list ap;
 
-	if (r->n == r->alloc) {
-		r->alloc = r->alloc ? r->alloc * 2 : 16;
-		r->v = xrealloc(r->v, r->alloc * sizeof(*r->v));
-	}
-	s = &r->v[r->n++];
-	memset(s, 0, sizeof(*s));
+	s = hp_array_push(r);
 	s->tag = tag;
 	s->prio = (tag == HP_TAG_FAIL || tag == HP_TAG_WARN) ? prio : HP_PNONE;
 	s->section = section ? xstrdup(section) : NULL;
@@ -169,8 +165,7 @@ static void results_release(struct node_results *r)
 		free(r->v[i].node);
 		cJSON_Delete(r->v[i].evidence);
 	}
-	free(r->v);
-	memset(r, 0, sizeof(*r));
+	hp_array_release(r);
 }
 
 /* The cluster's orchestrator; a lone node (hpnode node) can name it in meta. */
@@ -196,7 +191,7 @@ static const cJSON *type_info_of(const struct hp_snapshot *snap, const char *typ
 	return cJSON_GetObjectItemCaseSensitive(types, type);
 }
 
-void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em, unsigned parts,
+void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		  void (*judge)(struct node_ctx *c))
 {
 	const cJSON *probes = hp_json_get(snap->root, "probes"), *p;
@@ -205,12 +200,8 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em, unsigned p
 
 	if (!cJSON_IsObject(probes))
 		return;
-	/* Without a cluster, the node's own services tell what runs it. */
-	if (!strcmp(orch, "Unknown"))
-		parts |= HP_PROBE_SERVICES;
 	cJSON_ArrayForEach(p, probes) {
 		const char *state = hp_json_str(p, "state");
-		const cJSON *so = cJSON_GetObjectItemCaseSensitive(p, "stdout");
 		struct node_ctx c;
 		cJSON *facts;
 
@@ -226,11 +217,9 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em, unsigned p
 		c.type_info = type_info_of(snap, c.type);
 		c.entry = p;
 		c.out = &out;
-		facts = cJSON_IsString(so) ? hp_probe_parse_some(so->valuestring,
-								 strlen(so->valuestring), parts)
-					   : hp_probe_parse_some("", 0, parts);
-		c.facts = facts;
+		c.facts = facts = hp_facts_node(snap, p);
 		c.orchestrator = orch;
+		/* Without a cluster, the node's own services tell what runs it. */
 		if (!strcmp(orch, "Unknown")) {
 			if (hp_node_unit_loaded(&c, "kubelet"))
 				c.orchestrator = "EKS";

@@ -203,14 +203,10 @@ static void judge_imds(struct node_ctx *c)
 }
 
 HP_CHECK(node_neuron, HP_GROUP_ONNODE, 260,
-	 .id = "node.neuron", .section = "G.2", .prio = HP_P0, .each_node = judge_neuron,
-	 .parts = HP_PROBE_NEURON);
+	 .id = "node.neuron", .section = "G.2", .prio = HP_P0, .each_node = judge_neuron);
 HP_CHECK(node_efa, HP_GROUP_ONNODE, 270,
-	 .id = "node.efa", .section = "A.3", .prio = HP_P1, .each_node = judge_efa,
-	 .parts = HP_PROBE_EFA);
+	 .id = "node.efa", .section = "A.3", .prio = HP_P1, .each_node = judge_efa);
 HP_CHECK(node_net_errors, HP_GROUP_ONNODE, 280,
-	 .id = "node.net-errors", .section = "A.2", .prio = HP_P2, .each_node = judge_netdev,
-	 .parts = HP_PROBE_NET);
+	 .id = "node.net-errors", .section = "A.2", .prio = HP_P2, .each_node = judge_netdev);
 HP_CHECK(node_imds, HP_GROUP_ONNODE, 290,
-	 .id = "node.imds", .section = "B.1", .prio = HP_P1, .each_node = judge_imds,
-	 .parts = HP_PROBE_NET);
+	 .id = "node.imds", .section = "B.1", .prio = HP_P1, .each_node = judge_imds);

@@ -670,29 +670,20 @@ static void judge_nvvs(struct node_ctx *c)
 }
 
 HP_CHECK(node_gpu_count, HP_GROUP_ONNODE, 170,
-	 .id = "node.gpu-count", .section = "G.1", .prio = HP_P0, .each_node = judge_count,
-	 .parts = HP_PROBE_GPU);
+	 .id = "node.gpu-count", .section = "G.1", .prio = HP_P0, .each_node = judge_count);
 HP_CHECK(node_gpu_xid, HP_GROUP_ONNODE, 180,
-	 .id = "node.gpu-xid", .section = "G.1.c", .prio = HP_P0, .each_node = judge_xid,
-	 .parts = HP_PROBE_KMSG | HP_PROBE_GPU);
+	 .id = "node.gpu-xid", .section = "G.1.c", .prio = HP_P0, .each_node = judge_xid);
 HP_CHECK(node_gpu_ecc, HP_GROUP_ONNODE, 190,
-	 .id = "node.gpu-ecc", .section = "G.1", .prio = HP_P0, .each_node = judge_ecc,
-	 .parts = HP_PROBE_GPU);
+	 .id = "node.gpu-ecc", .section = "G.1", .prio = HP_P0, .each_node = judge_ecc);
 HP_CHECK(node_gpu_remap, HP_GROUP_ONNODE, 200,
-	 .id = "node.gpu-remap", .section = "G.1.a", .prio = HP_P0, .each_node = judge_remap,
-	 .parts = HP_PROBE_GPU);
+	 .id = "node.gpu-remap", .section = "G.1.a", .prio = HP_P0, .each_node = judge_remap);
 HP_CHECK(node_gpu_recovery, HP_GROUP_ONNODE, 210,
-	 .id = "node.gpu-recovery", .section = "G.1.d", .prio = HP_P0, .each_node = judge_recovery,
-	 .parts = HP_PROBE_GPU);
+	 .id = "node.gpu-recovery", .section = "G.1.d", .prio = HP_P0, .each_node = judge_recovery);
 HP_CHECK(node_gpu_clocks, HP_GROUP_ONNODE, 220,
-	 .id = "node.gpu-clocks", .section = "G.1", .prio = HP_P1, .each_node = judge_clocks,
-	 .parts = HP_PROBE_GPU);
+	 .id = "node.gpu-clocks", .section = "G.1", .prio = HP_P1, .each_node = judge_clocks);
 HP_CHECK(node_gpu_dcgm, HP_GROUP_ONNODE, 230,
-	 .id = "node.gpu-dcgm", .section = "G.1.b", .prio = HP_P0, .each_node = judge_dcgm,
-	 .parts = HP_PROBE_DCGM | HP_PROBE_GPU);
+	 .id = "node.gpu-dcgm", .section = "G.1.b", .prio = HP_P0, .each_node = judge_dcgm);
 HP_CHECK(node_gpu_nvvs, HP_GROUP_ONNODE, 240,
-	 .id = "node.gpu-nvvs", .section = "G.1.b", .prio = HP_P1, .each_node = judge_nvvs,
-	 .parts = HP_PROBE_DCGM | HP_PROBE_GPU);
+	 .id = "node.gpu-nvvs", .section = "G.1.b", .prio = HP_P1, .each_node = judge_nvvs);
 HP_CHECK(node_gpu_nvlink, HP_GROUP_ONNODE, 250,
-	 .id = "node.gpu-nvlink", .section = "G.1", .prio = HP_P1, .each_node = judge_nvlink,
-	 .parts = HP_PROBE_GPU);
+	 .id = "node.gpu-nvlink", .section = "G.1", .prio = HP_P1, .each_node = judge_nvlink);

@@ -280,23 +280,17 @@ static void judge_memory(struct node_ctx *c)
 }
 
 HP_CHECK(node_disk_root, HP_GROUP_ONNODE, 20,
-	 .id = "node.disk-root", .section = "I.2", .prio = HP_P0, .each_node = judge_root,
-	 .parts = HP_PROBE_DISK);
+	 .id = "node.disk-root", .section = "I.2", .prio = HP_P0, .each_node = judge_root);
 HP_CHECK(node_disk_sagemaker, HP_GROUP_ONNODE, 30,
-	 .id = "node.disk-sagemaker", .section = "I.6", .prio = HP_P1, .each_node = judge_sagemaker,
-	 .parts = HP_PROBE_DISK);
+	 .id = "node.disk-sagemaker", .section = "I.6", .prio = HP_P1, .each_node = judge_sagemaker);
 HP_CHECK(node_inodes, HP_GROUP_ONNODE, 40,
-	 .id = "node.inodes", .section = "I.4", .prio = HP_P1, .each_node = judge_inodes,
-	 .parts = HP_PROBE_DISK);
+	 .id = "node.inodes", .section = "I.4", .prio = HP_P1, .each_node = judge_inodes);
 HP_CHECK(node_shm, HP_GROUP_ONNODE, 50,
-	 .id = "node.shm", .section = "I.1", .prio = HP_P1, .each_node = judge_shm,
-	 .parts = HP_PROBE_DISK);
+	 .id = "node.shm", .section = "I.1", .prio = HP_P1, .each_node = judge_shm);
 HP_CHECK(node_nvme, HP_GROUP_ONNODE, 60,
-	 .id = "node.nvme", .section = "I.7", .prio = HP_P1, .each_node = judge_nvme,
-	 .parts = HP_PROBE_DISK);
+	 .id = "node.nvme", .section = "I.7", .prio = HP_P1, .each_node = judge_nvme);
 HP_CHECK(node_disk_containerd, HP_GROUP_ONNODE, 70,
 	 .id = "node.disk-containerd", .section = "I.2", .prio = HP_P1,
-	 .each_node = judge_containerd_disk, .parts = HP_PROBE_DISK);
+	 .each_node = judge_containerd_disk);
 HP_CHECK(node_memory, HP_GROUP_ONNODE, 80,
-	 .id = "node.memory", .section = "I.1", .prio = HP_P2, .each_node = judge_memory,
-	 .parts = HP_PROBE_MEMORY | HP_PROBE_EFA);
+	 .id = "node.memory", .section = "I.1", .prio = HP_P2, .each_node = judge_memory);

@@ -479,26 +479,18 @@ static void judge_kernel(struct node_ctx *c)
 HP_CHECK(node_probe, HP_GROUP_ONNODE, 10,
 	 .id = "node.probe", .section = "K.5", .prio = HP_P2, .each_node = judge_probe);
 HP_CHECK(node_oom, HP_GROUP_ONNODE, 90,
-	 .id = "node.oom", .section = "I.3", .prio = HP_P1, .each_node = judge_oom,
-	 .parts = HP_PROBE_KMSG);
+	 .id = "node.oom", .section = "I.3", .prio = HP_P1, .each_node = judge_oom);
 HP_CHECK(node_time, HP_GROUP_ONNODE, 100,
-	 .id = "node.time", .section = "I.5", .prio = HP_P1, .each_node = judge_time,
-	 .parts = HP_PROBE_TIME | HP_PROBE_SERVICES);
+	 .id = "node.time", .section = "I.5", .prio = HP_P1, .each_node = judge_time);
 HP_CHECK(node_ssm_agent, HP_GROUP_ONNODE, 110,
-	 .id = "node.ssm-agent", .section = "K.6", .prio = HP_P1, .each_node = judge_ssm_agent,
-	 .parts = HP_PROBE_SERVICES);
+	 .id = "node.ssm-agent", .section = "K.6", .prio = HP_P1, .each_node = judge_ssm_agent);
 HP_CHECK(node_containerd, HP_GROUP_ONNODE, 120,
-	 .id = "node.containerd", .section = "M.2", .prio = HP_P0, .each_node = judge_containerd,
-	 .parts = HP_PROBE_SERVICES);
+	 .id = "node.containerd", .section = "M.2", .prio = HP_P0, .each_node = judge_containerd);
 HP_CHECK(node_kubelet, HP_GROUP_ONNODE, 130,
-	 .id = "node.kubelet", .section = "M", .prio = HP_P0, .each_node = judge_kubelet,
-	 .parts = HP_PROBE_SERVICES);
+	 .id = "node.kubelet", .section = "M", .prio = HP_P0, .each_node = judge_kubelet);
 HP_CHECK(node_provisioning, HP_GROUP_ONNODE, 140,
-	 .id = "node.provisioning", .section = "D", .prio = HP_P1, .each_node = judge_provision,
-	 .parts = HP_PROBE_LOGS);
+	 .id = "node.provisioning", .section = "D", .prio = HP_P1, .each_node = judge_provision);
 HP_CHECK(node_slurm, HP_GROUP_ONNODE, 150,
-	 .id = "node.slurm", .section = "H", .prio = HP_P1, .each_node = judge_slurm,
-	 .parts = HP_PROBE_SERVICES);
+	 .id = "node.slurm", .section = "H", .prio = HP_P1, .each_node = judge_slurm);
 HP_CHECK(node_kernel, HP_GROUP_ONNODE, 160,
-	 .id = "node.kernel", .section = "N.1", .prio = HP_P0, .each_node = judge_kernel,
-	 .parts = HP_PROBE_KMSG);
+	 .id = "node.kernel", .section = "N.1", .prio = HP_P0, .each_node = judge_kernel);

@@ -1,8 +1,9 @@
 /*
  * Private to the on-node checks (src/checks/node-*.c): the loop over the
  * probed nodes of a snapshot, per-node results and their summary across
- * nodes, and lookups in the node's instance type. Each check parses only
- * the probe blocks it needs (enum hp_probe_part).
+ * nodes, and lookups in the node's instance type. A node's facts come
+ * from the snapshot's facts cache (include/hp/facts.h): decoded once,
+ * whichever check asks first.
  */
 #ifndef HP_CHECKS_NODE_H
 #define HP_CHECKS_NODE_H
@@ -10,7 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "hp/check.h"
-#include "hp/probe.h"
+#include "hp/facts.h"
 
 struct node_results;
 
@@ -22,7 +23,7 @@ struct node_ctx {
 	const cJSON *type_info;     /* instance_types entry (EC2 XML names) or NULL */
 	const char *orchestrator;   /* "EKS", "Slurm" or "Unknown" */
 	const cJSON *entry;         /* the "probes" entry */
-	const cJSON *facts;         /* hp_probe_parse_some() of its stdout */
+	const cJSON *facts;         /* hp_facts_node(): the node's probe facts */
 	struct node_results *out;
 };
 
@@ -30,11 +31,11 @@ struct node_ctx {
 struct node_say;
 
 /*
- * For each node whose probe state is "probed": parse the blocks behind
- * parts, call judge, then emit every result; identical results (same tag,
- * priority, section and stem) are folded by the rule of fold.h.
+ * For each node whose probe state is "probed": call judge with its facts,
+ * then emit every result; identical results (same tag, priority, section
+ * and stem) are folded by the rule of fold.h.
  */
-void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em, unsigned parts,
+void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		  void (*judge)(struct node_ctx *c));
 
 /*

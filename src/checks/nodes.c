@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/json.h"
 #include "checks.h"
 #include "fold.h"
@@ -34,7 +35,7 @@ struct st_bucket {
 	int rank;              /* index in states[], or HP_ARRAY_LEN(states) if unknown */
 	size_t seen;           /* first-seen order, for a stable sort */
 	const cJSON **nodes;
-	size_t n;
+	size_t n, alloc;
 };
 
 static int rank_of(const char *status)
@@ -63,22 +64,22 @@ static const char *section_of(int rank)
 	return rank < (int)HP_ARRAY_LEN(states) ? states[rank].section : "F.1";
 }
 
-static struct st_bucket *bucket_for(struct st_bucket **v, size_t *n, const char *status)
+typedef HP_ARRAY(struct st_bucket) bucket_list;
+
+static struct st_bucket *bucket_for(bucket_list *v, const char *status)
 {
 	struct st_bucket *b;
 	size_t i;
 
-	for (i = 0; i < *n; i++) {
-		b = &(*v)[i];
+	for (i = 0; i < v->n; i++) {
+		b = &v->v[i];
 		if ((!b->status && !status) || (b->status && status && !strcmp(b->status, status)))
 			return b;
 	}
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	b = &(*v)[(*n)++];
-	memset(b, 0, sizeof(*b));
+	b = hp_array_push(v);
 	b->status = status;
 	b->rank = rank_of(status);
-	b->seen = *n;
+	b->seen = v->n;
 	return b;
 }
 
@@ -142,9 +143,9 @@ static void run_status(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *nodes = hp_json_arr(snap->root, "nodes");
 	const cJSON *node;
-	struct st_bucket *v = NULL;
+	bucket_list v = HP_ARRAY_INIT;
 	struct hp_buf counts = HP_BUF_INIT(HP_MAX_LINE);
-	size_t n = 0, i;
+	size_t i;
 	int total = 0, running = 0, truncated;
 
 	if (!nodes)
@@ -156,19 +157,18 @@ static void run_status(const struct hp_snapshot *snap, struct hp_emit *em)
 		if (!cJSON_IsObject(node))
 			continue;
 		total++;
-		b = bucket_for(&v, &n, hp_check_str(node, "InstanceStatus.Status", NULL));
-		b->nodes = xrealloc(b->nodes, (b->n + 1) * sizeof(*b->nodes));
+		b = bucket_for(&v, hp_check_str(node, "InstanceStatus.Status", NULL));
+		b->nodes = hp_array_grow(b->nodes, &b->alloc, b->n, 1, sizeof(*b->nodes));
 		b->nodes[b->n++] = node;
 		if (b->rank == 0)
 			running++;
 	}
 	/* qsort is not stable, so ties fall back to first-seen order. */
-	if (n)
-		qsort(v, n, sizeof(*v), by_rank);
-	for (i = 0; i < n; i++)
-		if (v[i].rank != 0)
+	hp_array_sort(&v, by_rank);
+	for (i = 0; i < v.n; i++)
+		if (v.v[i].rank != 0)
 			hp_buf_printf(&counts, "%s%.64s: %zu", counts.len ? ", " : "",
-				      v[i].status ? v[i].status : "no status", v[i].n);
+				      v.v[i].status ? v.v[i].status : "no status", v.v[i].n);
 	HP_CHECK_INFO(em, "Total: %d  Running: %d  Problems: %d%s%s%s", total, running,
 		total - running, counts.len ? "  (" : "", counts.buf, counts.len ? ")" : "");
 	hp_buf_release(&counts);
@@ -176,17 +176,17 @@ static void run_status(const struct hp_snapshot *snap, struct hp_emit *em)
 		hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
 			 "Node list stopped at 20,000 nodes (200 pages \xC3\x97 100); findings cover "
 			 "the first 20,000 only \xE2\x80\x94 use --node to target specific nodes");
-	for (i = 0; i < n; i++)
-		if (v[i].rank != 0)
-			report_bucket(em, &v[i]);
+	for (i = 0; i < v.n; i++)
+		if (v.v[i].rank != 0)
+			report_bucket(em, &v.v[i]);
 	if (!total)
 		hp_emitx(em, HP_TAG_WARN, HP_P1, "C+F", NULL, "Cluster has no nodes");
 	else if (running == total)
 		hp_emit(em, HP_TAG_PASS, "All %d %snodes are Running", total,
 			truncated ? "listed " : "");
-	for (i = 0; i < n; i++)
-		free(v[i].nodes);
-	free(v);
+	for (i = 0; i < v.n; i++)
+		free(v.v[i].nodes);
+	hp_array_release(&v);
 }
 
 static void run_target(const struct hp_snapshot *snap, struct hp_emit *em)

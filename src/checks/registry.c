@@ -45,7 +45,7 @@ void hp_check_run(const struct hp_check *c, const struct hp_snapshot *snap,
 	struct hp_emit em = { c, out };
 
 	if (c->each_node)
-		hp_node_each(snap, &em, c->parts, c->each_node);
+		hp_node_each(snap, &em, c->each_node);
 	else if (c->run)
 		c->run(snap, &em);
 }

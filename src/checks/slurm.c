@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "hp/facts.h"
+#include "hp/iso8601.h"
 #include "hp/json.h"
-#include "hp/slurm.h"
 #include "checks.h"
 #include "fold.h"
 
@@ -26,30 +26,21 @@ static int is_slurm(const struct hp_snapshot *s)
 	return !strcmp(hp_snap_orchestrator(s), "Slurm");
 }
 
-/* The controller's instance id and group, from "slurm" or chosen afresh. */
+/* The controller's instance id and group, as recorded or chosen afresh. */
 static void controller(const struct hp_snapshot *s, const char **iid, const char **group,
 		       const char **how)
 {
-	const cJSON *sl = hp_snapshot_get(s, "slurm");
-
-	if (cJSON_IsObject(sl)) {
-		*iid = hp_json_str(sl, "controller");
-		*group = hp_json_str(sl, "group");
-		*how = hp_json_str(sl, "how");
-		return;
-	}
-	if (hp_slurm_controller(s, iid, group, how))
-		*iid = *group = *how = NULL;
+	hp_facts_slurm_controller(s, iid, group, how);
 }
 
 /*
- * The parsed controller probe (caller frees), or NULL after a SKIP saying
- * why there is none. The controller check reports the reason itself.
+ * The decoded controller probe, or NULL after a SKIP saying why there is
+ * none. The controller check reports the reason itself.
  */
-static cJSON *probe_facts(const struct hp_snapshot *s, struct hp_emit *em, const char *what)
+static const cJSON *probe_facts(const struct hp_snapshot *s, struct hp_emit *em, const char *what)
 {
-	const cJSON *probe = hp_json_get(hp_snapshot_get(s, "slurm"), "probe");
-	const char *state = hp_json_str(probe, "state"), *out = hp_json_str(probe, "stdout");
+	const cJSON *probe = hp_json_get(hp_snapshot_get(s, "slurm"), "probe"), *facts;
+	const char *state = hp_json_str(probe, "state");
 	char st[HP_CHECK_CLIP_SIZE];
 
 	if (!is_slurm(s) || !hp_snapshot_get(s, "cluster"))
@@ -59,12 +50,12 @@ static cJSON *probe_facts(const struct hp_snapshot *s, struct hp_emit *em, const
 			 "controller was not probed", what);
 		return NULL;
 	}
-	if (strcmp(state, "probed") || !out) {
+	if (strcmp(state, "probed") || !(facts = hp_facts_slurm(s))) {
 		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL, "%s not checked " DASH " the Slurm "
 			 "controller probe did not run (%s)", what, hp_check_clip(state, st));
 		return NULL;
 	}
-	return hp_slurm_parse(out, strlen(out));
+	return facts;
 }
 
 /* ------------------------------------------------------------ controller */
@@ -95,7 +86,7 @@ static void run_controller(const struct hp_snapshot *s, struct hp_emit *em)
 	const cJSON *probe = hp_json_get(hp_snapshot_get(s, "slurm"), "probe");
 	const char *iid, *group, *how, *state;
 	char clip[HP_CHECK_CLIP_SIZE], from[64], host[256];
-	cJSON *facts;
+	const cJSON *facts;
 
 	if (!is_slurm(s) || !hp_snapshot_get(s, "cluster"))
 		return;
@@ -135,8 +126,8 @@ static void run_controller(const struct hp_snapshot *s, struct hp_emit *em)
 			 hp_check_clip(hp_check_str(probe, "reason", state), clip));
 		return;
 	}
-	facts = hp_slurm_parse(hp_check_str(probe, "stdout", ""),
-			       strlen(hp_check_str(probe, "stdout", "")));
+	/* No output at all reads like output without its end marker. */
+	facts = hp_facts_slurm(s);
 	if (!cJSON_IsTrue(cJSON_GetObjectItem(facts, "done")) ||
 	    cJSON_IsTrue(cJSON_GetObjectItem(probe, "truncated")))
 		hp_emitx(em, HP_TAG_WARN, HP_P1, "K+H", iid,
@@ -146,7 +137,6 @@ static void run_controller(const struct hp_snapshot *s, struct hp_emit *em)
 		HP_CHECK_INFO(em, "Slurm controller: %s on %s (%s, from %s)",
 			      hp_check_clip(controller_host(s, facts, iid, host, sizeof(host)), clip),
 			      iid, group, from);
-	cJSON_Delete(facts);
 }
 
 /* 127 or "not found": the tool is missing, which is not the same as failing. */
@@ -158,7 +148,7 @@ static int missing_tool(const cJSON *block)
 
 static void run_slurmctld(const struct hp_snapshot *s, struct hp_emit *em)
 {
-	cJSON *facts = probe_facts(s, em, "slurmctld");
+	const cJSON *facts = probe_facts(s, em, "slurmctld");
 	const cJSON *ping, *unit;
 	const char *iid, *group, *how;
 	char clip[HP_CHECK_CLIP_SIZE], line[HP_CHECK_CLIP_SIZE + 64];
@@ -195,12 +185,11 @@ static void run_slurmctld(const struct hp_snapshot *s, struct hp_emit *em)
 			hp_finding_evidence(f, line);
 		}
 	}
-	cJSON_Delete(facts);
 }
 
 static void run_munge(const struct hp_snapshot *s, struct hp_emit *em)
 {
-	cJSON *facts = probe_facts(s, em, "munge");
+	const cJSON *facts = probe_facts(s, em, "munge");
 	const cJSON *svc, *unit;
 	const char *iid, *group, *how, *active, *load;
 
@@ -229,7 +218,6 @@ static void run_munge(const struct hp_snapshot *s, struct hp_emit *em)
 			 "munge service inactive on the controller (%s/%s) " DASH " Slurm cannot "
 			 "authenticate", active, hp_check_str(unit, "SubState", "?"));
 	}
-	cJSON_Delete(facts);
 }
 
 /* ------------------------------------------------------------ nodes */
@@ -316,7 +304,7 @@ static void nbatch_emit(struct hp_emit *em, struct nbatch *b)
 
 static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 {
-	cJSON *facts = probe_facts(s, em, "Slurm node states");
+	const cJSON *facts = probe_facts(s, em, "Slurm node states");
 	struct nbatch repair = NBATCH(HP_TAG_FAIL, HP_P1, "F.2", "Slurm nodes are marked for "
 				      "HyperPod auto-repair (Action:Reboot / Action:Replace)");
 	struct nbatch near = NBATCH(HP_TAG_FAIL, HP_P1, "F.3",
@@ -338,7 +326,6 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 	if (!sinfo || cJSON_IsNull(cJSON_GetObjectItem(sinfo, "exit"))) {
 		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", ctl, "Slurm node states not checked " DASH
 			 " no complete sinfo answer in the probe");
-		cJSON_Delete(facts);
 		return;
 	}
 	if (hp_json_num(sinfo, "exit", 0) != 0) {
@@ -349,7 +336,6 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 			 " node states not checked",
 			 hp_json_num(sinfo, "exit", 0),
 			 hp_check_clip(hp_check_str(sinfo, "text", ""), clip));
-		cJSON_Delete(facts);
 		return;
 	}
 	idx = name_index(s, &nidx);
@@ -406,7 +392,6 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", ctl,
 			 "sinfo on the controller listed no nodes");
 	free(idx);
-	cJSON_Delete(facts);
 }
 
 /* ------------------------------------------------------------ jobs */
@@ -414,22 +399,18 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 /* "2025-01-31T12:00:00" as seconds (the zone does not matter: only differences are used). */
 static int local_seconds(const char *t, double *out)
 {
-	struct tm tm;
-	const char *end;
+	struct hp_iso8601 x;
 
-	if (!t)
+	/* Slurm prints local times without a zone; one with a zone would not compare. */
+	if (hp_iso8601_parse(t, NULL, &x) || x.zoned)
 		return -1;
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(t, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!end || *end)
-		return -1;
-	*out = (double)timegm(&tm);
+	*out = (double)x.sec;
 	return 0;
 }
 
 static void run_jobs(const struct hp_snapshot *s, struct hp_emit *em)
 {
-	cJSON *facts = probe_facts(s, em, "Stuck Slurm jobs");
+	const cJSON *facts = probe_facts(s, em, "Stuck Slurm jobs");
 	const cJSON *squeue, *j;
 	const char *ctl, *group, *how;
 	double now;
@@ -444,7 +425,6 @@ static void run_jobs(const struct hp_snapshot *s, struct hp_emit *em)
 	if (!squeue || cJSON_IsNull(cJSON_GetObjectItem(squeue, "exit"))) {
 		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", ctl, "Stuck Slurm jobs not checked " DASH
 			 " no complete squeue answer in the probe");
-		cJSON_Delete(facts);
 		return;
 	}
 	if (hp_json_num(squeue, "exit", 0) != 0) {
@@ -455,7 +435,6 @@ static void run_jobs(const struct hp_snapshot *s, struct hp_emit *em)
 			 " stuck jobs not checked",
 			 hp_json_num(squeue, "exit", 0),
 			 hp_check_clip(hp_check_str(squeue, "text", ""), clip));
-		cJSON_Delete(facts);
 		return;
 	}
 	have_now = !local_seconds(hp_json_str(facts, "meta.now_local"), &now);
@@ -504,7 +483,6 @@ static void run_jobs(const struct hp_snapshot *s, struct hp_emit *em)
 		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
 			 "No Slurm job is stuck in COMPLETING or CONFIGURING");
 	cJSON_Delete(lines);
-	cJSON_Delete(facts);
 }
 
 /* ------------------------------------------------------------ mapping */
@@ -542,7 +520,7 @@ static void run_mapping(const struct hp_snapshot *s, struct hp_emit *em)
 	const cJSON *nodes = hp_snapshot_get(s, "nodes"), *n, *probe;
 	struct row *rows;
 	size_t i, count = 0, named = 0;
-	cJSON *facts = NULL;
+	const cJSON *facts = NULL;
 
 	if (!is_slurm(s) || !cJSON_IsArray(nodes) || !cJSON_GetArraySize(nodes))
 		return;
@@ -561,9 +539,8 @@ static void run_mapping(const struct hp_snapshot *s, struct hp_emit *em)
 	}
 	qsort(rows, count, sizeof(*rows), row_cmp);
 	probe = hp_json_get(hp_snapshot_get(s, "slurm"), "probe");
-	if (hp_json_str(probe, "stdout") && !strcmp(hp_check_str(probe, "state", ""), "probed"))
-		facts = hp_slurm_parse(hp_json_str(probe, "stdout"),
-				       strlen(hp_json_str(probe, "stdout")));
+	if (!strcmp(hp_check_str(probe, "state", ""), "probed"))
+		facts = hp_facts_slurm(s);
 	HP_CHECK_INFO(em, "Slurm node name " ARROW " instance id, all %zu nodes (name from "
 		      "PrivateDnsHostname%s):", count, facts ? ", Slurm state from sinfo" : "");
 	HP_CHECK_INFO(em, "%-20s %-19s %-20s %-20s %-10s %s", "SLURM NAME", "INSTANCE ID", "GROUP",
@@ -580,7 +557,6 @@ static void run_mapping(const struct hp_snapshot *s, struct hp_emit *em)
 			 rows[i].name[0] ? rows[i].name : "(no DNS name)", iid ? iid : "?", g, t,
 			 st, rows[i].name[0] && facts ? slurm_state(facts, rows[i].name) : "-");
 	}
-	cJSON_Delete(facts);
 	free(rows);
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/json.h"
 #include "checks.h"
 #include "fold.h"
@@ -16,13 +17,13 @@
 struct group {
 	char key[96];           /* the reason without its node-specific detail */
 	const cJSON **v;        /* probe entries */
-	const char **ids;
-	size_t n;
+	const char **ids;       /* their ids: n of each, room for v_alloc and ids_alloc */
+	size_t n, v_alloc, ids_alloc;
 };
 
 struct groups {
 	struct group *g;
-	size_t n;
+	size_t n, alloc;
 };
 
 /*
@@ -59,13 +60,13 @@ static void add(struct groups *gs, const char *id, const cJSON *e)
 		if (!strcmp(gs->g[i].key, key))
 			g = &gs->g[i];
 	if (!g) {
-		gs->g = xrealloc(gs->g, (gs->n + 1) * sizeof(*gs->g));
+		gs->g = hp_array_grow(gs->g, &gs->alloc, gs->n, 1, sizeof(*gs->g));
 		g = &gs->g[gs->n++];
 		memset(g, 0, sizeof(*g));
 		hp_strlcpy(g->key, key, sizeof(g->key));
 	}
-	g->v = xrealloc(g->v, (g->n + 1) * sizeof(*g->v));
-	g->ids = xrealloc(g->ids, (g->n + 1) * sizeof(*g->ids));
+	g->v = hp_array_grow(g->v, &g->v_alloc, g->n, 1, sizeof(*g->v));
+	g->ids = hp_array_grow(g->ids, &g->ids_alloc, g->n, 1, sizeof(*g->ids));
 	g->v[g->n] = e;
 	g->ids[g->n] = id;
 	g->n++;
@@ -194,7 +195,7 @@ static void run_reachability(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *meta = hp_snapshot_get(snap, "probes_meta");
 	const cJSON *probes = hp_snapshot_get(snap, "probes"), *e;
-	struct groups unreachable = { NULL, 0 }, skipped = { NULL, 0 };
+	struct groups unreachable = { NULL, 0, 0 }, skipped = { NULL, 0, 0 };
 	size_t probed = 0, nunreach = 0, nskip = 0, terminated = 0;
 	const char *note;
 	char clip[HP_CHECK_CLIP_SIZE];

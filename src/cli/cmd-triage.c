@@ -11,6 +11,7 @@
 
 #include "hp/cmd.h"
 #include "hp/collect.h"
+#include "hp/facts.h"
 #include "hp/kube.h"
 #include "hp/ssm.h"
 

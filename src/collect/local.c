@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "hp/collect.h"
+#include "hp/facts.h"
 #include "hp/probe.h"
 
 #define IMDS_DEFAULT "http://169.254.169.254"
@@ -118,7 +119,7 @@ static cJSON *capped_string(const struct hp_buf *b, size_t max)
 /* Whether the probe output lacks its DONE marker (the one decoder call of this collector). */
 static int output_truncated(const struct hp_run_res *res)
 {
-	cJSON *facts = hp_probe_parse_some(res->out.buf, res->out.len, 0);
+	cJSON *facts = hp_probe_parse(res->out.buf, res->out.len);
 	int truncated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(facts, "truncated"));
 
 	cJSON_Delete(facts);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hp/collect.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 
 #define MAX_IDS 100      /* security groups or subnets read, at most */
@@ -24,19 +25,9 @@ struct net {
 	cJSON *root;         /* the "network" object under construction */
 };
 
-static int has_string(const cJSON *arr, const char *v)
-{
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, arr)
-		if (cJSON_IsString(it) && !strcmp(it->valuestring, v))
-			return 1;
-	return 0;
-}
-
 static void add_unique(cJSON *arr, const char *v)
 {
-	if (v && *v && !has_string(arr, v) && cJSON_GetArraySize(arr) < MAX_IDS)
+	if (v && *v && !hp_json_has_str(arr, v) && cJSON_GetArraySize(arr) < MAX_IDS)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(v));
 }
 
@@ -271,14 +262,13 @@ static void list_by_vpc(struct net *n, const char *op, const char *set_key, int 
 /* The security groups and subnets of the cluster and of every instance group's override. */
 static void gather_targets(struct net *n, const struct hp_network_opts *o, cJSON *sgs, cJSON *subnets)
 {
-	const cJSON *cluster = hp_snapshot_get(n->s, "cluster"), *g;
+	const cJSON *vpc;
+	struct hp_vpc_walk w;
 	size_t i;
 
-	add_all(sgs, hp_json_arr(cluster, "VpcConfig.SecurityGroupIds"));
-	add_all(subnets, hp_json_arr(cluster, "VpcConfig.Subnets"));
-	cJSON_ArrayForEach(g, hp_json_arr(cluster, "InstanceGroups")) {
-		add_all(sgs, hp_json_arr(g, "OverrideVpcConfig.SecurityGroupIds"));
-		add_all(subnets, hp_json_arr(g, "OverrideVpcConfig.Subnets"));
+	for (vpc = hp_vpc_first(&w, hp_snapshot_get(n->s, "cluster")); vpc; vpc = hp_vpc_next(&w)) {
+		add_all(sgs, hp_json_arr(vpc, "SecurityGroupIds"));
+		add_all(subnets, hp_json_arr(vpc, "Subnets"));
 	}
 	for (i = 0; i < o->n_sg_ids; i++)
 		add_unique(sgs, o->sg_ids[i]);
@@ -420,7 +410,7 @@ static void count_eni(void *ctx, cJSON *item)
 	const char *vpc = hp_json_str(item, "vpcId");
 
 	c->count++;
-	if (vpc && has_string(c->vpcs, vpc))
+	if (vpc && hp_json_has_str(c->vpcs, vpc))
 		c->in_vpcs++;
 	cJSON_Delete(item);
 }

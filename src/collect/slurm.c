@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hp/collect.h"
+#include "hp/facts.h"
 #include "hp/slurm.h"
 
 /* The controller hp_slurm_controller() chooses (its one caller among the collectors). */

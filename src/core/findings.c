@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/check.h"
 #include "hp/refdoc.h"
 
@@ -33,12 +34,7 @@ static struct hp_finding *push(struct hp_emit *em, enum hp_tag tag, enum hp_prio
 	struct hp_finding *f;
 	struct hp_buf msg = HP_BUF_INIT(HP_MAX_LINE);
 
-	if (out->n == out->alloc) {
-		out->alloc = out->alloc ? out->alloc * 2 : 32;
-		out->v = xrealloc(out->v, out->alloc * sizeof(*out->v));
-	}
-	f = &out->v[out->n++];
-	memset(f, 0, sizeof(*f));
+	f = hp_array_push(out);
 	f->check = em->check;
 	f->tag = tag;
 	if (tag == HP_TAG_FAIL || tag == HP_TAG_WARN)
@@ -115,7 +111,5 @@ void hp_findings_release(struct hp_findings *f)
 		cJSON_Delete(f->v[i].vars);
 		cJSON_Delete(f->v[i].nodes);
 	}
-	free(f->v);
-	f->v = NULL;
-	f->n = f->alloc = 0;
+	hp_array_release(f);
 }

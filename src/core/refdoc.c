@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hp/array.h"
 #include "hp/buf.h"
 #include "hp/refdoc.h"
 #include "hp/util.h"
@@ -26,7 +27,7 @@ struct line {
 
 struct lines {
 	struct line *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 /* The embedded copy of one reference document, by file name. */
@@ -82,21 +83,15 @@ const char *hp_refdoc_title(const char *name, const char *id)
 
 static int split_lines(const char *text, size_t len, struct lines *ls, struct hp_error *e)
 {
-	size_t off = 0, alloc = 0, open_line = 0;
+	size_t off = 0, open_line = 0;
 	int in = 0;
 
-	ls->v = NULL;
-	ls->n = 0;
+	memset(ls, 0, sizeof(*ls));
 	while (off < len) {
 		const char *nl = memchr(text + off, '\n', len - off);
 		size_t l = nl ? (size_t)(nl - (text + off)) : len - off;
-		struct line *x;
+		struct line *x = hp_array_push(ls);
 
-		if (ls->n == alloc) {
-			alloc = alloc ? alloc * 2 : 256;
-			ls->v = xrealloc(ls->v, alloc * sizeof(*ls->v));
-		}
-		x = &ls->v[ls->n++];
 		x->off = off;
 		x->len = l;
 		x->fence = l >= 3 && !strncmp(text + off, "```", 3);
@@ -109,8 +104,7 @@ static int split_lines(const char *text, size_t len, struct lines *ls, struct hp
 		off += l + (nl ? 1 : 0);
 	}
 	if (in) {
-		free(ls->v);
-		ls->v = NULL;
+		hp_array_release(ls);
 		return hp_error_set(e, HP_ERR_PARSE, "line %zu: fenced block never closed", open_line);
 	}
 	return 0;
@@ -262,10 +256,7 @@ static int parse_sections(struct hp_refdoc *d, const struct lines *ls, struct hp
 				return hp_error_set(e, HP_ERR_PARSE,
 						    "line %zu: section '%.*s' already at line %zu", i + 1,
 						    (int)idlen, s, d->sec[k].line);
-		if (d->nsec == alloc) {
-			alloc = alloc ? alloc * 2 : 64;
-			d->sec = xrealloc(d->sec, alloc * sizeof(*d->sec));
-		}
+		d->sec = hp_array_grow(d->sec, &alloc, d->nsec, 1, sizeof(*d->sec));
 		sec = &d->sec[d->nsec++];
 		memset(sec, 0, sizeof(*sec));
 		memcpy(sec->id, s, idlen);
@@ -324,10 +315,7 @@ static int parse_blocks(struct hp_refdoc *d, const struct lines *ls, struct hp_e
 					    "line %zu: suggested command without a fenced block", i + 1);
 		for (close = open + 1; !ls->v[close].fence; close++)
 			;
-		if (d->nblk == alloc) {
-			alloc = alloc ? alloc * 2 : 64;
-			d->blk = xrealloc(d->blk, alloc * sizeof(*d->blk));
-		}
+		d->blk = hp_array_grow(d->blk, &alloc, d->nblk, 1, sizeof(*d->blk));
 		b = &d->blk[d->nblk++];
 		memset(b, 0, sizeof(*b));
 		b->line = i + 1;
@@ -375,7 +363,7 @@ int hp_refdoc_parse(struct hp_refdoc *d, const char *text, struct hp_error *e)
 	rc = parse_sections(d, &ls, e);
 	if (!rc)
 		rc = parse_blocks(d, &ls, e);
-	free(ls.v);
+	hp_array_release(&ls);
 	if (rc)
 		hp_refdoc_release(d);
 	return rc;

@@ -8,29 +8,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "hp/snapshot.h"
 
 /* A snapshot of 20,000 nodes is about 10 MB; leave room for later keys. */
 #define SNAPSHOT_MAX_BYTES ((size_t)256 << 20)
 
-static cJSON *need(cJSON *item)
+static cJSON *new_root(void)
 {
-	if (!item)
-		hp_die("out of memory");
-	return item;
+	cJSON *root = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(root, "version", cJSON_CreateNumber(HP_SNAPSHOT_VERSION));
+	return root;
 }
 
 void hp_snapshot_init(struct hp_snapshot *s)
 {
-	s->root = need(cJSON_CreateObject());
-	cJSON_AddItemToObject(s->root, "version", need(cJSON_CreateNumber(HP_SNAPSHOT_VERSION)));
+	s->root = new_root();
+	s->facts = NULL;
 }
 
 void hp_snapshot_release(struct hp_snapshot *s)
 {
 	cJSON_Delete(s->root);
 	s->root = NULL;
+	hp_facts_free(s->facts);
+	s->facts = NULL;
 }
 
 void hp_snapshot_set(struct hp_snapshot *s, const char *key, cJSON *item)
@@ -38,7 +42,9 @@ void hp_snapshot_set(struct hp_snapshot *s, const char *key, cJSON *item)
 	if (!item)
 		return;
 	if (!s->root)
-		hp_snapshot_init(s);
+		s->root = new_root();
+	/* What was decoded may have come from the key being replaced. */
+	hp_facts_forget(s);
 	if (cJSON_HasObjectItem(s->root, key))
 		cJSON_ReplaceItemInObjectCaseSensitive(s->root, key, item);
 	else
@@ -54,7 +60,7 @@ const cJSON *hp_snapshot_get(const struct hp_snapshot *s, const char *key)
 
 static void add_str(cJSON *obj, const char *key, const char *v)
 {
-	cJSON_AddItemToObject(obj, key, need(cJSON_CreateString(v ? v : "")));
+	cJSON_AddItemToObject(obj, key, cJSON_CreateString(v ? v : ""));
 }
 
 void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char *action,
@@ -63,13 +69,13 @@ void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char
 	cJSON *calls, *call;
 
 	if (!s->root)
-		hp_snapshot_init(s);
+		s->root = new_root();
 	calls = cJSON_GetObjectItemCaseSensitive(s->root, "calls");
 	if (!cJSON_IsArray(calls)) {
-		calls = need(cJSON_CreateArray());
+		calls = cJSON_CreateArray();
 		hp_snapshot_set(s, "calls", calls);
 	}
-	call = need(cJSON_CreateObject());
+	call = cJSON_CreateObject();
 	add_str(call, "service", service);
 	add_str(call, "action", action);
 	add_str(call, "class", cls);
@@ -83,7 +89,7 @@ void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char
 		add_str(call, "message", safe);
 		free(safe);
 	}
-	cJSON_AddItemToObject(call, "status", need(cJSON_CreateNumber((double)status)));
+	cJSON_AddItemToObject(call, "status", cJSON_CreateNumber((double)status));
 	cJSON_AddItemToArray(calls, call);
 }
 
@@ -174,6 +180,7 @@ int hp_snapshot_load(struct hp_snapshot *s, struct hp_sys *sys, const char *path
 	/* Only a good document replaces what s held. */
 	cJSON_Delete(s->root);
 	s->root = doc;
+	hp_facts_forget(s);
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/report.h"
 
 #define MAX_FIELD ((size_t)4096)
@@ -114,21 +115,18 @@ static void attr(struct hp_buf *out, const char *name, const char *value)
 
 static struct tcase *case_for(struct cases *c, const char *check, const char *node, size_t from)
 {
+	struct tcase *t;
 	size_t i;
 
 	for (i = from; i < c->n; i++)
 		if (!strcmp(c->v[i].check, check) &&
 		    ((!node && !c->v[i].node) || (node && c->v[i].node && !strcmp(node, c->v[i].node))))
 			return &c->v[i];
-	if (c->n == c->alloc) {
-		c->alloc = c->alloc ? c->alloc * 2 : 32;
-		c->v = xrealloc(c->v, c->alloc * sizeof(*c->v));
-	}
-	memset(&c->v[c->n], 0, sizeof(c->v[c->n]));
-	c->v[c->n].check = check;
-	c->v[c->n].node = node;
-	hp_buf_init(&c->v[c->n].out, (size_t)64 << 20);
-	return &c->v[c->n++];
+	t = hp_array_push(c);
+	t->check = check;
+	t->node = node;
+	hp_buf_init(&t->out, (size_t)64 << 20);
+	return t;
 }
 
 /* "[FAIL P1] message → pointer" and the evidence lines, into the case's output. */
@@ -319,7 +317,7 @@ void hp_report_junit(const struct hp_findings *f, const struct hp_report_opts *o
 		total += c.n;
 		failures += nf;
 		skipped += ns;
-		free(c.v);
+		hp_array_release(&c);
 	}
 	hp_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
 	attr(out, "name", o->title ? o->title : "hpnode triage");

@@ -54,6 +54,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hp/json.h"
 #include "hp/report.h"
 #include "hp/suggest.h"
 
@@ -658,32 +659,25 @@ void hp_report_text(const struct hp_findings *f, const struct hp_report_opts *o,
 }
 
 /* cJSON returns NULL when malloc fails; hpnode dies on that like x*alloc. */
-static cJSON *need(cJSON *x)
-{
-	if (!x)
-		hp_die("out of memory");
-	return x;
-}
-
 static void json_add_str(cJSON *obj, const char *key, const char *s)
 {
 	struct hp_buf b = HP_BUF_INIT(MAX_JSON_FIELD + 8);
 
 	if (!s) {
-		need(cJSON_AddNullToObject(obj, key));
+		cJSON_AddNullToObject(obj, key);
 		return;
 	}
 	hp_sanitize(s, &b, MAX_JSON_FIELD);
-	need(cJSON_AddStringToObject(obj, key, b.buf));
+	cJSON_AddStringToObject(obj, key, b.buf);
 	hp_buf_release(&b);
 }
 
 static void json_add_const(cJSON *obj, const char *key, const char *s)
 {
 	if (s)
-		need(cJSON_AddStringToObject(obj, key, s));
+		cJSON_AddStringToObject(obj, key, s);
 	else
-		need(cJSON_AddNullToObject(obj, key));
+		cJSON_AddNullToObject(obj, key);
 }
 
 static void json_add_item_str(cJSON *arr, const char *s)
@@ -691,7 +685,7 @@ static void json_add_item_str(cJSON *arr, const char *s)
 	struct hp_buf b = HP_BUF_INIT(MAX_JSON_FIELD + 8);
 
 	hp_sanitize(s, &b, MAX_JSON_FIELD);
-	cJSON_AddItemToArray(arr, need(cJSON_CreateString(b.buf)));
+	cJSON_AddItemToArray(arr, cJSON_CreateString(b.buf));
 	hp_buf_release(&b);
 }
 
@@ -699,7 +693,7 @@ static void json_add_item_str(cJSON *arr, const char *s)
 static cJSON *json_run(const struct hp_report_opts *o)
 {
 	const struct hp_report_run *r = o->run;
-	cJSON *run = need(cJSON_CreateObject()), *argv = need(cJSON_CreateArray());
+	cJSON *run = cJSON_CreateObject(), *argv = cJSON_CreateArray();
 	struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
 	char when[32];
 	size_t i;
@@ -709,15 +703,15 @@ static cJSON *json_run(const struct hp_report_opts *o)
 	hp_report_iso8601(r->started_ms, when, sizeof(when));
 	json_add_const(run, "started_at", r->started_ms ? when : NULL);
 	if (r->duration_ms >= 0)
-		need(cJSON_AddNumberToObject(run, "duration_s", (double)r->duration_ms / 1000.0));
+		cJSON_AddNumberToObject(run, "duration_s", (double)r->duration_ms / 1000.0);
 	else
-		need(cJSON_AddNullToObject(run, "duration_s"));
+		cJSON_AddNullToObject(run, "duration_s");
 	hp_report_command_line(r->argv, &cmd);
 	json_add_str(run, "command_line", cmd.len ? cmd.buf : NULL);
 	hp_buf_release(&cmd);
 	for (i = 1; r->argv && r->argv[i]; i++) {
 		clean_arg(r->argv[i], &cmd);
-		cJSON_AddItemToArray(argv, need(cJSON_CreateString(cmd.buf)));
+		cJSON_AddItemToArray(argv, cJSON_CreateString(cmd.buf));
 		hp_buf_reset(&cmd);
 	}
 	hp_buf_release(&cmd);
@@ -727,23 +721,23 @@ static cJSON *json_run(const struct hp_report_opts *o)
 	json_add_str(run, "credential_source", r->credential_source);
 	json_add_str(run, "cluster_arn", r->cluster_arn);
 	if (r->replay_file) {
-		cJSON *rp = need(cJSON_CreateObject());
+		cJSON *rp = cJSON_CreateObject();
 		json_add_str(rp, "file", r->replay_file);
 		hp_report_iso8601(r->collected_ms, when, sizeof(when));
 		json_add_const(rp, "collected_at", r->collected_ms ? when : NULL);
 		json_add_str(rp, "collected_by", r->collected_by);
 		cJSON_AddItemToObject(run, "replay", rp);
 	} else {
-		need(cJSON_AddNullToObject(run, "replay"));
+		cJSON_AddNullToObject(run, "replay");
 	}
 	if (r->interrupted) {
-		cJSON *it = need(cJSON_CreateObject());
+		cJSON *it = cJSON_CreateObject();
 		json_add_const(it, "signal", signal_name(r->interrupted));
-		need(cJSON_AddNumberToObject(it, "probed", (double)r->probed));
-		need(cJSON_AddNumberToObject(it, "to_probe", (double)r->to_probe));
+		cJSON_AddNumberToObject(it, "probed", (double)r->probed);
+		cJSON_AddNumberToObject(it, "to_probe", (double)r->to_probe);
 		cJSON_AddItemToObject(run, "interrupted", it);
 	} else {
-		need(cJSON_AddNullToObject(run, "interrupted"));
+		cJSON_AddNullToObject(run, "interrupted");
 	}
 	return run;
 }
@@ -771,8 +765,8 @@ static char *section_titles(const struct hp_finding *f)
 
 static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *sg)
 {
-	cJSON *o = need(cJSON_CreateObject());
-	cJSON *ev = need(cJSON_CreateArray());
+	cJSON *o = cJSON_CreateObject();
+	cJSON *ev = cJSON_CreateArray();
 	const cJSON *item, *list = cJSON_IsArray(f->evidence) ? f->evidence : NULL;
 	int has_section = f->section && *f->section;
 	char *titles = has_section ? section_titles(f) : NULL;
@@ -786,7 +780,7 @@ static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *
 	json_add_str(o, "message", f->message ? f->message : "");
 	json_add_str(o, "node", f->node);
 	{
-		cJSON *nodes = need(cJSON_CreateArray());
+		cJSON *nodes = cJSON_CreateArray();
 		const cJSON *id;
 
 		if (cJSON_IsArray(f->nodes)) {
@@ -802,7 +796,7 @@ static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *
 		struct hp_buf b = HP_BUF_INIT(MAX_JSON_FIELD + 8);
 
 		put_evidence_item(&b, item, MAX_JSON_FIELD);
-		cJSON_AddItemToArray(ev, need(cJSON_CreateString(b.buf)));
+		cJSON_AddItemToArray(ev, cJSON_CreateString(b.buf));
 		hp_buf_release(&b);
 	}
 	cJSON_AddItemToObject(o, "evidence", ev);
@@ -816,9 +810,9 @@ static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *
 void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o, struct hp_buf *out)
 {
 	static const struct hp_report_opts none;
-	cJSON *doc = need(cJSON_CreateObject());
-	cJSON *list = need(cJSON_CreateArray());
-	cJSON *sum = need(cJSON_CreateObject());
+	cJSON *doc = cJSON_CreateObject();
+	cJSON *list = cJSON_CreateArray();
+	cJSON *sum = cJSON_CreateObject();
 	struct hp_suggest store, *sg;
 	struct hp_error e = HP_ERROR_INIT;
 	size_t *order;
@@ -839,18 +833,18 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	if (o->run)
 		cJSON_AddItemToObject(doc, "run", json_run(o));
 	else
-		need(cJSON_AddNullToObject(doc, "run"));
+		cJSON_AddNullToObject(doc, "run");
 	for (i = 0; i < f->n; i++)
 		cJSON_AddItemToArray(list, json_finding(&f->v[order[i]], sg));
 	cJSON_AddItemToObject(doc, "findings", list);
-	need(cJSON_AddNumberToObject(sum, "P0", (double)t.prio[HP_P0]));
-	need(cJSON_AddNumberToObject(sum, "P1", (double)t.prio[HP_P1]));
-	need(cJSON_AddNumberToObject(sum, "P2", (double)t.prio[HP_P2]));
-	need(cJSON_AddNumberToObject(sum, "pass", (double)t.tag[HP_TAG_PASS]));
-	need(cJSON_AddNumberToObject(sum, "fail", (double)t.tag[HP_TAG_FAIL]));
-	need(cJSON_AddNumberToObject(sum, "warn", (double)t.tag[HP_TAG_WARN]));
-	need(cJSON_AddNumberToObject(sum, "info", (double)t.tag[HP_TAG_INFO]));
-	need(cJSON_AddNumberToObject(sum, "skip", (double)t.tag[HP_TAG_SKIP]));
+	cJSON_AddNumberToObject(sum, "P0", (double)t.prio[HP_P0]);
+	cJSON_AddNumberToObject(sum, "P1", (double)t.prio[HP_P1]);
+	cJSON_AddNumberToObject(sum, "P2", (double)t.prio[HP_P2]);
+	cJSON_AddNumberToObject(sum, "pass", (double)t.tag[HP_TAG_PASS]);
+	cJSON_AddNumberToObject(sum, "fail", (double)t.tag[HP_TAG_FAIL]);
+	cJSON_AddNumberToObject(sum, "warn", (double)t.tag[HP_TAG_WARN]);
+	cJSON_AddNumberToObject(sum, "info", (double)t.tag[HP_TAG_INFO]);
+	cJSON_AddNumberToObject(sum, "skip", (double)t.tag[HP_TAG_SKIP]);
 	cJSON_AddItemToObject(doc, "summary", sum);
 	if (o->suggest && !sg)
 		json_add_str(doc, "suggestions_error", e.msg);

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "hp/report.h"
 #include "hp/suggest.h"
@@ -53,7 +55,7 @@ _Static_assert(sizeof(known_names) / sizeof(known_names[0]) == HP_SUGGEST_KNOWN,
 /* A small set of distinct strings. */
 struct strset {
 	const char **v;
-	size_t n;
+	size_t n, alloc;
 };
 
 static void set_add(struct strset *s, const char *v)
@@ -65,8 +67,7 @@ static void set_add(struct strset *s, const char *v)
 	for (i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i], v))
 			return;
-	s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-	s->v[s->n++] = v;
+	hp_array_append(s, v);
 }
 
 static void set_add_array(struct strset *s, const cJSON *arr)
@@ -151,7 +152,7 @@ static void known_unique(struct hp_suggest *s, int k, const char *key1, const ch
 						 set.n, what, list));
 		free(list);
 	}
-	free(set.v);
+	hp_array_release(&set);
 }
 
 /* Parses the embedded guide and works out the values that hold for the whole cluster. */
@@ -276,21 +277,17 @@ static void where_of(const struct hp_suggest *s, const struct hp_finding *f, str
 static char *network_id(const struct hp_suggest *s, const struct where *w, const char *field,
 			const char *what, char **why)
 {
-	const cJSON *root = s->snap ? s->snap->root : NULL, *g;
+	const cJSON *cluster = hp_json_get(s->snap ? s->snap->root : NULL, "cluster"), *vpc;
 	struct strset set = { 0 };
-	char *v = NULL, *list, path[64];
+	struct hp_vpc_walk walk;
+	char *v = NULL, *list;
 
-	snprintf(path, sizeof(path), "OverrideVpcConfig.%s", field);
-	if (w->gobj && hp_json_len(w->gobj, path)) {
-		set_add_array(&set, hp_json_arr(w->gobj, path));
+	if (w->gobj) {
+		set_add_array(&set, hp_vpc_ids(cluster, w->gobj, field));
 	} else {
-		snprintf(path, sizeof(path), "cluster.VpcConfig.%s", field);
-		set_add_array(&set, hp_json_arr(root, path));
 		/* Without a group, any group's override may be the one meant. */
-		snprintf(path, sizeof(path), "OverrideVpcConfig.%s", field);
-		if (!w->gobj)
-			cJSON_ArrayForEach(g, hp_json_arr(root, "cluster.InstanceGroups"))
-				set_add_array(&set, hp_json_arr(g, path));
+		for (vpc = hp_vpc_first(&walk, cluster); vpc; vpc = hp_vpc_next(&walk))
+			set_add_array(&set, hp_json_arr(vpc, field));
 	}
 	if (set.n == 1) {
 		v = xstrdup(set.v[0]);
@@ -302,7 +299,7 @@ static char *network_id(const struct hp_suggest *s, const struct where *w, const
 				 w->gobj ? "instance group" : "cluster", set.n, what, list);
 		free(list);
 	}
-	free(set.v);
+	hp_array_release(&set);
 	return v;
 }
 
@@ -439,7 +436,8 @@ static void note_unfilled(struct hp_suggestion *sg, const char *name, char *why)
 			return;
 		}
 	}
-	sg->unfilled = xrealloc(sg->unfilled, (sg->nunfilled + 1) * sizeof(*sg->unfilled));
+	sg->unfilled = hp_array_grow(sg->unfilled, &sg->unfilled_alloc, sg->nunfilled, 1,
+				     sizeof(*sg->unfilled));
 	sg->unfilled[sg->nunfilled].name = xstrdup(name);
 	sg->unfilled[sg->nunfilled].why = why;
 	sg->nunfilled++;
@@ -668,7 +666,8 @@ static char *fit_command(const struct hp_suggest *s, const struct hp_finding *f,
 
 static void note_unfit(struct hp_suggestions *out, const char *section, char *why)
 {
-	out->unfit = xrealloc(out->unfit, (out->nunfit + 1) * sizeof(*out->unfit));
+	out->unfit = hp_array_grow(out->unfit, &out->unfit_alloc, out->nunfit, 1,
+				   sizeof(*out->unfit));
 	out->unfit[out->nunfit++] = xasprintf(SECT " %s: %s", section, why);
 	free(why);
 }
@@ -725,9 +724,7 @@ void hp_suggest_finding(const struct hp_suggest *s, const struct hp_finding *f,
 				note_unfit(out, d->sec[b->section].id, why);
 			if (!cmd)
 				continue;
-			out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
-			sg = &out->v[out->n++];
-			memset(sg, 0, sizeof(*sg));
+			sg = hp_array_push(out);
 			sg->block = k;
 			sg->section = b->section;
 			sg->command = fill(s, f, cmd, sg);
@@ -758,7 +755,7 @@ void hp_suggestions_release(struct hp_suggestions *v)
 		}
 		free(sg->unfilled);
 	}
-	free(v->v);
+	hp_array_release(v);
 	for (i = 0; i < v->nunfit; i++)
 		free(v->unfit[i]);
 	free(v->unfit);
@@ -860,19 +857,12 @@ void hp_suggest_text(const struct hp_suggest *s, const struct hp_finding *f, int
 	hp_suggestions_release(&v);
 }
 
-static cJSON *need(cJSON *x)
-{
-	if (!x)
-		hp_die("out of memory");
-	return x;
-}
-
 static void add_clean(cJSON *obj, const char *key, const char *s)
 {
 	struct hp_buf b = HP_BUF_INIT(HP_MAX_FILE);
 
 	if (!s) {
-		need(cJSON_AddNullToObject(obj, key));
+		cJSON_AddNullToObject(obj, key);
 		return;
 	}
 	/* Sanitise line by line: the command keeps its newlines. */
@@ -886,14 +876,14 @@ static void add_clean(cJSON *obj, const char *key, const char *s)
 			hp_buf_putc(&b, '\n');
 		s = nl ? nl + 1 : NULL;
 	}
-	need(cJSON_AddStringToObject(obj, key, b.buf));
+	cJSON_AddStringToObject(obj, key, b.buf);
 	hp_buf_release(&b);
 }
 
 /* The finding's "suggestions" and "suggestions_skipped" members. */
 void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJSON *obj)
 {
-	cJSON *list = need(cJSON_CreateArray());
+	cJSON *list = cJSON_CreateArray();
 	struct hp_suggestions v = { 0 };
 	size_t i, j;
 
@@ -901,7 +891,7 @@ void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJS
 		hp_suggest_finding(s, f, &v);
 	for (i = 0; i < v.n; i++) {
 		const struct hp_suggestion *sg = &v.v[i];
-		cJSON *o = need(cJSON_CreateObject()), *un = need(cJSON_CreateArray());
+		cJSON *o = cJSON_CreateObject(), *un = cJSON_CreateArray();
 
 		add_clean(o, "section", s->doc.sec[sg->section].id);
 		add_clean(o, "title", s->doc.sec[sg->section].title);
@@ -910,7 +900,7 @@ void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJS
 		add_clean(o, "blast_radius", sg->blast);
 		add_clean(o, "iac_note", sg->iac);
 		for (j = 0; j < sg->nunfilled; j++) {
-			cJSON *u = need(cJSON_CreateObject());
+			cJSON *u = cJSON_CreateObject();
 			char *ph = xasprintf("<%s>", sg->unfilled[j].name);
 
 			add_clean(u, "placeholder", ph);
@@ -919,19 +909,19 @@ void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJS
 			cJSON_AddItemToArray(un, u);
 		}
 		cJSON_AddItemToObject(o, "unfilled", un);
-		need(cJSON_AddTrueToObject(o, "run_this_yourself"));
+		cJSON_AddTrueToObject(o, "run_this_yourself");
 		cJSON_AddItemToArray(list, o);
 	}
 	cJSON_AddItemToObject(obj, "suggestions", list);
-	need(cJSON_AddNumberToObject(obj, "suggestions_skipped", (double)v.skipped));
+	cJSON_AddNumberToObject(obj, "suggestions_skipped", (double)v.skipped);
 	{
-		cJSON *unfit = need(cJSON_CreateArray());
+		cJSON *unfit = cJSON_CreateArray();
 
 		for (i = 0; i < v.nunfit; i++) {
 			struct hp_buf clean = HP_BUF_INIT(MAX_LINE);
 
 			hp_sanitize(v.unfit[i], &clean, MAX_LINE);
-			cJSON_AddItemToArray(unfit, need(cJSON_CreateString(clean.buf)));
+			cJSON_AddItemToArray(unfit, cJSON_CreateString(clean.buf));
 			hp_buf_release(&clean);
 		}
 		cJSON_AddItemToObject(obj, "suggestions_unfit", unfit);

@@ -100,3 +100,15 @@ int hp_json_len(const cJSON *obj, const char *path)
 
 	return v ? cJSON_GetArraySize(v) : 0;
 }
+
+int hp_json_has_str(const cJSON *arr, const char *s)
+{
+	const cJSON *v;
+
+	if (!cJSON_IsArray(arr) || !s)
+		return 0;
+	cJSON_ArrayForEach(v, arr)
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, s))
+			return 1;
+	return 0;
+}

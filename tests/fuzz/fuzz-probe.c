@@ -1,7 +1,7 @@
 /*
- * The on-node probe output (src/collect/probe/parse-*.c): parsed on its own for
- * every part, then as the output of a node in a snapshot that every check
- * reads and both reports render. Input: stdout, NUL, stderr. Oracles: the
+ * The on-node probe output (src/core/facts/parse-*.c): decoded on its own,
+ * then as the output of a node in a snapshot that every check reads (through
+ * the facts cache) and both reports render. Input: stdout, NUL, stderr. Oracles: the
  * facts print as JSON; the reports are clean UTF-8 without control
  * characters.
  */
@@ -10,7 +10,7 @@
 
 #include "base-snap.h"
 #include "fuzz.h"
-#include "hp/probe.h"
+#include "hp/facts.h"
 #include "hp/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -18,7 +18,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_parts ps;
 	struct hp_snapshot s;
 	cJSON *facts, *probes, *meta;
-	unsigned part;
 
 	if (size > HP_PROBE_MAX_STDOUT)
 		return 0;
@@ -34,8 +33,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(text);
 	}
 	cJSON_Delete(facts);
-	for (part = 1; part < HP_PROBE_ALL; part <<= 1)
-		cJSON_Delete(hp_probe_parse_some(ps.p[0], ps.len[0], part));
 
 	hp_snapshot_init(&s);
 	cJSON_Delete(s.root);

@@ -1,5 +1,5 @@
 /*
- * The Slurm controller probe output (src/collect/slurm/controller.c): parsed on
+ * The Slurm controller probe output (src/core/facts/slurm.c): parsed on
  * its own, then as the controller probe of a Slurm cluster whose checks
  * run and whose reports render. Input: stdout, NUL, stderr. Oracles: the
  * facts print; the reports are clean.
@@ -10,7 +10,7 @@
 #include "base-snap.h"
 #include "fuzz.h"
 #include "hp/collect.h"
-#include "hp/slurm.h"
+#include "hp/facts.h"
 #include "hp/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hp/buf.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "hp/probe.h"
 #include "t.h"

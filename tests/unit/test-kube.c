@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fake-sys.h"
+#include "hp/facts.h"
 #include "hp/kube.h"
 #include "t.h"
 

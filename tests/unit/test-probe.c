@@ -174,23 +174,6 @@ static void t_framing_garbage(void)
 	cJSON_Delete(f);
 }
 
-static void t_parse_some_reads_only_its_blocks(void)
-{
-	struct hp_buf out = HP_BUF_INIT(1 << 20);
-	cJSON *f;
-
-	pt_block_file(&out, "df", 0, "df-P-hyperpod.txt");
-	pt_block_file(&out, "meminfo", 0, "meminfo.txt");
-	pt_done(&out);
-	f = hp_probe_parse_some(out.buf, out.len, HP_PROBE_MEMORY);
-	T_ASSERT(get(f, "memory") != NULL);
-	T_ASSERT(get(f, "fs") == NULL);
-	/* The block list is always complete. */
-	T_EQ(pt_num(f, "blocks.df.rc"), 0);
-	cJSON_Delete(f);
-	hp_buf_release(&out);
-}
-
 static void t_df_captured(void)
 {
 	struct hp_buf out = HP_BUF_INIT(1 << 20);
@@ -966,7 +949,7 @@ static void t_captured_probe_run(void)
 
 T_MAIN(T(t_script_is_embedded), T(t_command_carries_script), T(t_framing_blocks_and_codes),
        T(t_framing_cr_and_escapes), T(t_framing_missing_end_and_done), T(t_framing_marker_mid_line),
-       T(t_framing_garbage), T(t_parse_some_reads_only_its_blocks), T(t_df_captured),
+       T(t_framing_garbage),  T(t_df_captured),
        T(t_df_hyperpod_layout), T(t_mountinfo), T(t_memory_and_environment),
        T(t_kmsg_captured_boot_is_clean), T(t_kmsg_kernel_faults), T(t_kmsg_xids),
        T(t_kmsg_driver_and_aer_texts), T(t_kmsg_journal_and_plain), T(t_kmsg_unreadable), T(t_chrony), T(t_timedatectl),

@@ -13,6 +13,7 @@
 
 #include "checks-t.h"
 #include "hp/collect.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "hp/slurm.h"
 #include "t.h"

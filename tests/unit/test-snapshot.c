@@ -86,7 +86,7 @@ static void t_round_trip(void)
 			     "Rate exceeded", 400);
 	T_EQ(hp_snapshot_save(&a, hp_sys_real(), path, &e), 0);
 
-	b.root = NULL;
+	memset(&b, 0, sizeof(b));
 	T_EQ(hp_snapshot_load(&b, &sys, path, &e), 0);
 	T_ASSERT(cJSON_Compare(a.root, b.root, 1));
 	T_STREQ(hp_snap_cluster_name(&b), "c1");

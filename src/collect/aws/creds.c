@@ -17,6 +17,7 @@
 
 #include "hp/aws.h"
 #include "hp/creds.h"
+#include "hp/iso8601.h"
 
 #define PROCESS_TIMEOUT_MS 60000L
 
@@ -44,19 +45,6 @@ static const char *cred(const struct hp_profile *p, const char *key)
 
 /* ---- time ---- */
 
-/* Days since 1970-01-01 of a proleptic Gregorian date. */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 static void civil_from_days(int64_t z, int *y, int *m, int *d)
 {
 	int64_t era, doe, yoe, doy, mp;
@@ -72,59 +60,14 @@ static void civil_from_days(int64_t z, int *y, int *m, int *d)
 	*y = (int)(yoe + era * 400 + (*m <= 2));
 }
 
-static int digits(const char **s, int n, int *out)
-{
-	int v = 0;
-
-	while (n--) {
-		if (**s < '0' || **s > '9')
-			return -1;
-		v = v * 10 + (*(*s)++ - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-/*
- * ISO-8601 date-time to ms since the epoch: "2024-05-01T10:00:00Z",
- * fractions, "+02:00"/"+0200" offsets. No zone is read as UTC.
- */
+/* An ISO-8601 time (no zone reads as UTC) to ms since the epoch. */
 static int parse_iso8601(const char *s, int64_t *ms)
 {
-	int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0, frac_ms = 0, scale = 100;
-	int64_t t;
+	struct hp_iso8601 t;
 
-	if (digits(&s, 4, &y) || *s++ != '-' || digits(&s, 2, &mo) || *s++ != '-' ||
-	    digits(&s, 2, &d) || (*s != 'T' && *s != 't' && *s != ' '))
+	if (hp_iso8601_parse(s, NULL, &t))
 		return -1;
-	s++;
-	if (digits(&s, 2, &h) || *s++ != ':' || digits(&s, 2, &mi) || *s++ != ':' ||
-	    digits(&s, 2, &sec))
-		return -1;
-	if (*s == '.' || *s == ',') {
-		s++;
-		if (*s < '0' || *s > '9')
-			return -1;
-		for (; *s >= '0' && *s <= '9'; s++, scale /= 10)
-			frac_ms += (*s - '0') * scale;
-	}
-	if (*s == 'Z' || *s == 'z') {
-		s++;
-	} else if (*s == '+' || *s == '-') {
-		sign = *s++ == '-' ? -1 : 1;
-		if (digits(&s, 2, &oh))
-			return -1;
-		if (*s == ':')
-			s++;
-		if (digits(&s, 2, &om))
-			return -1;
-	}
-	if (*s || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 ||
-	    oh > 23 || om > 59)
-		return -1;
-	t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
-	t -= sign * (oh * 3600 + om * 60);
-	*ms = t * 1000 + frac_ms;
+	*ms = t.sec * 1000 + t.nsec / 1000000;
 	return 0;
 }
 

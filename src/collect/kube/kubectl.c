@@ -1,8 +1,9 @@
 /*
  * kubectl as a child process (include/hp/kube.h): argument vector, a fixed
  * environment allowlist, deadline, capped output, error classification,
- * and the small pure helpers the Kubernetes collector and checks share
- * (server URL comparison, node name to instance id). It never talks to the
+ * and the server URL comparison the collector uses to trust a kubeconfig
+ * (a node's instance id is the core's: src/core/facts/kube.c). It never
+ * talks to the
  * API server itself and never runs anything but read-only kubectl verbs
  * chosen by its callers.
  */
@@ -377,50 +378,4 @@ int hp_kube_same_server(const char *a, const char *b)
 	    parse_url(b, sb, hb, &nb, pb, URL_PART) < 0)
 		return 0;
 	return !strcmp(sa, sb) && !strcmp(ha, hb) && na == nb && !strcmp(pa, pb);
-}
-
-/* The last "i-" + 8 or 17 hex digits in s that stands alone (not inside a word). */
-static int find_iid(const char *s, char *out, size_t n)
-{
-	const char *p, *hit = NULL;
-	size_t hit_len = 0;
-
-	if (!s)
-		return -1;
-	for (p = s; (p = strstr(p, "i-")) != NULL; p++) {
-		size_t len = 0;
-
-		if (p != s && isalnum((unsigned char)p[-1]))
-			continue;
-		while (isxdigit((unsigned char)p[2 + len]) && !isupper((unsigned char)p[2 + len]))
-			len++;
-		if ((len == 8 || len == 17) && !isalnum((unsigned char)p[2 + len])) {
-			hit = p;
-			hit_len = len + 2;
-		}
-	}
-	if (!hit || hit_len >= n)
-		return -1;
-	memcpy(out, hit, hit_len);
-	out[hit_len] = '\0';
-	return 0;
-}
-
-/* The instance id of a Kubernetes node, from providerID, name or labels. */
-int hp_kube_instance_id(const char *name, const char *provider_id, const cJSON *labels,
-			char *out, size_t n)
-{
-	const cJSON *l;
-
-	if (!find_iid(provider_id, out, n) || !find_iid(name, out, n))
-		return 0;
-	cJSON_ArrayForEach(l, labels) {
-		if (l->string && hp_starts_with(l->string, "sagemaker.amazonaws.com/") &&
-		    cJSON_IsString(l) && !find_iid(l->valuestring, out, n) &&
-		    !strcmp(out, l->valuestring))
-			return 0;
-	}
-	if (n)
-		out[0] = '\0';
-	return -1;
 }

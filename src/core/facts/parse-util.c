@@ -7,8 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "hp/iso8601.h"
+#include "hp/json.h"
 #include "hp/util.h"
 #include "probe-int.h"
 
@@ -113,85 +114,15 @@ int pb_prefix_ci(const char *s, const char *prefix)
 	return 1;
 }
 
-/* n digits at s as a number; -1 when they are not all digits. */
-static int digits(const char *s, int n)
-{
-	int v = 0, i;
-
-	for (i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)s[i]))
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
-
 int pb_iso_time(const char *s, double *epoch, const char **end)
 {
-	struct tm tm;
-	int y = digits(s, 4), mo, d, h, mi, se, sign, oh, om;
-	double frac = 0, t;
-	const char *p;
+	struct hp_iso8601 t;
 
-	if (strnlen(s, 19) < 19)
+	/* The probe's journal and dmesg forms always carry a zone. */
+	if (hp_iso8601_parse(s, end, &t) || !t.zoned || t.sec < 0)
 		return 0;
-	if (y < 1970 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
-	    s[13] != ':' || s[16] != ':')
-		return 0;
-	mo = digits(s + 5, 2);
-	d = digits(s + 8, 2);
-	h = digits(s + 11, 2);
-	mi = digits(s + 14, 2);
-	se = digits(s + 17, 2);
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
-	    se < 0 || se > 60)
-		return 0;
-	p = s + 19;
-	if (*p == ',' || *p == '.') {
-		double scale = 0.1;
-
-		for (p++; isdigit((unsigned char)*p); p++, scale /= 10)
-			frac += (*p - '0') * scale;
-	}
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = se;
-	t = (double)timegm(&tm) + frac;
-	if (*p == 'Z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		sign = *p == '-' ? -1 : 1;
-		oh = digits(p + 1, 2);
-		if (oh < 0)
-			return 0;
-		p += 3;
-		if (*p == ':')
-			p++;
-		om = digits(p, 2);
-		if (om < 0)
-			om = 0;
-		else
-			p += 2;
-		t -= sign * (oh * 3600.0 + om * 60.0);
-	} else {
-		/* No zone: the probe's journal and dmesg forms always carry one. */
-		return 0;
-	}
-	*epoch = t;
-	if (end)
-		*end = p;
+	*epoch = (double)t.sec + (double)t.nsec / 1e9;
 	return 1;
-}
-
-static cJSON *need(cJSON *x)
-{
-	if (!x)
-		hp_die("out of memory");
-	return x;
 }
 
 cJSON *pb_obj(cJSON *parent, const char *key)
@@ -201,25 +132,28 @@ cJSON *pb_obj(cJSON *parent, const char *key)
 	if (cJSON_IsObject(o))
 		return o;
 	cJSON_DeleteItemFromObjectCaseSensitive(parent, key);
-	return need(cJSON_AddObjectToObject(parent, key));
+	return cJSON_AddObjectToObject(parent, key);
 }
 
 void pb_set_num(cJSON *obj, const char *key, double v)
 {
 	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-	need(cJSON_AddNumberToObject(obj, key, v));
+	/* Infinity or NaN is not a fact (and JSON has no spelling for it). */
+	if (!isfinite(v))
+		return;
+	cJSON_AddNumberToObject(obj, key, v);
 }
 
 void pb_set_str(cJSON *obj, const char *key, const char *v)
 {
 	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-	need(cJSON_AddStringToObject(obj, key, v));
+	cJSON_AddStringToObject(obj, key, v);
 }
 
 void pb_set_bool(cJSON *obj, const char *key, int v)
 {
 	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-	need(cJSON_AddBoolToObject(obj, key, v));
+	cJSON_AddBoolToObject(obj, key, v);
 }
 
 void pb_set_rc(cJSON *obj, const struct pb_block *b)
@@ -235,8 +169,8 @@ const char *pb_first_line(const struct pb_block *b)
 {
 	size_t i;
 
-	for (i = 0; b && i < b->nkept; i++) {
-		const char *s = b->lines[i];
+	for (i = 0; b && i < b->lines.n; i++) {
+		const char *s = b->lines.v[i];
 
 		while (blank(*s))
 			s++;

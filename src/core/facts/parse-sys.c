@@ -45,11 +45,11 @@ static void parse_chrony(const struct pb_block *b, cJSON *facts)
 	pb_set_rc(c, b);
 	if (b->ended && b->rc == 127)
 		return;
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		char key[PB_FIELD], val[PB_FIELD], w[4][PB_FIELD];
 		double v;
 
-		if (!key_value(b->lines[i], key, val))
+		if (!key_value(b->lines.v[i], key, val))
 			continue;
 		if (!strcmp(key, "System time")) {
 			/* "0.000012345 seconds fast of NTP time": fast means ahead. */
@@ -109,10 +109,10 @@ static void parse_timedatectl(const struct pb_block *b, cJSON *facts)
 	pb_set_rc(t, b);
 	if (b->ended && b->rc == 127)
 		return;
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		char key[PB_FIELD], val[PB_FIELD];
 
-		if (!key_value(b->lines[i], key, val))
+		if (!key_value(b->lines.v[i], key, val))
 			continue;
 		/* Older systemd says "NTP synchronized". */
 		if ((!strcmp(key, "System clock synchronized") || !strcmp(key, "NTP synchronized")) &&
@@ -173,8 +173,8 @@ void pb_parse_services(const struct pb_input *in, cJSON *facts)
 	}
 	units = pb_obj(s, "units");
 	/* One record per unit, records separated by blank lines. */
-	for (i = 0; i <= b->nkept; i++) {
-		const char *line = i < b->nkept ? b->lines[i] : "";
+	for (i = 0; i <= b->lines.n; i++) {
+		const char *line = i < b->lines.n ? b->lines.v[i] : "";
 		const char *eq = strchr(line, '=');
 		char key[PB_FIELD];
 

@@ -16,13 +16,6 @@
 /* Evidence lines kept per block. */
 #define MAX_LINES_KEPT 10
 
-static cJSON *need(cJSON *x)
-{
-	if (!x)
-		hp_die("out of memory");
-	return x;
-}
-
 /* "GPU 3: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" -> 3; -1 for any other line. */
 static double gpu_header(const char *line)
 {
@@ -90,9 +83,9 @@ static void parse_nvlink_status(const struct pb_block *b, cJSON *facts, cJSON *n
 	cJSON *g = NULL;
 	size_t i, gpus = 0;
 
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		const char *rest;
-		double idx = gpu_header(b->lines[i]), link;
+		double idx = gpu_header(b->lines.v[i]), link;
 		cJSON *l, *inactive;
 
 		if (idx >= 0) {
@@ -100,16 +93,16 @@ static void parse_nvlink_status(const struct pb_block *b, cJSON *facts, cJSON *n
 			gpus++;
 			continue;
 		}
-		if (!g || !link_line(b->lines[i], &link, &rest))
+		if (!g || !link_line(b->lines.v[i], &link, &rest))
 			continue;
 		l = pb_obj(g, "nvlink");
 		pb_set_num(l, "links", hp_json_num(l, "links", 0) + 1);
 		if (strstr(rest, "inactive")) {
 			inactive = cJSON_GetObjectItemCaseSensitive(l, "inactive");
 			if (!inactive)
-				inactive = need(cJSON_AddArrayToObject(l, "inactive"));
+				inactive = cJSON_AddArrayToObject(l, "inactive");
 			if (cJSON_GetArraySize(inactive) < 64)
-				cJSON_AddItemToArray(inactive, need(cJSON_CreateNumber(link)));
+				cJSON_AddItemToArray(inactive, cJSON_CreateNumber(link));
 		}
 	}
 	if (!gpus)
@@ -122,9 +115,9 @@ static void parse_nvlink_errors(const struct pb_block *b, cJSON *facts)
 	cJSON *g = NULL;
 	size_t i;
 
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		const char *rest, *colon;
-		double idx = gpu_header(b->lines[i]), link, v;
+		double idx = gpu_header(b->lines.v[i]), link, v;
 		char name[PB_FIELD], num[PB_FIELD];
 		cJSON *errs;
 
@@ -132,7 +125,7 @@ static void parse_nvlink_errors(const struct pb_block *b, cJSON *facts)
 			g = gpu_at(facts, idx);
 			continue;
 		}
-		if (!g || !link_line(b->lines[i], &link, &rest) || !(colon = strrchr(rest, ':')))
+		if (!g || !link_line(b->lines.v[i], &link, &rest) || !(colon = strrchr(rest, ':')))
 			continue;
 		pb_copy_trim(rest, (size_t)(colon - rest), name);
 		pb_copy_trim(colon + 1, strlen(colon + 1), num);
@@ -210,23 +203,23 @@ void pb_parse_nvvs(const struct pb_input *in, cJSON *facts)
 		pb_set_bool(d, "found", 0);
 		return;
 	}
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		char text[PB_FIELD];
 
-		if (!strncmp(b->lines[i], "file=", 5) && i == 0) {
-			pb_copy_trim(b->lines[i] + 5, strlen(b->lines[i] + 5), text);
+		if (!strncmp(b->lines.v[i], "file=", 5) && i == 0) {
+			pb_copy_trim(b->lines.v[i] + 5, strlen(b->lines.v[i] + 5), text);
 			pb_set_str(d, "file", text);
 			continue;
 		}
 		lines++;
-		if (!nvvs_signal(b->lines[i]))
+		if (!nvvs_signal(b->lines.v[i]))
 			continue;
 		n++;
 		if (!sig)
-			sig = need(cJSON_AddArrayToObject(d, "signals"));
+			sig = cJSON_AddArrayToObject(d, "signals");
 		if (cJSON_GetArraySize(sig) < MAX_LINES_KEPT) {
-			pb_copy_trim(b->lines[i], strlen(b->lines[i]), text);
-			cJSON_AddItemToArray(sig, need(cJSON_CreateString(text)));
+			pb_copy_trim(b->lines.v[i], strlen(b->lines.v[i]), text);
+			cJSON_AddItemToArray(sig, cJSON_CreateString(text));
 		}
 	}
 	pb_set_bool(d, "found", 1);
@@ -248,14 +241,14 @@ void pb_parse_netdev(const struct pb_input *in, cJSON *facts)
 	pb_set_rc(d, b);
 	if (!b->ended || b->rc != 0)
 		return;
-	list = need(cJSON_AddArrayToObject(d, "interfaces"));
-	for (i = 0; i < b->nkept && cJSON_GetArraySize(list) < 256; i++) {
+	list = cJSON_AddArrayToObject(d, "interfaces");
+	for (i = 0; i < b->lines.n && cJSON_GetArraySize(list) < 256; i++) {
 		char w[7][PB_FIELD];
 		cJSON *itf;
 
-		if (pb_words(b->lines[i], w, 7) != 7)
+		if (pb_words(b->lines.v[i], w, 7) != 7)
 			continue;
-		itf = need(cJSON_CreateObject());
+		itf = cJSON_CreateObject();
 		pb_set_str(itf, "name", w[0]);
 		for (k = 0; k < HP_ARRAY_LEN(keys); k++) {
 			double v;
@@ -305,8 +298,8 @@ void pb_parse_provision(const struct pb_input *in, cJSON *facts)
 		return;
 	}
 	pb_set_bool(d, "found", 1);
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i], *colon;
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i], *colon;
 		char text[PB_FIELD];
 		double v;
 
@@ -322,10 +315,10 @@ void pb_parse_provision(const struct pb_input *in, cJSON *facts)
 			continue;
 		n++;
 		if (!errs)
-			errs = need(cJSON_AddArrayToObject(d, "errors"));
+			errs = cJSON_AddArrayToObject(d, "errors");
 		if (cJSON_GetArraySize(errs) < MAX_LINES_KEPT) {
 			pb_copy_trim(l, strlen(l), text);
-			cJSON_AddItemToArray(errs, need(cJSON_CreateString(text)));
+			cJSON_AddItemToArray(errs, cJSON_CreateString(text));
 		}
 	}
 	pb_set_num(d, "error_count", (double)n);
@@ -343,8 +336,8 @@ void pb_parse_imds(const struct pb_input *in, cJSON *facts)
 	pb_set_rc(d, b);
 	if (b->ended && b->rc == 127)
 		return;
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i];
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i];
 		char v[PB_FIELD];
 		double n;
 

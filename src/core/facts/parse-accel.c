@@ -14,18 +14,12 @@
 #include <strings.h>
 
 #include "hp/buf.h"
+#include "hp/json.h"
 #include "hp/util.h"
 #include "probe-int.h"
 
 /* Non-row lines of nvidia-smi kept as evidence. */
 #define MAX_ERRORS 8
-
-static cJSON *need(cJSON *x)
-{
-	if (!x)
-		hp_die("out of memory");
-	return x;
-}
 
 /*
  * The GPU with this index (or bus id). Only the GPU list creates entries
@@ -46,7 +40,7 @@ static cJSON *gpu_by(cJSON *gpus, double index, const char *bus, int create)
 	}
 	if (!create || cJSON_GetArraySize(gpus) >= PB_MAX_GPUS)
 		return NULL;
-	g = need(cJSON_CreateObject());
+	g = cJSON_CreateObject();
 	if (bus)
 		pb_set_str(g, "bus_id", bus);
 	else
@@ -99,9 +93,9 @@ static void unreachable(cJSON *nv, const char *line)
 		return;
 	list = cJSON_GetObjectItemCaseSensitive(nv, "unreachable");
 	if (!list)
-		list = need(cJSON_AddArrayToObject(nv, "unreachable"));
+		list = cJSON_AddArrayToObject(nv, "unreachable");
 	if (cJSON_GetArraySize(list) < PB_MAX_GPUS)
-		cJSON_AddItemToArray(list, need(cJSON_CreateString(bus)));
+		cJSON_AddItemToArray(list, cJSON_CreateString(bus));
 	if (*end)
 		pb_set_str(nv, "unreachable_reason", end + 2);
 }
@@ -129,11 +123,11 @@ static void note_error(cJSON *nv, const char *line)
 	if (!*line)
 		return;
 	if (!errs)
-		errs = need(cJSON_AddArrayToObject(nv, "errors"));
+		errs = cJSON_AddArrayToObject(nv, "errors");
 	if (cJSON_GetArraySize(errs) >= MAX_ERRORS)
 		return;
 	pb_copy_trim(line, strlen(line), e);
-	cJSON_AddItemToArray(errs, need(cJSON_CreateString(e)));
+	cJSON_AddItemToArray(errs, cJSON_CreateString(e));
 	if (!cJSON_GetObjectItemCaseSensitive(nv, "error"))
 		pb_set_str(nv, "error", e);
 	unreachable(nv, e);
@@ -147,16 +141,16 @@ static void each_row(const struct pb_block *b, cJSON *nv, cJSON *gpus, size_t wa
 	const char *err = NULL;
 	size_t i, rows = 0;
 
-	for (i = 0; b && i < b->nkept; i++) {
+	for (i = 0; b && i < b->lines.n; i++) {
 		double index;
 		cJSON *g;
 
-		if (pb_split(b->lines[i], ',', f, 8) < want || !pb_count(f[0], &index)) {
+		if (pb_split(b->lines.v[i], ',', f, 8) < want || !pb_count(f[0], &index)) {
 			/* The same failure repeats in every query; the first one says it. */
 			if (!strcmp(b->name, "nvidia_gpu"))
-				note_error(nv, b->lines[i]);
-			else if (!err && *b->lines[i])
-				err = b->lines[i];
+				note_error(nv, b->lines.v[i]);
+			else if (!err && *b->lines.v[i])
+				err = b->lines.v[i];
 			continue;
 		}
 		rows++;
@@ -241,20 +235,20 @@ void pb_parse_nvidia(const struct pb_input *in, cJSON *facts)
 	pb_set_rc(nv, b);
 	if (b->ended && b->rc == 127)
 		return;
-	gpus = need(cJSON_AddArrayToObject(nv, "gpus"));
+	gpus = cJSON_AddArrayToObject(nv, "gpus");
 	each_row(b, nv, gpus, 5, NULL, row_gpu);
 	each_row(pb_find(in, "nvidia_ecc"), nv, gpus, 6, "ecc", row_ecc);
 	each_row(pb_find(in, "nvidia_clocks"), nv, gpus, 5, "clocks", row_clocks);
 	each_row(pb_find(in, "nvidia_recovery"), nv, gpus, 2, "recovery", row_recovery);
 	/* Remapped rows are keyed by bus id, not by index. */
 	b = pb_find(in, "nvidia_remap");
-	for (i = 0, rows = 0, err = NULL; b && i < b->nkept; i++) {
+	for (i = 0, rows = 0, err = NULL; b && i < b->lines.n; i++) {
 		cJSON *g, *r;
 		int pend, fail;
 
-		if (pb_split(b->lines[i], ',', f, 8) < 5 || strncasecmp(f[0], "0000", 4)) {
-			if (!err && *b->lines[i])
-				err = b->lines[i];
+		if (pb_split(b->lines.v[i], ',', f, 8) < 5 || strncasecmp(f[0], "0000", 4)) {
+			if (!err && *b->lines.v[i])
+				err = b->lines.v[i];
 			continue;
 		}
 		rows++;
@@ -292,10 +286,10 @@ void pb_parse_pci(const struct pb_input *in, cJSON *facts)
 
 	if (!b || !b->ended || b->rc != 0)
 		return;
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		char w[4][PB_FIELD];
 
-		if (pb_words(b->lines[i], w, 4) < 4)
+		if (pb_words(b->lines.v[i], w, 4) < 4)
 			continue;
 		if (!strcasecmp(w[1], "0x10de")) {
 			nvidia++;
@@ -330,7 +324,7 @@ static void dcgm_incident(cJSON *list, const char *entity, const char *system, c
 		if (hp_buf_adds(&msg, x->valuestring))
 			break;
 	}
-	inc = need(cJSON_CreateObject());
+	inc = cJSON_CreateObject();
 	pb_set_str(inc, "entity", entity);
 	pb_set_str(inc, "system", system);
 	if (cJSON_IsString(v))
@@ -361,7 +355,7 @@ static int dcgm_json(const char *text, cJSON *d)
 		pb_set_str(d, "health", v->valuestring);
 		ok = 1;
 	}
-	list = need(cJSON_AddArrayToObject(d, "incidents"));
+	list = cJSON_AddArrayToObject(d, "incidents");
 	cJSON_ArrayForEach(grp, body) {
 		if (!grp->string || !strcmp(grp->string, "Overall Health"))
 			continue;
@@ -389,8 +383,8 @@ static int dcgm_text(const struct pb_block *b, cJSON *d)
 {
 	size_t i;
 
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i];
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i];
 
 		if (strstr(l, "HEALTH_RESULT_FAIL") ||
 		    (strstr(l, "overall_health") && strstr(l, "Fail"))) {
@@ -428,8 +422,8 @@ void pb_parse_dcgm(const struct pb_input *in, cJSON *facts)
 	pb_set_rc(d, b);
 	if (b->ended && b->rc == 127)
 		return;
-	for (i = 0; i < b->nkept; i++)
-		if (hp_buf_adds(&text, b->lines[i]) || hp_buf_addc(&text, '\n'))
+	for (i = 0; i < b->lines.n; i++)
+		if (hp_buf_adds(&text, b->lines.v[i]) || hp_buf_addc(&text, '\n'))
 			break;
 	ok = (strchr(text.buf, '{') && dcgm_json(strchr(text.buf, '{'), d)) || dcgm_text(b, d);
 	hp_buf_release(&text);
@@ -460,12 +454,12 @@ void pb_parse_neuron(const struct pb_input *in, cJSON *facts)
 	pb_set_rc(n, b);
 	if (b->ended && b->rc == 127)
 		return;
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		char f[4][PB_FIELD];
 		double dev, c;
 
 		/* "| 0      | 8      | ..." : a device row starts with its number. */
-		if (b->lines[i][0] != '|' || pb_split(b->lines[i] + 1, '|', f, 4) < 2)
+		if (b->lines.v[i][0] != '|' || pb_split(b->lines.v[i] + 1, '|', f, 4) < 2)
 			continue;
 		if (!pb_count(f[0], &dev))
 			continue;

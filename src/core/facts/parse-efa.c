@@ -21,10 +21,10 @@ void pb_parse_efa(const struct pb_input *in, cJSON *facts)
 
 		efa = pb_obj(facts, "efa");
 		pb_set_bool(efa, "dev_read", b->rc == 0);
-		for (i = 0; i < b->nkept; i++) {
-			if (!strncmp(b->lines[i], "uverbs", 6))
+		for (i = 0; i < b->lines.n; i++) {
+			if (!strncmp(b->lines.v[i], "uverbs", 6))
 				uverbs++;
-			else if (!strcmp(b->lines[i], "rdma_cm"))
+			else if (!strcmp(b->lines.v[i], "rdma_cm"))
 				rdma_cm = 1;
 		}
 		pb_set_num(efa, "uverbs", uverbs);
@@ -40,9 +40,9 @@ void pb_parse_efa(const struct pb_input *in, cJSON *facts)
 		ports = cJSON_AddArrayToObject(efa, "ports");
 		if (!ports)
 			hp_die("out of memory");
-		for (i = 0; i < b->nkept; i++) {
+		for (i = 0; i < b->lines.n; i++) {
 			char w[4][PB_FIELD];
-			size_t n = pb_words(b->lines[i], w, 4);
+			size_t n = pb_words(b->lines.v[i], w, 4);
 			cJSON *p;
 
 			if (!n)
@@ -73,10 +73,10 @@ void pb_parse_efa(const struct pb_input *in, cJSON *facts)
 		fi = pb_obj(efa, "fi_info");
 		pb_set_rc(fi, b);
 		if (!(b->ended && b->rc == 127)) {
-			for (i = 0; i < b->nkept; i++) {
+			for (i = 0; i < b->lines.n; i++) {
 				char w[3][PB_FIELD];
 
-				if (pb_words(b->lines[i], w, 3) == 2 && !strcmp(w[0], "provider:") &&
+				if (pb_words(b->lines.v[i], w, 3) == 2 && !strcmp(w[0], "provider:") &&
 				    !strcmp(w[1], "efa"))
 					providers++;
 			}
@@ -109,8 +109,8 @@ void pb_parse_modules(const struct pb_input *in, cJSON *facts)
 		size_t n = strlen(names[k]);
 		int loaded = 0;
 
-		for (i = 0; i < b->nkept; i++)
-			if (!strncmp(b->lines[i], names[k], n) && b->lines[i][n] == ' ')
+		for (i = 0; i < b->lines.n; i++)
+			if (!strncmp(b->lines.v[i], names[k], n) && b->lines.v[i][n] == ' ')
 				loaded = 1;
 		pb_set_bool(mods, names[k], loaded);
 	}

@@ -19,11 +19,11 @@ void pb_parse_node(const struct pb_input *in, cJSON *facts)
 	cJSON *node;
 	size_t i;
 
-	if (!b || !b->nkept)
+	if (!b || !b->lines.n)
 		return;
 	node = pb_obj(facts, "node");
-	for (i = 0; i < b->nkept; i++) {
-		const char *line = b->lines[i], *eq = strchr(line, '=');
+	for (i = 0; i < b->lines.n; i++) {
+		const char *line = b->lines.v[i], *eq = strchr(line, '=');
 		char key[PB_FIELD], val[PB_FIELD], w[2][PB_FIELD];
 		double v;
 
@@ -98,15 +98,15 @@ static void parse_df_block(const struct pb_block *b, cJSON *facts, const char *k
 	if (b->ended && b->rc == 127)
 		return;
 	out = pb_obj(facts, key);
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		char dev[PB_FIELD], mp[PB_FIELD];
 		double num[3], pct;
 		cJSON *row;
 		int k;
 
-		if (!df_row(b->lines[i], dev, num, &pct, mp)) {
-			if (!err && *b->lines[i] && strncmp(b->lines[i], "Filesystem", 10))
-				err = b->lines[i];
+		if (!df_row(b->lines.v[i], dev, num, &pct, mp)) {
+			if (!err && *b->lines.v[i] && strncmp(b->lines.v[i], "Filesystem", 10))
+				err = b->lines.v[i];
 			continue;
 		}
 		cJSON_DeleteItemFromObjectCaseSensitive(out, mp);
@@ -200,12 +200,12 @@ void pb_parse_mountinfo(const struct pb_input *in, cJSON *facts)
 	cJSON *mounts;
 	size_t i, count = 0;
 
-	if (!b || !b->nkept)
+	if (!b || !b->lines.n)
 		return;
 	mounts = pb_obj(facts, "mounts");
-	for (i = 0; i < b->nkept; i++) {
+	for (i = 0; i < b->lines.n; i++) {
 		char w[16][PB_FIELD], mp[PB_FIELD], src[PB_FIELD];
-		size_t n = pb_words(b->lines[i], w, 16), dash;
+		size_t n = pb_words(b->lines.v[i], w, 16), dash;
 		cJSON *m;
 		double kb;
 
@@ -246,17 +246,17 @@ void pb_parse_memory(const struct pb_input *in, cJSON *facts)
 	const struct pb_block *b;
 	size_t i, k;
 
-	if ((b = pb_find(in, "meminfo")) && b->nkept) {
+	if ((b = pb_find(in, "meminfo")) && b->lines.n) {
 		cJSON *mem = pb_obj(facts, "memory");
 
-		for (i = 0; i < b->nkept; i++) {
-			const char *colon = strchr(b->lines[i], ':');
+		for (i = 0; i < b->lines.n; i++) {
+			const char *colon = strchr(b->lines.v[i], ':');
 			char key[PB_FIELD], w[2][PB_FIELD];
 			double v;
 
 			if (!colon)
 				continue;
-			pb_copy_trim(b->lines[i], (size_t)(colon - b->lines[i]), key);
+			pb_copy_trim(b->lines.v[i], (size_t)(colon - b->lines.v[i]), key);
 			if (pb_words(colon + 1, w, 2) < 1 || !pb_count(w[0], &v))
 				continue;
 			for (k = 0; k < HP_ARRAY_LEN(keys); k++)
@@ -264,17 +264,17 @@ void pb_parse_memory(const struct pb_input *in, cJSON *facts)
 					pb_set_num(mem, keys[k].name, v);
 		}
 	}
-	if ((b = pb_find(in, "hugepages")) && b->nkept) {
+	if ((b = pb_find(in, "hugepages")) && b->lines.n) {
 		double v;
 
-		if (pb_count(b->lines[0], &v))
+		if (pb_count(b->lines.v[0], &v))
 			pb_set_num(facts, "nr_hugepages", v);
 	}
 	if ((b = pb_find(in, "environment")) && b->ended) {
 		/* grep: 0 lines found, 1 none, 2 no file. */
 		pb_set_bool(facts, "environment_read", b->rc == 0 || b->rc == 1);
-		for (i = 0; i < b->nkept; i++) {
-			const char *s = b->lines[i], *eq;
+		for (i = 0; i < b->lines.n; i++) {
+			const char *s = b->lines.v[i], *eq;
 			char key[PB_FIELD], val[PB_FIELD];
 			size_t n;
 

@@ -1,7 +1,8 @@
 /*
- * Private to src/probe: the framed blocks of one probe output, the parser
- * of each block, and the small text helpers the parsers share. Lines are
- * cleaned copies (no CR, no escape sequences), NUL-terminated, read-only.
+ * Private to the probe decoder (src/core/facts/probe.c, parse-*.c): the
+ * framed blocks of one probe output, the parser of each block, and the
+ * small text helpers the parsers share. Lines are cleaned copies (no CR,
+ * no escape sequences), NUL-terminated, read-only.
  */
 #ifndef HP_PROBE_INT_H
 #define HP_PROBE_INT_H
@@ -9,7 +10,8 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "hp/probe.h"
+#include "hp/array.h"
+#include "hp/facts.h"
 
 /* Lines kept per block; the script sends at most 3000. */
 #define PB_MAX_LINES 5000
@@ -24,21 +26,18 @@ struct pb_block {
 	char name[32];
 	int rc;            /* exit status from the END marker, -1 when none came */
 	int ended;
-	int wanted;        /* lines are kept only for the blocks a parse asked for */
 	size_t nlines;     /* every line counts, kept or not */
-	const char **lines;
-	size_t nkept, alloc;
+	HP_ARRAY(const char *) lines;  /* the first PB_MAX_LINES, into pb_input.store */
 };
 
 struct pb_input {
-	struct pb_block *v;
-	size_t n, alloc;
+	HP_ARRAY(struct pb_block) blocks;
 	int done;          /* the DONE marker arrived */
 	char *store;       /* the kept lines, back to back */
 };
 
-/* Split text into blocks, keeping the lines of the blocks the parts need. */
-void pb_frame(struct pb_input *in, const char *text, size_t len, unsigned parts);
+/* Split text into blocks. */
+void pb_frame(struct pb_input *in, const char *text, size_t len);
 void pb_release(struct pb_input *in);
 /* The first block with this name, or NULL. */
 const struct pb_block *pb_find(const struct pb_input *in, const char *name);
@@ -64,6 +63,7 @@ int pb_iso_time(const char *s, double *epoch, const char **end);
 
 /* Facts helpers: the object under key, created when missing. */
 cJSON *pb_obj(cJSON *parent, const char *key);
+/* Set key to v; a v that is not finite leaves key absent. */
 void pb_set_num(cJSON *obj, const char *key, double v);
 void pb_set_str(cJSON *obj, const char *key, const char *v);
 void pb_set_bool(cJSON *obj, const char *key, int v);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/json.h"
 #include "hp/util.h"
 #include "probe-int.h"
 
@@ -176,10 +177,10 @@ static size_t record(const struct pb_block *b, size_t i, int journal, double boo
 		     struct hp_buf *msg)
 {
 	hp_buf_reset(msg);
-	if (hp_buf_adds(msg, split_time(b->lines[i], journal, boot, t)))
+	if (hp_buf_adds(msg, split_time(b->lines.v[i], journal, boot, t)))
 		return i + 1;
-	for (i++; i < b->nkept && continued(b->lines[i]); i++) {
-		const char *p = b->lines[i];
+	for (i++; i < b->lines.n && continued(b->lines.v[i]); i++) {
+		const char *p = b->lines.v[i];
 
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -189,104 +190,156 @@ static size_t record(const struct pb_block *b, size_t i, int journal, double boo
 	return i;
 }
 
-void pb_parse_kmsg(const struct pb_input *in, cJSON *facts)
+/* The text of one kernel line kept as evidence: at most TEXT_MAX bytes, cut on a character. */
+static void evidence_text(const struct hp_buf *msg, char text[TEXT_MAX + 1])
 {
-	const struct pb_block *dm = pb_find(in, "dmesg"), *jr = pb_find(in, "journal"), *b;
-	const cJSON *node = cJSON_GetObjectItemCaseSensitive(facts, "node");
-	cJSON *k, *events, *counts;
-	double boot = -1, epoch, up;
-	struct hp_buf msg = HP_BUF_INIT(4096);
+	size_t n = msg->len > TEXT_MAX ? TEXT_MAX : msg->len;
+
+	while (n && n < msg->len && ((unsigned char)msg->buf[n] & 0xC0) == 0x80)
+		n--;
+	memcpy(text, msg->buf, n);
+	text[n] = '\0';
+}
+
+/* One event: its kind, time when known, text, and what the kind names (Xid, device, cgroup). */
+static cJSON *make_event(const char *kind, double t, const struct hp_buf *msg)
+{
+	cJSON *ev = cJSON_CreateObject();
 	char text[TEXT_MAX + 1];
-	size_t i, first = 0, skip = 0;
-	int journal, pass;
 
-	if (!dm && !jr)
-		return;
-	k = pb_obj(facts, "kmsg");
-	/* A block cut short (no END) still holds good lines. */
-	if (dm && ((dm->ended && dm->rc == 0) || (!dm->ended && dm->nkept))) {
-		b = dm;
-		journal = 0;
-	} else if (jr && ((jr->ended && jr->rc == 0) || (!jr->ended && jr->nkept))) {
-		b = jr;
-		journal = 1;
-	} else {
-		/* Neither source could be read: say why, judge nothing. */
-		const struct pb_block *why = (jr && !(jr->ended && jr->rc == 127)) ? jr : dm;
-		const char *line = pb_first_line(why);
-		char e[PB_FIELD];
+	pb_set_str(ev, "kind", kind);
+	if (t >= 0)
+		pb_set_num(ev, "t", t);
+	evidence_text(msg, text);
+	pb_set_str(ev, "text", text);
+	if (!strcmp(kind, "xid"))
+		parse_xid(msg->buf, ev);
+	else if (strcmp(kind, "oom_kill") && strcmp(kind, "oom_invoked"))
+		find_pci(msg->buf, ev);
+	if (!strcmp(kind, "oom_kill"))
+		pb_set_bool(ev, "cgroup", strstr(msg->buf, "Memory cgroup out of memory") != NULL);
+	return ev;
+}
 
-		if (why && why->ended && why->rc == 127)
-			hp_strlcpy(e, "neither dmesg nor journalctl is installed", sizeof(e));
-		else if (why && why->ended && why->rc == 124)
-			hp_strlcpy(e, "reading kernel messages timed out", sizeof(e));
-		else if (line)
-			pb_copy_trim(line, strlen(line), e);
-		else
-			hp_strlcpy(e, "kernel messages could not be read", sizeof(e));
-		pb_set_str(k, "error", e);
-		return;
+/* A block that holds lines to read: it ended well, or was cut short (no END) after some. */
+static int readable(const struct pb_block *b)
+{
+	return b && ((b->ended && b->rc == 0) || (!b->ended && b->lines.n));
+}
+
+/*
+ * The source to read: dmesg, else the journal (*journal set). NULL when
+ * neither could be read, after recording why under k.error.
+ */
+static const struct pb_block *pick_source(const struct pb_input *in, cJSON *k, int *journal)
+{
+	const struct pb_block *dm = pb_find(in, "dmesg"), *jr = pb_find(in, "journal"), *why;
+	const char *line;
+	char e[PB_FIELD];
+
+	*journal = 0;
+	if (readable(dm))
+		return dm;
+	if (readable(jr)) {
+		*journal = 1;
+		return jr;
 	}
-	pb_set_str(k, "source", journal ? "journal" : "dmesg");
-	pb_set_num(k, "lines", (double)b->nkept);
-	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(node, "epoch")) &&
-	    cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(node, "uptime_s"))) {
-		epoch = cJSON_GetObjectItemCaseSensitive(node, "epoch")->valuedouble;
-		up = cJSON_GetObjectItemCaseSensitive(node, "uptime_s")->valuedouble;
-		boot = epoch - up;
-	}
-	counts = pb_obj(k, "counts");
+	why = (jr && !(jr->ended && jr->rc == 127)) ? jr : dm;
+	line = pb_first_line(why);
+	if (why && why->ended && why->rc == 127)
+		hp_strlcpy(e, "neither dmesg nor journalctl is installed", sizeof(e));
+	else if (why && why->ended && why->rc == 124)
+		hp_strlcpy(e, "reading kernel messages timed out", sizeof(e));
+	else if (line)
+		pb_copy_trim(line, strlen(line), e);
+	else
+		hp_strlcpy(e, "kernel messages could not be read", sizeof(e));
+	pb_set_str(k, "error", e);
+	return NULL;
+}
+
+/* Epoch seconds of the boot, from the node block's clock and uptime; -1 when unknown. */
+static double boot_time(const cJSON *facts)
+{
+	const cJSON *node = cJSON_GetObjectItemCaseSensitive(facts, "node");
+	const cJSON *epoch = cJSON_GetObjectItemCaseSensitive(node, "epoch");
+	const cJSON *up = cJSON_GetObjectItemCaseSensitive(node, "uptime_s");
+
+	if (cJSON_IsNumber(epoch) && cJSON_IsNumber(up))
+		return epoch->valuedouble - up->valuedouble;
+	return -1;
+}
+
+/* The lines of a source and how to read their times. */
+struct kmsg_src {
+	const struct pb_block *b;
+	int journal;
+	double boot;
+};
+
+/* Count every event by kind into counts (all kinds present, zero or more); returns the total. */
+static size_t count_events(const struct kmsg_src *src, cJSON *counts, struct hp_buf *msg)
+{
+	size_t i, total = 0;
+
 	for (i = 0; i < HP_ARRAY_LEN(kinds); i++)
 		pb_set_num(counts, kinds[i], 0);
-	events = cJSON_AddArrayToObject(k, "events");
-	if (!events)
-		hp_die("out of memory");
-	/* Count every match, keep the newest PB_MAX_EVENTS. */
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < b->nkept;) {
-			double t;
-			const char *kind;
-			size_t n;
-			cJSON *ev, *c;
+	for (i = 0; i < src->b->lines.n;) {
+		const char *kind;
+		double t;
+		cJSON *c;
 
-			i = record(b, i, journal, boot, &t, &msg);
-			kind = classify(msg.buf);
-			if (!kind)
-				continue;
-			if (pass == 0) {
-				c = cJSON_GetObjectItemCaseSensitive(counts, kind);
-				cJSON_SetNumberValue(c, c->valuedouble + 1);
-				first++;
-				continue;
-			}
-			if (skip) {
-				skip--;
-				continue;
-			}
-			ev = cJSON_CreateObject();
-			if (!ev)
-				hp_die("out of memory");
-			pb_set_str(ev, "kind", kind);
-			if (t >= 0)
-				pb_set_num(ev, "t", t);
-			n = msg.len;
-			if (n > TEXT_MAX)
-				n = TEXT_MAX;
-			/* Cut on a UTF-8 character boundary. */
-			while (n && n < msg.len && ((unsigned char)msg.buf[n] & 0xC0) == 0x80)
-				n--;
-			memcpy(text, msg.buf, n);
-			text[n] = '\0';
-			pb_set_str(ev, "text", text);
-			if (!strcmp(kind, "xid"))
-				parse_xid(msg.buf, ev);
-			else if (strcmp(kind, "oom_kill") && strcmp(kind, "oom_invoked"))
-				find_pci(msg.buf, ev);
-			if (!strcmp(kind, "oom_kill"))
-				pb_set_bool(ev, "cgroup", strstr(msg.buf, "Memory cgroup out of memory") != NULL);
-			cJSON_AddItemToArray(events, ev);
-		}
-		skip = first > PB_MAX_EVENTS ? first - PB_MAX_EVENTS : 0;
+		i = record(src->b, i, src->journal, src->boot, &t, msg);
+		kind = classify(msg->buf);
+		if (!kind)
+			continue;
+		c = cJSON_GetObjectItemCaseSensitive(counts, kind);
+		cJSON_SetNumberValue(c, c->valuedouble + 1);
+		total++;
 	}
+	return total;
+}
+
+/* Add every event after the first skip ones to events (the newest are kept). */
+static void keep_events(const struct kmsg_src *src, size_t skip, cJSON *events,
+			struct hp_buf *msg)
+{
+	size_t i;
+
+	for (i = 0; i < src->b->lines.n;) {
+		const char *kind;
+		double t;
+
+		i = record(src->b, i, src->journal, src->boot, &t, msg);
+		kind = classify(msg->buf);
+		if (!kind)
+			continue;
+		if (skip) {
+			skip--;
+			continue;
+		}
+		cJSON_AddItemToArray(events, make_event(kind, t, msg));
+	}
+}
+
+void pb_parse_kmsg(const struct pb_input *in, cJSON *facts)
+{
+	struct hp_buf msg = HP_BUF_INIT(4096);
+	struct kmsg_src src;
+	size_t total;
+	cJSON *k;
+
+	if (!pb_find(in, "dmesg") && !pb_find(in, "journal"))
+		return;
+	k = pb_obj(facts, "kmsg");
+	if (!(src.b = pick_source(in, k, &src.journal)))
+		return;
+	pb_set_str(k, "source", src.journal ? "journal" : "dmesg");
+	pb_set_num(k, "lines", (double)src.b->lines.n);
+	src.boot = boot_time(facts);
+	/* Count every match, keep the newest PB_MAX_EVENTS. */
+	total = count_events(&src, pb_obj(k, "counts"), &msg);
+	keep_events(&src, total > PB_MAX_EVENTS ? total - PB_MAX_EVENTS : 0,
+		    cJSON_AddArrayToObject(k, "events"), &msg);
 	hp_buf_release(&msg);
 }

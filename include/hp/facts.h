@@ -1,0 +1,280 @@
+/*
+ * Facts: what the pure decoders make of the raw outputs a snapshot holds,
+ * for the checks to judge. Everything here is a function of its input
+ * (text or snapshot) and does no I/O; collectors and checks both include
+ * it, neither includes the other.
+ *
+ *   probe      one node's on-node probe output -> that node's facts
+ *   slurm      the Slurm controller probe output -> sinfo/squeue tables,
+ *              ping and service states; which node is the controller;
+ *              the Slurm name of a node
+ *   kube       the EC2 instance id of a Kubernetes node, and the index of
+ *              kube.nodes by name and by instance id
+ *   vpc        the cluster's VpcConfig and every OverrideVpcConfig
+ *
+ * Each decoder runs once per snapshot: the snapshot keeps the raw outputs
+ * (they are what --save-snapshot writes and --snapshot replays) and the
+ * facts cache beside it (struct hp_facts, owned by the snapshot) keeps
+ * what they decoded. Checks ask the cache (hp_facts_node, hp_facts_slurm,
+ * hp_facts_kube) and never read raw text. Per-node facts come from either
+ * side and checks cannot tell which: decoded from probes.<id>.stdout on
+ * first use, or handed over by a collector that decoded them itself
+ * (hp_facts_set_node), which then need not keep the text.
+ *
+ * Adding a probe fact
+ * -------------------
+ *
+ * A new fact about a node takes these steps, in this order:
+ *
+ * . Probe: print the raw data in a block of its own in
+ *   src/collect/probe/probe.sh ("@@HP@@ BEGIN name" ... "@@HP@@ END name
+ *   $?"), read-only, bounded in time and in lines like its neighbours.
+ *
+ * . Decoder: a function
+ *
+ *	void pb_parse_name(const struct pb_input *in, cJSON *facts);
+ *
+ *   in the src/core/facts/parse-*.c file of its kind (or a new one). It
+ *   finds its block with pb_find(), adds numbers and short fields under
+ *   one key, leaves a fact absent when the text does not say it, and
+ *   copies no raw text beyond the few bounded lines a finding quotes.
+ *
+ * . Declare it in src/core/facts/probe-int.h and add it to the parsers[]
+ *   list in src/core/facts/probe.c, after any parser whose facts it reads.
+ *
+ * . Document its key in the list below.
+ *
+ * . Tests: a sample output in tests/data/probe/ (its README says whether
+ *   it was captured or written from the tool's documented format) and a
+ *   case in tests/unit/test-probe.c; new markers or keywords go in
+ *   tests/fuzz/probe.dict.
+ *
+ * A check then reads the key from c->facts (src/checks/node.h); nothing
+ * else changes.
+ *
+ * Probe output and facts
+ * ----------------------
+ *
+ * Framing (stdout): "@@HP@@ BEGIN <block>", the block's lines,
+ * "@@HP@@ END <block> <exit status>", and "@@HP@@ DONE" last. The decoder
+ * drops carriage returns and terminal escape sequences first (output may
+ * come through a pseudo-terminal), finds markers anywhere in a line, and
+ * keeps a block whose END never came with rc null.
+ *
+ * Facts (a cJSON object; every key optional, absent = not known):
+ *
+ *   truncated   true when the DONE marker was not seen
+ *   blocks      {"<block>": {"rc": n|null, "lines": n}}  what arrived
+ *   node        {probe, epoch, hostname, kernel, uptime_s, boot_id}
+ *   fs          {"<mount point>": {device, size_kb, used_kb, avail_kb, use_pct}}     df -P -k
+ *   inodes      {"<mount point>": {total, used, free, use_pct}}                      df -P -i
+ *   mounts      {"<mount point>": {fstype, source, ro, size_kb}}  /proc/self/mountinfo,
+ *               the visible (last) mount of each point; mount_count
+ *   memory      {total_kb, available_kb, free_kb, shmem_kb, hugepages_total,
+ *                hugepages_free, hugepage_kb}; nr_hugepages
+ *   environment {"FI_...": "value"} from /etc/environment; environment_read (bool)
+ *   kmsg        {source: "dmesg"|"journal", lines, error, events: [{kind, t, text,
+ *                xid, pci, cgroup, action}]}; kinds: oom_kill, oom_invoked, panic,
+ *                soft_lockup, hard_lockup, hung_task, kernel_bug, nmi, mce, xid,
+ *                gpu_lost, gpu_init (NVIDIA driver texts without an Xid), pcie_aer
+ *                (uncorrectable AER);
+ *                t is epoch seconds when the line carried a usable time
+ *   chrony      {present, rc, offset_s (+ = clock ahead), leap, stratum, reference,
+ *                synchronized, error}
+ *   timedatectl {present, rc, synchronized, ntp_service, error}
+ *   services    {available, error, units: {"<unit>": {load, active, sub}}}
+ *               (unit names without ".service")
+ *   nvidia      {present, rc, timed_out, error, errors: [..], unreachable: [bus id],
+ *                unreachable_reason,
+ *                gpus: [{index, bus_id, name, uuid, driver, ecc_mode, ecc_corr_vol,
+ *                        ecc_unc_vol, ecc_corr_agg, ecc_unc_agg, temp_c, sm_mhz,
+ *                        sm_max_mhz, throttle, recovery_action,
+ *                        remap: {corr, unc, pending, failure},
+ *                        unreadable: {ecc|clocks|remap|recovery: "[Unknown Error]"},
+ *                        nvlink: {links, inactive: [n], errors: {"<counter>": n}}}]}
+ *   pci         {nvidia_gpus, efa, nvidia_devices, amazon_devices}
+ *   dcgm        {present, rc, health: "Healthy"|"Warning"|"Failure"|..., error,
+ *                incidents: [{entity, system, health, message}]}
+ *   neuron      {present, rc, devices, cores, error}
+ *   efa         {dev_read, uverbs, rdma_cm, ib_devices, ports: [{device, port, state}],
+ *                fi_info: {present, rc, efa_providers, error}}
+ *   modules     {efa, ib_uverbs, nvidia, neuron} (loaded kernel modules)
+ *   nvidia      also nvlink_rc, nvlink_error (nvidia-smi nvlink -s gave no GPU)
+ *   nvvs        {present, rc, found, file, lines, signal_count, signals: [line]}
+ *               (the newest /var/log/nvidia-dcgm/nvvs*.log, its last 40 lines)
+ *   netdev      {present, rc, interfaces: [{name, rx_packets, tx_packets, rx_errors,
+ *                tx_errors, rx_dropped, tx_dropped}]} (sysfs counters since boot)
+ *   provision   {present, rc, found, lines, error_count, errors: ["<n>:<line>"]}
+ *               (/var/log/provision/provisioning.log)
+ *   imds        {present, rc, token (bool), curl (exit status), instance_type}
+ *   df, df_inodes  {present, rc, error}: how the df commands went
+ */
+#ifndef HP_FACTS_H
+#define HP_FACTS_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "hp/snapshot.h"
+
+/* ------------------------------------------------------------ decoders */
+
+/* Probe output is cut at this size by the transports (and read no further). */
+#define HP_PROBE_MAX_STDOUT ((size_t)1 << 20)
+
+/*
+ * One node's probe output (stdout) -> a cJSON object of facts (layout
+ * above); never fails on garbage (absent facts stay absent, and a number
+ * that is not finite is no fact). Caller frees.
+ */
+cJSON *hp_probe_parse(const char *stdout_text, size_t len);
+
+/*
+ * The Slurm controller probe's stdout -> facts. Never fails: carriage
+ * returns and terminal escape sequences are removed first, markers are
+ * found anywhere on a line, and what is missing stays absent. The result
+ * (owned by the caller) has, when present:
+ *   done      bool: the DONE marker was seen
+ *   meta      {exit, now_epoch, now_local, host}
+ *   ping      {exit, text, up (bool; absent when the reply says neither)}
+ *   sinfo     {exit, text, nodes: [{name, state, states: [..], flags, reason}]}
+ *             one entry per node (sinfo lists a node once per partition)
+ *   squeue    {exit, text, jobs: [{id, state, end, start, nodes, name}]}
+ *   services  {exit, text, units: {munge: {LoadState, ActiveState, SubState},
+ *             slurmctld: {...}}}
+ * exit is the block's exit status, null when its END marker is missing;
+ * text is the block's first lines (for messages when it failed).
+ */
+cJSON *hp_slurm_parse(const char *text, size_t len);
+
+/*
+ * The Slurm controller: the first Running node of the instance group whose
+ * SlurmConfig.NodeType is Controller, else of a group whose name contains
+ * "controller", "head" or "master" (never some other node). Sets *group
+ * and *how ("SlurmConfig" or "group name") when a group was found, *iid to
+ * the node or NULL when the group has no Running node. Returns -1 when no
+ * group qualifies. (Checks use hp_facts_slurm_controller, which prefers
+ * what the collector recorded.)
+ */
+int hp_slurm_controller(const struct hp_snapshot *s, const char **iid, const char **group,
+			const char **how);
+
+/*
+ * The Slurm node name of a ListClusterNodes entry: the first label of its
+ * PrivateDnsHostname ("ip-10-1-2-3"), into out. NULL when it has none.
+ */
+const char *hp_slurm_node_name(const cJSON *node, char *out, size_t n);
+
+/*
+ * The EC2 instance id of a Kubernetes node, into out (at least 20 bytes):
+ * from spec.providerID ("aws:///us-west-2a/i-0abc…"), else from the node
+ * name ("hyperpod-i-0abc…"), else from a sagemaker.amazonaws.com/ label
+ * whose value is an instance id. Returns 0 when found, -1 otherwise.
+ */
+int hp_kube_instance_id(const char *name, const char *provider_id, const cJSON *labels,
+			char *out, size_t n);
+
+/*
+ * The VpcConfig walk: the cluster's own VpcConfig, then each instance
+ * group's OverrideVpcConfig, in the order DescribeCluster lists them and
+ * only those that are objects; together they name every security group
+ * and subnet the cluster's nodes use.
+ *
+ *	struct hp_vpc_walk w;
+ *	const cJSON *vpc;
+ *
+ *	for (vpc = hp_vpc_first(&w, cluster); vpc; vpc = hp_vpc_next(&w))
+ *		... w.group is NULL for the cluster's own, else the group
+ */
+struct hp_vpc_walk {
+	const cJSON *group;       /* the instance group of the current config; NULL: the cluster's */
+	const cJSON *next_group;  /* private: where the walk goes on */
+};
+const cJSON *hp_vpc_first(struct hp_vpc_walk *w, const cJSON *cluster);
+const cJSON *hp_vpc_next(struct hp_vpc_walk *w);
+
+/*
+ * The ids (an array) of field "Subnets" or "SecurityGroupIds" that apply
+ * to an instance group: its OverrideVpcConfig's when that lists any, else
+ * the cluster's VpcConfig's (group NULL: the cluster's). NULL when none.
+ */
+const cJSON *hp_vpc_ids(const cJSON *cluster, const cJSON *group, const char *field);
+
+/* ------------------------------------------------------------ the cache */
+
+/*
+ * The facts of one probed node: those a collector set for its id, else
+ * the decoded stdout of the "probes" entry (decoded on the first call,
+ * then kept; no stdout decodes as empty output). entry is the node's
+ * value under "probes" (its key is the node's id). The cache keeps each
+ * node's facts packed (compact JSON, smaller than the probe output) and
+ * hands out a tree of its own to each caller, who frees it: a reader
+ * holds one node's tree at a time, whatever the number of nodes. NULL
+ * only for a NULL entry.
+ */
+cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry);
+
+/*
+ * Hand over the facts of node id (hp_probe_parse of its output, or built
+ * the same way), which then win over any stdout in the snapshot. Takes
+ * ownership of facts (packed at once); a later call for the same id
+ * replaces them.
+ */
+void hp_facts_set_node(struct hp_snapshot *s, const char *id, cJSON *facts);
+
+/*
+ * The decoded Slurm controller probe (slurm.probe.stdout), or NULL when
+ * the snapshot holds no such output. Owned by the snapshot.
+ */
+const cJSON *hp_facts_slurm(const struct hp_snapshot *s);
+
+/*
+ * The Slurm controller as the collector recorded it (snapshot key
+ * "slurm"), else as hp_slurm_controller() chooses it; all NULL when no
+ * group qualifies.
+ */
+void hp_facts_slurm_controller(const struct hp_snapshot *s, const char **iid,
+			       const char **group, const char **how);
+
+/* One Kubernetes node of kube.nodes, with the instance id behind it. */
+struct hp_kube_node {
+	const char *name;          /* kube.nodes[i].name, NULL when missing */
+	const cJSON *node;         /* the kube.nodes entry */
+	char iid[24];              /* hp_kube_instance_id(); "" when it cannot be told */
+};
+
+struct hp_kube_index;
+
+/* The Kubernetes node index of the snapshot, built on first use. Never NULL. */
+const struct hp_kube_index *hp_facts_kube(const struct hp_snapshot *s);
+/* How many kube.nodes entries there are, and the i-th (in kube.nodes order). */
+size_t hp_kube_index_count(const struct hp_kube_index *x);
+const struct hp_kube_node *hp_kube_index_at(const struct hp_kube_index *x, size_t i);
+/* The instance id behind a Kubernetes node name, or NULL. */
+const char *hp_kube_index_iid(const struct hp_kube_index *x, const char *name);
+/* The ListClusterNodes entry (snapshot "nodes") of an instance id, or NULL. */
+const cJSON *hp_kube_index_cluster_node(const struct hp_kube_index *x, const char *iid);
+
+/*
+ * How often each decoder ran: for this snapshot's cache (hp_facts_counts),
+ * and in the whole process whoever called it (hp_facts_counts_all). Tests
+ * prove "once per snapshot" with them.
+ */
+struct hp_facts_counts {
+	size_t probe;              /* hp_probe_parse calls, one per node */
+	size_t slurm;              /* hp_slurm_parse calls */
+	size_t kube;               /* Kubernetes node index builds */
+};
+void hp_facts_counts(const struct hp_snapshot *s, struct hp_facts_counts *out);
+void hp_facts_counts_all(struct hp_facts_counts *out);
+
+/*
+ * Drop every decoded fact (not those a collector set), for code that
+ * edits s->root directly; hp_snapshot_set and _load do it themselves.
+ */
+void hp_facts_forget(struct hp_snapshot *s);
+
+/* Free a cache (hp_snapshot_release calls it). */
+void hp_facts_free(struct hp_facts *f);
+
+#endif

@@ -1,0 +1,235 @@
+/*
+ * The probe's framing (include/hp/facts.h): one node's output cut into
+ * blocks, then every per-source parser (parse-*.c) run over them to make
+ * the node's facts. Pure: text in, facts out, nothing else read.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/array.h"
+#include "facts-int.h"
+#include "hp/util.h"
+#include "probe-int.h"
+
+#define MARK "@@HP@@"
+#define MARK_LEN 6
+
+size_t pb_clean(const char *src, size_t n, char *dst)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		unsigned char c = (unsigned char)src[i];
+
+		if (c == 0x1b) {
+			i++;
+			if (i >= n)
+				break;
+			c = (unsigned char)src[i];
+			if (c == '[') {
+				/* CSI: parameters and intermediates, then one final byte. */
+				i++;
+				while (i < n && ((unsigned char)src[i] < 0x40 || (unsigned char)src[i] > 0x7e))
+					i++;
+				i++;
+			} else if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_') {
+				/* A string ended by BEL or ESC \ (or the end of the line). */
+				i++;
+				while (i < n && src[i] != '\a' && src[i] != 0x1b)
+					i++;
+				if (i < n && src[i] == 0x1b)
+					i++;
+				i++;
+			} else {
+				while (i < n && (unsigned char)src[i] >= 0x20 && (unsigned char)src[i] <= 0x2f)
+					i++;
+				i++;
+			}
+			continue;
+		}
+		i++;
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			continue;
+		dst[o++] = (char)c;
+	}
+	dst[o] = '\0';
+	return o;
+}
+
+static struct pb_block *open_block(struct pb_input *in, const char *name)
+{
+	struct pb_block *b = hp_array_push(&in->blocks);
+
+	hp_strlcpy(b->name, name, sizeof(b->name));
+	b->rc = -1;
+	return b;
+}
+
+static void keep_line(struct pb_block *b, const char *line)
+{
+	if (b->lines.n < PB_MAX_LINES)
+		hp_array_append(&b->lines, line);
+}
+
+static int name_ok(const char *s)
+{
+	if (!*s || strlen(s) >= 32)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/* One marker, already cleaned: "BEGIN x", "END x 0", "DONE". */
+static struct pb_block *marker(struct pb_input *in, struct pb_block *cur, const char *text)
+{
+	char w[4][PB_FIELD];
+	size_t n = pb_words(text, w, 4);
+	double rc;
+
+	if (n == 2 && !strcmp(w[0], "BEGIN") && name_ok(w[1]))
+		return open_block(in, w[1]);
+	if (n == 3 && !strcmp(w[0], "END") && cur && !strcmp(w[1], cur->name)) {
+		if (pb_count(w[2], &rc) && rc <= 255)
+			cur->rc = (int)rc;
+		cur->ended = 1;
+		return NULL;
+	}
+	if (n == 1 && !strcmp(w[0], "DONE")) {
+		in->done = 1;
+		return NULL;
+	}
+	/* Anything else that looks like a marker is noise; the block goes on. */
+	return cur;
+}
+
+static const char *find_mark(const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	while (p + MARK_LEN <= end) {
+		const char *at = memchr(p, '@', (size_t)(end - p));
+
+		if (!at || at + MARK_LEN > end)
+			return NULL;
+		if (!memcmp(at, MARK, MARK_LEN))
+			return at;
+		p = at + 1;
+	}
+	return NULL;
+}
+
+void pb_frame(struct pb_input *in, const char *text, size_t len)
+{
+	struct pb_block *cur = NULL;
+	const char *p = text, *end = text + len;
+	char *w;
+
+	memset(in, 0, sizeof(*in));
+	/* Cleaned lines are never longer than the raw ones: one store fits all. */
+	in->store = w = xmalloc(len + 2);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *m = find_mark(p, n);
+		size_t data = m ? (size_t)(m - p) : n;
+
+		/* Text before a marker (a last line without newline) still belongs to the block. */
+		if (cur && (data || !m)) {
+			size_t k = pb_clean(p, data, w);
+
+			cur->nlines++;
+			/* Blank lines stay: some outputs separate records with them. */
+			keep_line(cur, w);
+			w += k + 1;
+		}
+		if (m) {
+			char tmp[256];
+			size_t rest = n - data - MARK_LEN;
+
+			pb_clean(m + MARK_LEN, rest < sizeof(tmp) - 1 ? rest : sizeof(tmp) - 1, tmp);
+			/* A BEGIN leaves an open block without its END: rc stays unknown. */
+			cur = marker(in, cur, tmp);
+			if (in->done)
+				break;
+		}
+		p += n + (nl != NULL);
+	}
+}
+
+void pb_release(struct pb_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->blocks.n; i++)
+		hp_array_release(&in->blocks.v[i].lines);
+	hp_array_release(&in->blocks);
+	free(in->store);
+	memset(in, 0, sizeof(*in));
+}
+
+const struct pb_block *pb_find(const struct pb_input *in, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < in->blocks.n; i++)
+		if (!strcmp(in->blocks.v[i].name, name))
+			return &in->blocks.v[i];
+	return NULL;
+}
+
+cJSON *hp_probe_parse(const char *stdout_text, size_t len)
+{
+	/* In this order: later parsers read what earlier ones found. */
+	static void (*const parsers[])(const struct pb_input *in, cJSON *facts) = {
+		pb_parse_node,
+		pb_parse_df,
+		pb_parse_mountinfo,
+		pb_parse_memory,
+		pb_parse_kmsg,
+		pb_parse_time,
+		pb_parse_services,
+		pb_parse_nvidia,
+		pb_parse_pci,
+		pb_parse_dcgm,
+		pb_parse_neuron,
+		pb_parse_efa,
+		pb_parse_modules,
+		/* After pb_parse_nvidia: NVLink facts join its GPUs. */
+		pb_parse_nvlink,
+		pb_parse_nvvs,
+		pb_parse_netdev,
+		pb_parse_imds,
+		pb_parse_provision,
+	};
+	struct pb_input in;
+	cJSON *facts = cJSON_CreateObject(), *blocks;
+	size_t i;
+
+	if (!facts)
+		hp_die("out of memory");
+	hp_facts_count_run(FACTS_PROBE);
+	if (!stdout_text)
+		len = 0;
+	pb_frame(&in, stdout_text ? stdout_text : "", len);
+	pb_set_bool(facts, "truncated", !in.done);
+	blocks = pb_obj(facts, "blocks");
+	for (i = 0; i < in.blocks.n; i++) {
+		const struct pb_block *pb = &in.blocks.v[i];
+		cJSON *b;
+
+		if (cJSON_GetObjectItemCaseSensitive(blocks, pb->name))
+			continue;
+		b = pb_obj(blocks, pb->name);
+		if (pb->ended)
+			pb_set_num(b, "rc", pb->rc);
+		else
+			cJSON_AddNullToObject(b, "rc");
+		pb_set_num(b, "lines", (double)pb->nlines);
+	}
+	for (i = 0; i < HP_ARRAY_LEN(parsers); i++)
+		parsers[i](&in, facts);
+	pb_release(&in);
+	return facts;
+}

@@ -1,0 +1,459 @@
+/*
+ * The Slurm decoders (include/hp/facts.h): the controller probe's framed
+ * output into facts, which node is the controller, and what Slurm calls
+ * an instance. The controller comes from the instance groups'
+ * SlurmConfig, else from a group name that says so; there is no fallback
+ * to an arbitrary node, which could belong to nothing Slurm knows.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "facts-int.h"
+#include "hp/array.h"
+#include "hp/json.h"
+#include "hp/util.h"
+
+#define MARK "@@HP@@ "
+/* Lines of a block kept as its text (for messages). */
+#define TEXT_LINES 5
+#define TEXT_MAX 600
+
+/* ------------------------------------------------------------ probe output */
+
+static int final_byte(unsigned char c)
+{
+	return c >= 0x40 && c <= 0x7e;
+}
+
+/* Drop carriage returns and terminal escape sequences (CSI, OSC, two-byte ESC x). */
+static char *clean(const char *in, size_t len)
+{
+	char *out = xmalloc(len + 1);
+	size_t i = 0, o = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (c == '\r' || c == '\0') {
+			i++;
+		} else if (c == 0x1b && i + 1 < len && in[i + 1] == '[') {
+			i += 2;
+			/* Parameters until the final byte, 0x40..0x7e. */
+			while (i < len && !final_byte((unsigned char)in[i]))
+				i++;
+			i++;
+		} else if (c == 0x1b && i + 1 < len && in[i + 1] == ']') {
+			i += 2;
+			/* Until BEL or ESC \. */
+			while (i < len && in[i] != '\a' &&
+			       !(in[i] == 0x1b && i + 1 < len && in[i + 1] == '\\'))
+				i++;
+			i += (i < len && in[i] == 0x1b) ? 2 : 1;
+		} else if (c == 0x1b) {
+			i += 2;
+		} else {
+			out[o++] = (char)c;
+			i++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* A block between its markers: its lines point into the cleaned text. */
+struct block {
+	char name[32];
+	HP_ARRAY(char *) lines;
+	int exit;
+	int ended;
+};
+
+typedef HP_ARRAY(struct block) block_list;
+
+/*
+ * One marker; *cur is the open block (an index + 1 into blocks, 0 for
+ * none), as a pointer would move when the list grows.
+ */
+static void parse_marker(const char *m, block_list *blocks, size_t *cur, int *done)
+{
+	char name[32];
+	int rc;
+
+	if (sscanf(m, "BEGIN %31s", name) == 1) {
+		hp_strlcpy(hp_array_push(blocks)->name, name, sizeof(name));
+		*cur = blocks->n;
+	} else if (sscanf(m, "END %31s %d", name, &rc) == 2) {
+		struct block *b = *cur ? &blocks->v[*cur - 1] : NULL;
+
+		if (b && !strcmp(b->name, name)) {
+			b->exit = rc;
+			b->ended = 1;
+		}
+		*cur = 0;
+	} else if (hp_starts_with(m, "DONE")) {
+		*done = 1;
+		*cur = 0;
+	}
+}
+
+static const struct block *find(const block_list *blocks, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < blocks->n; i++)
+		if (!strcmp(blocks->v[i].name, name))
+			return &blocks->v[i];
+	return NULL;
+}
+
+/* {exit, text}: the common part of every block's facts. */
+static cJSON *block_obj(const struct block *b)
+{
+	cJSON *o = cJSON_CreateObject();
+	struct hp_buf t = HP_BUF_INIT(TEXT_MAX + 8);
+	size_t i;
+
+	if (b->ended)
+		cJSON_AddNumberToObject(o, "exit", b->exit);
+	else
+		cJSON_AddNullToObject(o, "exit");
+	for (i = 0; i < b->lines.n && i < TEXT_LINES; i++) {
+		if (i && hp_buf_addc(&t, '\n'))
+			break;
+		if (hp_buf_adds(&t, b->lines.v[i]))
+			break;
+	}
+	cJSON_AddStringToObject(o, "text", t.buf);
+	hp_buf_release(&t);
+	return o;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	return s;
+}
+
+static void parse_meta(cJSON *facts, const struct block *b)
+{
+	cJSON *o = block_obj(b);
+	size_t i;
+
+	for (i = 0; i < b->lines.n; i++) {
+		char *eq = strchr(b->lines.v[i], '=');
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		if (!strcmp(b->lines.v[i], "now_epoch") && *trim(eq + 1))
+			cJSON_AddNumberToObject(o, "now_epoch", strtod(eq + 1, NULL));
+		else if (!strcmp(b->lines.v[i], "now_local") || !strcmp(b->lines.v[i], "host"))
+			cJSON_AddStringToObject(o, b->lines.v[i], trim(eq + 1));
+		*eq = '=';
+	}
+	cJSON_AddItemToObject(facts, "meta", o);
+}
+
+/*
+ * scontrol ping: "Slurmctld(primary) at ctl is UP" (newer Slurm, one line per
+ * controller) or "Slurmctld(primary/backup) at ctl/(NULL) are UP/DOWN"
+ * (older). Only the primary counts.
+ */
+static void parse_ping(cJSON *facts, const struct block *b)
+{
+	cJSON *o = block_obj(b);
+	size_t i;
+
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i], *p;
+
+		if (!strstr(l, "Slurmctld(primary"))
+			continue;
+		if ((p = strstr(l, " is ")) != NULL) {
+			cJSON_AddBoolToObject(o, "up", hp_starts_with(p + 4, "UP"));
+			break;
+		}
+		if ((p = strstr(l, " are ")) != NULL) {
+			cJSON_AddBoolToObject(o, "up", hp_starts_with(p + 5, "UP"));
+			break;
+		}
+	}
+	cJSON_AddItemToObject(facts, "ping", o);
+}
+
+/* Split at '|' into at most max fields (the last keeps any further '|'). */
+static size_t split(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	f[n++] = line;
+	while (n < max) {
+		char *bar = strchr(f[n - 1], '|');
+
+		if (!bar)
+			break;
+		*bar = '\0';
+		f[n++] = bar + 1;
+	}
+	return n;
+}
+
+/* "down*" -> states ["down"], flags "*"; "idle+drain" -> ["idle","drain"]. */
+static void add_state(cJSON *node, const char *state)
+{
+	cJSON *states = cJSON_AddArrayToObject(node, "states");
+	char flags[16] = "", word[64];
+	size_t nf = 0, nw = 0;
+	const char *p;
+
+	cJSON_AddStringToObject(node, "state", state);
+	for (p = state;; p++) {
+		char c = *p;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+			if (nw < sizeof(word) - 1)
+				word[nw++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+			continue;
+		}
+		if (nw) {
+			word[nw] = '\0';
+			cJSON_AddItemToArray(states, cJSON_CreateString(word));
+			nw = 0;
+		}
+		if (!c)
+			break;
+		if (c != '+' && nf < sizeof(flags) - 1 && !strchr(flags, c))
+			flags[nf++] = c;
+	}
+	flags[nf] = '\0';
+	cJSON_AddStringToObject(node, "flags", flags);
+}
+
+struct row {
+	char *line;               /* owned copy; fields point into it */
+	char *f[3];
+	size_t idx;
+	int dup;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	int c = strcmp(x->f[0], y->f[0]);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int row_idx_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* One entry per node, in sinfo's order; sinfo repeats a node for each of its partitions. */
+static void parse_sinfo(cJSON *facts, const struct block *b)
+{
+	cJSON *o = block_obj(b), *nodes = cJSON_AddArrayToObject(o, "nodes");
+	struct row *rows = xcalloc(b->lines.n + 1, sizeof(*rows));
+	size_t i, n = 0;
+
+	for (i = 0; i < b->lines.n; i++) {
+		struct row *r = &rows[n];
+
+		r->line = xstrdup(b->lines.v[i]);
+		if (split(r->line, r->f, 3) == 3 && *(r->f[0] = trim(r->f[0])) &&
+		    *(r->f[1] = trim(r->f[1]))) {
+			r->f[2] = trim(r->f[2]);
+			r->idx = n++;
+		} else {
+			free(r->line);
+		}
+	}
+	qsort(rows, n, sizeof(*rows), row_cmp);
+	for (i = 1; i < n; i++)
+		rows[i].dup = !strcmp(rows[i].f[0], rows[i - 1].f[0]);
+	qsort(rows, n, sizeof(*rows), row_idx_cmp);
+	for (i = 0; i < n; i++) {
+		if (!rows[i].dup) {
+			cJSON *node = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(node, "name", rows[i].f[0]);
+			add_state(node, rows[i].f[1]);
+			cJSON_AddStringToObject(node, "reason", rows[i].f[2]);
+			cJSON_AddItemToArray(nodes, node);
+		}
+		free(rows[i].line);
+	}
+	free(rows);
+	cJSON_AddItemToObject(facts, "sinfo", o);
+}
+
+static void parse_squeue(cJSON *facts, const struct block *b)
+{
+	static const char *const keys[] = { "id", "state", "end", "start", "nodes", "name" };
+	cJSON *o = block_obj(b), *jobs = cJSON_AddArrayToObject(o, "jobs");
+	size_t i, k;
+
+	for (i = 0; i < b->lines.n; i++) {
+		char *f[6], *line = xstrdup(b->lines.v[i]);
+
+		if (split(line, f, 6) == 6 && *trim(f[0])) {
+			cJSON *job = cJSON_CreateObject();
+
+			for (k = 0; k < 6; k++)
+				cJSON_AddStringToObject(job, keys[k], trim(f[k]));
+			cJSON_AddItemToArray(jobs, job);
+		}
+		free(line);
+	}
+	cJSON_AddItemToObject(facts, "squeue", o);
+}
+
+/* systemctl show: "Key=Value" lines, one unit after another, Id= first. */
+static void parse_services(cJSON *facts, const struct block *b)
+{
+	cJSON *o = block_obj(b), *units = cJSON_AddObjectToObject(o, "units"), *unit = NULL;
+	size_t i;
+
+	for (i = 0; i < b->lines.n; i++) {
+		char *eq = strchr(b->lines.v[i], '=');
+		const char *key, *val;
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		key = b->lines.v[i];
+		val = eq + 1;
+		if (!strcmp(key, "Id")) {
+			char name[64];
+
+			hp_strlcpy(name, val, sizeof(name));
+			if (hp_ends_with(name, ".service"))
+				name[strlen(name) - 8] = '\0';
+			cJSON_DeleteItemFromObjectCaseSensitive(units, name);
+			unit = cJSON_AddObjectToObject(units, name);
+		} else if (unit && (!strcmp(key, "LoadState") || !strcmp(key, "ActiveState") ||
+				    !strcmp(key, "SubState"))) {
+			cJSON_DeleteItemFromObjectCaseSensitive(unit, key);
+			cJSON_AddStringToObject(unit, key, val);
+		}
+		*eq = '=';
+	}
+	cJSON_AddItemToObject(facts, "services", o);
+}
+
+/* Parse the probe's framed output into facts. */
+cJSON *hp_slurm_parse(const char *text, size_t len)
+{
+	char *buf = clean(text ? text : "", text ? len : 0), *p = buf;
+	block_list blocks = HP_ARRAY_INIT;
+	const struct block *b;
+	size_t cur = 0, i;
+	int done = 0;
+	cJSON *facts = cJSON_CreateObject();
+
+	hp_facts_count_run(FACTS_SLURM);
+	while (*p) {
+		char *nl = strchr(p, '\n'), *m;
+
+		if (nl)
+			*nl = '\0';
+		m = strstr(p, MARK);
+		if (m)
+			parse_marker(m + strlen(MARK), &blocks, &cur, &done);
+		else if (cur)
+			hp_array_append(&blocks.v[cur - 1].lines, p);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	cJSON_AddBoolToObject(facts, "done", done);
+	if ((b = find(&blocks, "meta")) != NULL)
+		parse_meta(facts, b);
+	if ((b = find(&blocks, "ping")) != NULL)
+		parse_ping(facts, b);
+	if ((b = find(&blocks, "sinfo")) != NULL)
+		parse_sinfo(facts, b);
+	if ((b = find(&blocks, "squeue")) != NULL)
+		parse_squeue(facts, b);
+	if ((b = find(&blocks, "services")) != NULL)
+		parse_services(facts, b);
+	for (i = 0; i < blocks.n; i++)
+		hp_array_release(&blocks.v[i].lines);
+	hp_array_release(&blocks);
+	free(buf);
+	return facts;
+}
+
+/* ------------------------------------------------------------ controller */
+
+/* The first Running node of group g, or NULL. */
+static const char *running_node(const struct hp_snapshot *s, const char *g)
+{
+	const cJSON *n;
+
+	cJSON_ArrayForEach(n, hp_snapshot_get(s, "nodes")) {
+		const char *grp = hp_json_str(n, "InstanceGroupName");
+
+		if (grp && !strcmp(grp, g) && hp_snap_node_running(n))
+			return hp_json_str(n, "InstanceId");
+	}
+	return NULL;
+}
+
+static int named_like_controller(const char *g)
+{
+	return hp_strcasestr(g, "controller") || hp_strcasestr(g, "head") ||
+	       hp_strcasestr(g, "master");
+}
+
+/* Pick the Slurm controller node from the instance groups. */
+int hp_slurm_controller(const struct hp_snapshot *s, const char **iid, const char **group,
+			const char **how)
+{
+	const cJSON *groups = hp_json_arr(hp_snapshot_get(s, "cluster"), "InstanceGroups"), *g;
+	int pass;
+
+	*iid = *group = *how = NULL;
+	for (pass = 0; pass < 2; pass++) {
+		cJSON_ArrayForEach(g, groups) {
+			const char *name = hp_json_str(g, "InstanceGroupName");
+			const char *type = hp_json_str(g, "SlurmConfig.NodeType");
+
+			if (!name)
+				continue;
+			if (pass == 0 ? !(type && !strcmp(type, "Controller")) :
+					(type || !named_like_controller(name)))
+				continue;
+			*group = name;
+			*how = pass == 0 ? "SlurmConfig" : "group name";
+			*iid = running_node(s, name);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The Slurm node name (first DNS label) of a cluster node. */
+const char *hp_slurm_node_name(const cJSON *node, char *out, size_t n)
+{
+	const char *dns = hp_json_str(node, "PrivateDnsHostname");
+	size_t len;
+
+	if (!dns || !*dns || !n)
+		return NULL;
+	len = strcspn(dns, ".");
+	if (!len || len >= n)
+		return NULL;
+	memcpy(out, dns, len);
+	out[len] = '\0';
+	return out;
+}

@@ -1,0 +1,395 @@
+/*
+ * The facts cache and the core decoders around it: every decoder runs
+ * once per snapshot however many checks read its result (counted by the
+ * cache), facts a collector hands over give the same findings as facts
+ * decoded from the raw output, replacing a key drops what was decoded
+ * from it, a repeated node key keeps each entry's own facts, the
+ * Kubernetes node index, and the VpcConfig walk.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks-t.h"
+#include "hp/facts.h"
+#include "hp/json.h"
+#include "probe-t.h"
+#include "t.h"
+
+#define I1 "i-0000000000000000a"
+#define I2 "i-0000000000000000b"
+#define I3 "i-0000000000000000c"
+
+/* An EKS cluster of three Running nodes, all three known to Kubernetes. */
+#define EKS_SIDE                                                                               \
+	"'meta':{'region':'us-west-2'},"                                                       \
+	"'cluster':{'ClusterName':'c','ClusterArn':'arn:aws:sagemaker:us-west-2:1:cluster/abcdefabcdef'," \
+	"'Orchestrator':{'Eks':{'ClusterArn':'arn:aws:eks:us-west-2:1:cluster/ml-eks'}}},"    \
+	"'nodes':[{'InstanceId':'" I1 "','InstanceGroupName':'gpu','InstanceStatus':{'Status':'Running'}}," \
+	"{'InstanceId':'" I2 "','InstanceGroupName':'gpu','InstanceStatus':{'Status':'Running'}}," \
+	"{'InstanceId':'" I3 "','InstanceGroupName':'sys','InstanceStatus':{'Status':'Running'}}]," \
+	"'kube':{'kubectl':{'server':'https://x','context':'ctx','verified_by':'endpoint'},"   \
+	"'namespaces':['aws-hyperpod'],'nodes':["                                              \
+	"{'name':'hyperpod-" I1 "','labels':{'sagemaker.amazonaws.com/node-health-status':'Schedulable'}," \
+	"'ready':{'status':'True'}},"                                                          \
+	"{'name':'ip-10-1-2-3','provider_id':'aws:///us-west-2a/" I2 "','ready':{'status':'False'," \
+	"'reason':'KubeletNotReady','message':'cni plugin not initialized'}},"                 \
+	"{'name':'other','ready':{'status':'True'}}]}"
+
+/* A snapshot of the EKS cluster whose first two nodes sent out (the third: unreachable). */
+static void eks_probed(struct ck *c, const char *out, int with_stdout)
+{
+	cJSON *probes, *e;
+	const char *ids[] = { I1, I2 };
+	size_t i;
+
+	ck_load(c, "{" EKS_SIDE "}");
+	probes = cJSON_AddObjectToObject(c->snap.root, "probes");
+	for (i = 0; i < 2; i++) {
+		e = cJSON_AddObjectToObject(probes, ids[i]);
+		cJSON_AddStringToObject(e, "state", "probed");
+		if (with_stdout)
+			cJSON_AddStringToObject(e, "stdout", out);
+		cJSON_AddStringToObject(e, "stderr", "");
+		cJSON_AddNumberToObject(e, "exit_code", 0);
+		cJSON_AddNumberToObject(e, "duration_ms", 2100);
+	}
+	e = cJSON_AddObjectToObject(probes, I3);
+	cJSON_AddStringToObject(e, "state", "unreachable");
+	cJSON_AddStringToObject(e, "reason", "TargetNotConnected");
+}
+
+/* Every check, keeping what the cache holds (ck_run_all starts afresh). */
+static void run_cached(struct ck *c)
+{
+	hp_findings_release(&c->f);
+	hp_checks_run(&c->snap, &c->f);
+}
+
+/* The findings as one comparable text: check, tag, priority, section, node, message, evidence. */
+static char *findings_text(const struct hp_findings *f)
+{
+	struct hp_buf b = HP_BUF_INIT((size_t)16 << 20);
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		const cJSON *e;
+
+		hp_buf_printf(&b, "%s %d %d %s %s %s\n", f->v[i].check->id, f->v[i].tag, f->v[i].prio,
+			      f->v[i].section, f->v[i].node ? f->v[i].node : "-", f->v[i].message);
+		cJSON_ArrayForEach(e, f->v[i].evidence)
+			hp_buf_printf(&b, "  %s\n", e->valuestring);
+	}
+	return hp_buf_detach(&b, NULL);
+}
+
+static void t_each_decoder_runs_once(void)
+{
+	char *out = pt_file("probe-debian-vm.txt"), *first, *second;
+	struct hp_facts_counts n, all0, all;
+	struct ck c;
+
+	eks_probed(&c, out, 1);
+	hp_facts_counts(&c.snap, &n);
+	T_EQ(n.probe, 0);
+	hp_facts_counts_all(&all0);
+	ck_run_all(&c);
+	/*
+	 * 29 node checks and 10 Kubernetes checks read them: two decodes, one
+	 * index, in the cache and in the whole process (no check decodes itself).
+	 */
+	hp_facts_counts(&c.snap, &n);
+	T_EQ(n.probe, 2);
+	T_EQ(n.kube, 1);
+	T_EQ(n.slurm, 0);
+	hp_facts_counts_all(&all);
+	T_EQ(all.probe - all0.probe, 2);
+	T_EQ(all.kube - all0.kube, 1);
+	T_EQ(all.slurm - all0.slurm, 0);
+	T_ASSERT(ck_count_msg(&c, HP_TAG_INFO, "On-node probe output received from node " I1) == 1);
+	T_ASSERT(ck_count_msg(&c, HP_TAG_FAIL, "NotReady") == 1);
+	first = findings_text(&c.f);
+	/* A second run reads the cache: nothing decoded again, the same findings. */
+	run_cached(&c);
+	hp_facts_counts(&c.snap, &n);
+	T_EQ(n.probe, 2);
+	T_EQ(n.kube, 1);
+	second = findings_text(&c.f);
+	T_STREQ(second, first);
+	hp_facts_counts_all(&all);
+	T_EQ(all.probe - all0.probe, 2);
+	T_EQ(all.kube - all0.kube, 1);
+	free(first);
+	free(second);
+	ck_free(&c);
+	free(out);
+}
+
+static void t_slurm_decoded_once(void)
+{
+	struct hp_facts_counts n, all0, all;
+	struct ck c;
+
+	hp_facts_counts_all(&all0);
+	ck_load(&c, "{'cluster':{'ClusterName':'s','ClusterArn':'arn:aws:sagemaker:us-west-2:1:"
+		    "cluster/abcdefabcdef','Orchestrator':{'Slurm':{}},'InstanceGroups':["
+		    "{'InstanceGroupName':'ctl','SlurmConfig':{'NodeType':'Controller'}}]},"
+		    "'nodes':[{'InstanceId':'" I1 "','InstanceGroupName':'ctl',"
+		    "'PrivateDnsHostname':'ip-10-0-0-1.ec2.internal','InstanceStatus':{'Status':'Running'}}],"
+		    "'slurm':{'controller':'" I1 "','group':'ctl','how':'SlurmConfig','probe':{"
+		    "'state':'probed','stdout':'@@HP@@ BEGIN ping\\nSlurmctld(primary) at ip-10-0-0-1 is UP\\n"
+		    "@@HP@@ END ping 0\\n@@HP@@ BEGIN sinfo\\nip-10-0-0-1|idle|none\\n@@HP@@ END sinfo 0\\n"
+		    "@@HP@@ DONE\\n'}}}");
+	ck_run_all(&c);
+	hp_facts_counts(&c.snap, &n);
+	/* Five Slurm checks read the controller probe; it was decoded once. */
+	T_EQ(n.slurm, 1);
+	hp_facts_counts_all(&all);
+	T_EQ(all.slurm - all0.slurm, 1);
+	ck_one(&c, HP_TAG_PASS, "slurmctld responding");
+	ck_one(&c, HP_TAG_PASS, "All 1 Slurm nodes are up");
+	ck_free(&c);
+}
+
+static const cJSON *entry_of(const struct ck *c, const char *id)
+{
+	return cJSON_GetObjectItemCaseSensitive(hp_json_get(c->snap.root, "probes"), id);
+}
+
+/* node.hostname of a node's facts (a copy in a static buffer). */
+static const char *host_of(const struct ck *c, const char *id)
+{
+	static char out[64];
+	cJSON *f = hp_facts_node(&c->snap, entry_of(c, id));
+
+	hp_strlcpy(out, hp_json_str(f, "node.hostname") ? hp_json_str(f, "node.hostname") : "(none)",
+		   sizeof(out));
+	cJSON_Delete(f);
+	return out;
+}
+
+/* Facts handed over by a collector read exactly like facts decoded from the text. */
+static void t_collector_set_facts_read_the_same(void)
+{
+	char *out = pt_file("probe-debian-vm.txt"), *decoded, *handed;
+	struct hp_facts_counts n;
+	struct ck a, b;
+
+	eks_probed(&a, out, 1);
+	ck_run_all(&a);
+	decoded = findings_text(&a.f);
+
+	eks_probed(&b, out, 0);
+	hp_facts_set_node(&b.snap, I1, hp_probe_parse(out, strlen(out)));
+	hp_facts_set_node(&b.snap, I2, hp_probe_parse(out, strlen(out)));
+	ck_run_all(&b);
+	handed = findings_text(&b.f);
+	T_STREQ(handed, decoded);
+	hp_facts_counts(&b.snap, &n);
+	T_EQ(n.probe, 0);
+	/* They survive a later key (what a collector sets is not derived from the document). */
+	hp_snapshot_set(&b.snap, "note", cJSON_CreateString("x"));
+	T_STREQ(host_of(&b, I1), "vm");
+	hp_facts_counts(&b.snap, &n);
+	T_EQ(n.probe, 0);
+	free(decoded);
+	free(handed);
+	ck_free(&a);
+	ck_free(&b);
+	free(out);
+}
+
+
+static void t_replaced_key_is_decoded_again(void)
+{
+	struct hp_facts_counts n;
+	struct ck c;
+	cJSON *probes, *f;
+
+	ck_load(&c, "{'probes':{'" I1 "':{'state':'probed','stdout':'@@HP@@ BEGIN node\\n"
+		    "hostname=first\\n@@HP@@ END node 0\\n@@HP@@ DONE\\n'}}}");
+	T_STREQ(host_of(&c, I1), "first");
+	T_STREQ(host_of(&c, I1), "first");
+	hp_facts_counts(&c.snap, &n);
+	T_EQ(n.probe, 1);
+	probes = cJSON_Parse("{\"" I1 "\":{\"state\":\"probed\",\"stdout\":\"@@HP@@ BEGIN node\\n"
+			     "hostname=second\\n@@HP@@ END node 0\\n\"}}");
+	hp_snapshot_set(&c.snap, "probes", probes);
+	T_STREQ(host_of(&c, I1), "second");
+	f = hp_facts_node(&c.snap, entry_of(&c, I1));
+	T_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(f, "truncated")));
+	cJSON_Delete(f);
+	hp_facts_counts(&c.snap, &n);
+	T_EQ(n.probe, 2);
+	/* An entry without output decodes as empty output: no blocks, truncated. */
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(probes, I1), "stdout");
+	hp_facts_forget(&c.snap);
+	f = hp_facts_node(&c.snap, entry_of(&c, I1));
+	T_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(f, "blocks")), 0);
+	cJSON_Delete(f);
+	T_ASSERT(hp_facts_node(&c.snap, NULL) == NULL);
+	ck_free(&c);
+}
+
+/* A document that repeats a node key: each entry keeps its own facts. */
+static void t_repeated_key_keeps_each_entry(void)
+{
+	struct hp_facts_counts n;
+	struct ck c;
+	const cJSON *p;
+	cJSON *a, *b;
+
+	ck_load(&c, "{'probes':{'" I1 "':{'state':'probed','stdout':'@@HP@@ BEGIN node\\nhostname=a\\n"
+		    "@@HP@@ END node 0\\n'},'" I1 "':{'state':'probed','stdout':'@@HP@@ BEGIN node\\n"
+		    "hostname=b\\n@@HP@@ END node 0\\n'}}}");
+	p = hp_json_get(c.snap.root, "probes");
+	a = hp_facts_node(&c.snap, p->child);
+	b = hp_facts_node(&c.snap, p->child->next);
+	T_STREQ(hp_json_str(a, "node.hostname"), "a");
+	T_STREQ(hp_json_str(b, "node.hostname"), "b");
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	/* Cached: the same facts again, nothing decoded anew. */
+	a = hp_facts_node(&c.snap, p->child);
+	T_STREQ(hp_json_str(a, "node.hostname"), "a");
+	cJSON_Delete(a);
+	hp_facts_counts(&c.snap, &n);
+	T_EQ(n.probe, 2);
+	ck_free(&c);
+}
+
+/* Many nodes: the table grows and every node finds its own facts. */
+static void t_many_nodes(void)
+{
+	struct hp_facts_counts n;
+	struct ck c;
+	cJSON *probes;
+	const cJSON *e;
+	int i;
+
+	ck_load(&c, "{}");
+	probes = cJSON_AddObjectToObject(c.snap.root, "probes");
+	for (i = 0; i < 3000; i++) {
+		char id[32], out[128];
+		cJSON *x;
+
+		snprintf(id, sizeof(id), "i-%017d", i);
+		snprintf(out, sizeof(out), "@@HP@@ BEGIN node\nhostname=h%d\n@@HP@@ END node 0\n", i);
+		x = cJSON_AddObjectToObject(probes, id);
+		cJSON_AddStringToObject(x, "state", "probed");
+		cJSON_AddStringToObject(x, "stdout", out);
+	}
+	for (i = 0; i < 2; i++) {
+		int k = 0;
+
+		cJSON_ArrayForEach(e, probes) {
+			char want[32];
+			cJSON *f = hp_facts_node(&c.snap, e);
+
+			snprintf(want, sizeof(want), "h%d", k++);
+			T_STREQ(hp_json_str(f, "node.hostname"), want);
+			cJSON_Delete(f);
+		}
+	}
+	hp_facts_counts(&c.snap, &n);
+	T_EQ(n.probe, 3000);
+	ck_free(&c);
+}
+
+static void t_kube_index(void)
+{
+	const struct hp_kube_index *x;
+	struct ck c;
+
+	ck_load(&c, "{" EKS_SIDE "}");
+	x = hp_facts_kube(&c.snap);
+	T_ASSERT(x == hp_facts_kube(&c.snap));
+	T_EQ(hp_kube_index_count(x), 3);
+	/* In kube.nodes order, with the instance id from the name, providerID or nothing. */
+	T_STREQ(hp_kube_index_at(x, 0)->iid, I1);
+	T_STREQ(hp_kube_index_at(x, 1)->iid, I2);
+	T_STREQ(hp_kube_index_at(x, 2)->iid, "");
+	T_STREQ(hp_kube_index_at(x, 1)->name, "ip-10-1-2-3");
+	T_ASSERT(hp_kube_index_at(x, 3) == NULL);
+	T_STREQ(hp_kube_index_iid(x, "ip-10-1-2-3"), I2);
+	T_ASSERT(hp_kube_index_iid(x, "other") == NULL);
+	T_ASSERT(hp_kube_index_iid(x, "nope") == NULL);
+	T_ASSERT(hp_kube_index_iid(x, NULL) == NULL);
+	T_STREQ(hp_json_str(hp_kube_index_cluster_node(x, I3), "InstanceGroupName"), "sys");
+	T_ASSERT(hp_kube_index_cluster_node(x, "i-0000000000000000f") == NULL);
+	ck_free(&c);
+
+	/* No Kubernetes view at all: an empty index, never NULL. */
+	ck_load(&c, "{}");
+	T_EQ(hp_kube_index_count(hp_facts_kube(&c.snap)), 0);
+	ck_free(&c);
+}
+
+/* The first string of an array, or NULL. */
+static const char *first(const cJSON *arr)
+{
+	const cJSON *v = cJSON_GetArrayItem(arr, 0);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The names of the configs the walk visits, "cluster" or the group's name, joined by ",". */
+static void walk_names(const cJSON *cluster, char *out, size_t n)
+{
+	struct hp_vpc_walk w;
+	const cJSON *vpc;
+
+	out[0] = '\0';
+	for (vpc = hp_vpc_first(&w, cluster); vpc; vpc = hp_vpc_next(&w)) {
+		size_t len = strlen(out);
+
+		snprintf(out + len, n - len, "%s%s:%s", len ? "," : "",
+			 w.group ? hp_json_str(w.group, "InstanceGroupName") : "cluster",
+			 first(cJSON_GetObjectItem(vpc, "Subnets")) ? "" : "-");
+	}
+}
+
+static void t_vpc_walk(void)
+{
+	cJSON *cluster = cJSON_Parse(
+		"{\"VpcConfig\":{\"SecurityGroupIds\":[\"sg-c\"],\"Subnets\":[\"subnet-c\"]},"
+		"\"InstanceGroups\":[{\"InstanceGroupName\":\"a\"},"
+		"{\"InstanceGroupName\":\"b\",\"OverrideVpcConfig\":{\"SecurityGroupIds\":[\"sg-b\"],"
+		"\"Subnets\":[\"subnet-b\"]}},"
+		"{\"InstanceGroupName\":\"c\",\"OverrideVpcConfig\":\"not an object\"},"
+		"{\"InstanceGroupName\":\"d\",\"OverrideVpcConfig\":{\"SecurityGroupIds\":[\"sg-d\"],"
+		"\"Subnets\":[]}}]}");
+	cJSON *groups = cJSON_GetObjectItem(cluster, "InstanceGroups");
+	const cJSON *a = cJSON_GetArrayItem(groups, 0), *b = cJSON_GetArrayItem(groups, 1);
+	const cJSON *d = cJSON_GetArrayItem(groups, 3);
+	struct hp_vpc_walk w;
+	char names[256];
+
+	T_ASSERT(cluster);
+	walk_names(cluster, names, sizeof(names));
+	T_STREQ(names, "cluster:,b:,d:-");
+	/* After the end the walk stays ended. */
+	T_ASSERT(hp_vpc_first(&w, cluster) != NULL);
+	while (hp_vpc_next(&w))
+		;
+	T_ASSERT(hp_vpc_next(&w) == NULL);
+	/* The ids that apply to a group: its override's when it lists any, else the cluster's. */
+	T_STREQ(first(hp_vpc_ids(cluster, b, "Subnets")), "subnet-b");
+	T_STREQ(first(hp_vpc_ids(cluster, a, "Subnets")), "subnet-c");
+	T_STREQ(first(hp_vpc_ids(cluster, d, "Subnets")), "subnet-c");
+	T_STREQ(first(hp_vpc_ids(cluster, d, "SecurityGroupIds")), "sg-d");
+	T_STREQ(first(hp_vpc_ids(cluster, NULL, "SecurityGroupIds")), "sg-c");
+
+	/* Without a cluster VpcConfig the walk starts at the first override. */
+	cJSON_DeleteItemFromObject(cluster, "VpcConfig");
+	walk_names(cluster, names, sizeof(names));
+	T_STREQ(names, "b:,d:-");
+	T_ASSERT(hp_vpc_ids(cluster, a, "Subnets") == NULL);
+	cJSON_Delete(cluster);
+	walk_names(NULL, names, sizeof(names));
+	T_STREQ(names, "");
+}
+
+T_MAIN(T(t_each_decoder_runs_once), T(t_slurm_decoded_once),
+       T(t_collector_set_facts_read_the_same), T(t_replaced_key_is_decoded_again),
+       T(t_repeated_key_keeps_each_entry), T(t_many_nodes), T(t_kube_index), T(t_vpc_walk))

@@ -1,0 +1,222 @@
+/*
+ * The small shared helpers of src/util: the growable array (growth,
+ * zero-filled pushes, release, sorting), the ISO-8601 parser on the
+ * forms really seen (AWS, dmesg, journald, Slurm) and on bad input, and
+ * the "string in a cJSON array" test.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/array.h"
+#include "hp/iso8601.h"
+#include "hp/json.h"
+#include "t.h"
+
+struct item {
+	int key;
+	char name[8];
+};
+
+static void t_array_push_grows_and_zeroes(void)
+{
+	HP_ARRAY(struct item) a = HP_ARRAY_INIT;
+	size_t i, last_alloc = 0, moves = 0;
+
+	T_ASSERT(a.v == NULL && a.n == 0 && a.alloc == 0);
+	for (i = 0; i < 1000; i++) {
+		struct item *it = hp_array_push(&a);
+
+		T_EQ(it->key, 0);
+		T_STREQ(it->name, "");
+		T_ASSERT(it == &a.v[i]);
+		it->key = (int)i;
+		it->name[0] = 'x';
+		if (a.alloc != last_alloc) {
+			/* Doubling: the room only ever doubles, starting at 8. */
+			T_ASSERT(last_alloc == 0 ? a.alloc == 8 : a.alloc == 2 * last_alloc);
+			last_alloc = a.alloc;
+			moves++;
+		}
+		T_ASSERT(a.n <= a.alloc);
+	}
+	T_EQ(a.n, 1000);
+	T_EQ(moves, 8); /* 8, 16, ..., 1024 */
+	for (i = 0; i < a.n; i++)
+		T_EQ(a.v[i].key, (int)i);
+	hp_array_release(&a);
+	T_ASSERT(a.v == NULL && a.n == 0 && a.alloc == 0);
+	/* Reusable after release, and a reused slot is zero again. */
+	hp_array_push(&a)->key = 7;
+	a.n = 0;
+	T_EQ(hp_array_push(&a)->key, 0);
+	hp_array_release(&a);
+}
+
+static void t_array_append_reserve(void)
+{
+	HP_ARRAY(const char *) a = HP_ARRAY_INIT;
+	struct { char **v; size_t n, alloc; } named = { NULL, 0, 0 };
+
+	hp_array_reserve(&a, 100);
+	T_ASSERT(a.alloc >= 100 && a.n == 0);
+	{
+		const char **before = a.v;
+		int i;
+
+		for (i = 0; i < 100; i++)
+			hp_array_append(&a, "s");
+		/* Reserved room: no move. */
+		T_ASSERT(a.v == before);
+	}
+	T_EQ(a.n, 100);
+	T_STREQ(a.v[99], "s");
+	hp_array_release(&a);
+	/* A struct written out with v, n, alloc works the same. */
+	hp_array_append(&named, strdup("one"));
+	T_STREQ(named.v[0], "one");
+	free(named.v[0]);
+	hp_array_release(&named);
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void t_array_sort(void)
+{
+	HP_ARRAY(int) a = HP_ARRAY_INIT;
+	static const int in[] = { 5, -1, 3, 3, 0 };
+	size_t i;
+
+	/* Sorting an empty array never hands NULL to qsort. */
+	hp_array_sort(&a, int_cmp);
+	T_EQ(a.n, 0);
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		hp_array_append(&a, in[i]);
+	hp_array_sort(&a, int_cmp);
+	T_EQ(a.v[0], -1);
+	T_EQ(a.v[1], 0);
+	T_EQ(a.v[2], 3);
+	T_EQ(a.v[4], 5);
+	hp_array_release(&a);
+}
+
+static void t_iso_forms_seen(void)
+{
+	static const struct {
+		const char *in;
+		long long sec;
+		long nsec;
+		int zoned;
+	} cases[] = {
+		/* AWS credential expirations (STS XML, credential_process, containers). */
+		{ "2015-08-30T13:36:00Z", 1440941760, 0, 1 },
+		{ "2016-01-01T00:00:00+00:00", 1451606400, 0, 1 },
+		{ "2024-05-01T10:00:00.123Z", 1714557600, 123000000, 1 },
+		{ "2024-05-01t10:00:00z", 1714557600, 0, 1 },
+		/* dmesg --time-format iso: comma fraction, offset without a colon. */
+		{ "2024-05-01T10:11:12,345678+0000", 1714558272, 345678000, 1 },
+		/* journalctl -o short-iso with a real offset. */
+		{ "2024-05-01T12:11:12+02:00", 1714558272, 0, 1 },
+		{ "2024-05-01T05:41:12-0430", 1714558272, 0, 1 },
+		{ "2024-05-01T12:11:12+02", 1714558272, 0, 1 },
+		/* Slurm's local times carry no zone: read as UTC. */
+		{ "2024-05-01T10:11:12", 1714558272, 0, 0 },
+		{ "2024-05-01 10:11:12", 1714558272, 0, 0 },
+		/* Nanoseconds kept, further digits dropped. */
+		{ "1970-01-01T00:00:00.1234567891Z", 0, 123456789, 1 },
+		/* Leap years, a leap second, and before 1970. */
+		{ "2024-02-29T00:00:00Z", 1709164800, 0, 1 },
+		{ "2016-12-31T23:59:60Z", 1483228800, 0, 1 },
+		{ "1969-12-31T23:59:59Z", -1, 0, 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hp_iso8601 t;
+
+		if (hp_iso8601_parse(cases[i].in, NULL, &t))
+			T_FAILF("'%s' was refused", cases[i].in);
+		if (t.sec != cases[i].sec || t.nsec != cases[i].nsec || t.zoned != cases[i].zoned)
+			T_FAILF("'%s' read as %lld.%09ld zoned=%d, expected %lld.%09ld zoned=%d",
+				cases[i].in, (long long)t.sec, t.nsec, t.zoned, cases[i].sec,
+				cases[i].nsec, cases[i].zoned);
+	}
+}
+
+static void t_iso_prefix_and_end(void)
+{
+	const char *line = "2024-05-01T10:11:12,5+00:00 ip-10-1-2-3 kernel: NVRM: Xid", *end = NULL;
+	struct hp_iso8601 t;
+
+	T_EQ(hp_iso8601_parse(line, &end, &t), 0);
+	T_STREQ(end, " ip-10-1-2-3 kernel: NVRM: Xid");
+	T_EQ(t.nsec, 500000000);
+	/* Without end, trailing text is an error. */
+	T_EQ(hp_iso8601_parse(line, NULL, &t), -1);
+	/* "+02:" then text: the offset is the hours, the rest is left. */
+	T_EQ(hp_iso8601_parse("2024-05-01T10:11:12+02:x", &end, &t), 0);
+	T_STREQ(end, ":x");
+}
+
+static void t_iso_bad_input(void)
+{
+	static const char *const bad[] = {
+		"", "2024", "2024-05-01", "2024-05-01T", "2024-05-01T10:11",
+		"2024-5-01T10:11:12Z", "24-05-01T10:11:12Z", "2024-05-01X10:11:12Z",
+		"2024-13-01T00:00:00Z", "2024-00-01T00:00:00Z", "2023-02-29T00:00:00Z",
+		"2024-04-31T00:00:00Z", "2024-05-00T00:00:00Z", "2024-05-01T24:00:00Z",
+		"2024-05-01T10:60:00Z", "2024-05-01T10:11:61Z", "2024-05-01T10:11:12.Z",
+		"2024-05-01T10:11:12+2", "2024-05-01T10:11:12+24:00", "2024-05-01T10:11:12+02:60",
+		"2024-05-01T10:11:12ZZ", "2024-05-01T10:11:12 UTC", "2024-05-01T10:11:12Z\n",
+		"-024-05-01T10:11:12Z", "2024-05-01T1a:11:12Z", "soon",
+	};
+	struct hp_iso8601 t = { 42, 7, 9 };
+	const char *end = "untouched";
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (!hp_iso8601_parse(bad[i], NULL, &t))
+			T_FAILF("'%s' was accepted", bad[i]);
+	T_EQ(hp_iso8601_parse(NULL, &end, &t), -1);
+	T_EQ(hp_iso8601_parse("2024-05-01", &end, &t), -1);
+	/* Failure leaves the outputs alone. */
+	T_EQ(t.sec, 42);
+	T_STREQ(end, "untouched");
+}
+
+static void t_days_from_civil(void)
+{
+	T_EQ(hp_days_from_civil(1970, 1, 1), 0);
+	T_EQ(hp_days_from_civil(2000, 3, 1), 11017);
+	T_EQ(hp_days_from_civil(1969, 12, 31), -1);
+	T_EQ(hp_days_from_civil(9999, 12, 31), 2932896);
+}
+
+static void t_json_has_str(void)
+{
+	cJSON *arr = cJSON_Parse("[\"sg-1\", 2, null, {\"sg-2\": 1}, \"sg-3\"]");
+	cJSON *obj = cJSON_Parse("{\"a\": \"sg-1\"}");
+
+	T_ASSERT(arr && obj);
+	T_ASSERT(hp_json_has_str(arr, "sg-1"));
+	T_ASSERT(hp_json_has_str(arr, "sg-3"));
+	/* Only string elements count; members of nested objects do not. */
+	T_ASSERT(!hp_json_has_str(arr, "sg-2"));
+	T_ASSERT(!hp_json_has_str(arr, "2"));
+	T_ASSERT(!hp_json_has_str(arr, "sg-"));
+	/* An object is not an array, NULLs are no. */
+	T_ASSERT(!hp_json_has_str(obj, "sg-1"));
+	T_ASSERT(!hp_json_has_str(NULL, "sg-1"));
+	T_ASSERT(!hp_json_has_str(arr, NULL));
+	cJSON_Delete(arr);
+	cJSON_Delete(obj);
+}
+
+T_MAIN(T(t_array_push_grows_and_zeroes), T(t_array_append_reserve), T(t_array_sort),
+       T(t_iso_forms_seen), T(t_iso_prefix_and_end), T(t_iso_bad_input), T(t_days_from_civil),
+       T(t_json_has_str))
