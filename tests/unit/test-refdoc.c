@@ -14,12 +14,15 @@
 #include <string.h>
 
 #include "hp/check.h"
+#include "hp/nccl.h"
+#include "hp/refdoc.h"
 #include "hp/util.h"
 #include "hp_refdoc.h"
 #include "t.h"
 
 #define DETAIL "node-diagnostics-detail.md"
 #define CATALOG "node-issue-catalog.md"
+#define NCCL "nccl-diagnostics-detail.md"
 #define MARKER "**Suggested command (run this yourself)**"
 #define SECT "\xC2\xA7" /* the section sign, UTF-8 */
 
@@ -119,14 +122,27 @@ static int is_blank(const char *l)
 }
 
 /*
- * Parse an id such as "A", "B.1" or "G.1.a" at s; returns its length, or 0.
- * depth gets the number of dots.
+ * Parse an id such as "A", "B.1" or "G.1.a" (node guide), or "NC13",
+ * "NC17.1" (NCCL guide) at s; returns its length, or 0. depth gets the
+ * number of dots.
  */
 static size_t parse_id(const char *s, int *depth)
 {
 	size_t n = 0;
 
 	*depth = 0;
+	if (s[0] == 'N' && s[1] == 'C' && isdigit((unsigned char)s[2])) {
+		n = 2;
+		while (isdigit((unsigned char)s[n]))
+			n++;
+		if (s[n] == '.' && isdigit((unsigned char)s[n + 1])) {
+			n++;
+			while (isdigit((unsigned char)s[n]))
+				n++;
+			*depth = 1;
+		}
+		return isalnum((unsigned char)s[n]) ? 0 : n;
+	}
 	if (s[n] < 'A' || s[n] > 'Z')
 		return 0;
 	n++;
@@ -267,6 +283,14 @@ static int classify_words(char **w, size_t n)
 					       "cluster-info", "auth", NULL };
 	static const char *const kube_runtime[] = { "exec", "cp", "port-forward", "debug",
 						    "attach", NULL };
+	static const char *const helm_mut[] = { "install", "upgrade", "uninstall", "delete",
+						"rollback", NULL };
+	static const char *const ipt_mut[] = { "-A", "-I", "-D", "-R", "-F", "-X", "-P", "-N",
+					       "--append", "--insert", "--delete", "--flush", NULL };
+	static const char *const nft_mut[] = { "add", "insert", "delete", "flush", "replace",
+					       "create", "destroy", "-f", NULL };
+	static const char *const ip_mut[] = { "set", "add", "del", "delete", "flush", "replace",
+					      NULL };
 	static const char *const pods[] = { "pod", "pods", "po", NULL };
 	static const char *const unit_mut[] = { "start", "stop", "restart", "reload",
 						"try-restart", "enable", "disable", "kill",
@@ -327,12 +351,35 @@ static int classify_words(char **w, size_t n)
 		/* Convention: the verb comes first; anything else counts as a change. */
 		if (in_list(a1, kube_ro))
 			return 0;
+		/* exec: what it runs in the container decides; without "--" it is a change. */
+		if (!strcmp(a1, "exec")) {
+			for (i = 2; i < n; i++)
+				if (!strcmp(w[i], "--"))
+					return i + 1 < n ? classify_words(w + i + 1, n - i - 1)
+							 : CMD_MUTATES;
+			return CMD_MUTATES;
+		}
 		if (in_list(a1, kube_runtime))
 			return CMD_MUTATES;
 		if (!strcmp(a1, "delete") && (in_list(a2, pods) || hp_starts_with(a2, "pod/")))
 			return CMD_MUTATES;
 		return CMD_MUTATES | CMD_IAC;
 	}
+	if (!strcmp(cmd, "helm"))
+		return in_list(a1, helm_mut) ? CMD_MUTATES | CMD_IAC : 0;
+	if (!strcmp(cmd, "setpci")) {
+		/* setpci writes when a register is given a value (REG=VALUE). */
+		for (i = 1; i < n; i++)
+			if (strchr(w[i], '='))
+				return CMD_MUTATES;
+		return 0;
+	}
+	if (!strcmp(cmd, "iptables") || !strcmp(cmd, "ip6tables"))
+		return any_word(w, n, ipt_mut, 0) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "nft"))
+		return in_list(a1, nft_mut) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "ip"))
+		return any_word(w, n, ip_mut, 0) ? CMD_MUTATES : 0;
 	if (!strcmp(cmd, "systemctl"))
 		return in_list(a1, unit_mut) ? CMD_MUTATES : 0;
 	if (!strcmp(cmd, "scontrol"))
@@ -505,6 +552,22 @@ static void t_classifier(void)
 		{ "sudo dcgmi diag -r medium", CMD_MUTATES },
 		{ "dcgmi health --check -j", 0 },
 		{ "nvidia-smi -q | grep ECC", 0 },
+		{ "helm upgrade --install p eks/p --namespace kube-system", CMD_MUTATES | CMD_IAC },
+		{ "helm repo add eks https://aws.github.io/eks-charts", 0 },
+		{ "helm list -A", 0 },
+		{ "sudo setpci -s 00:01.0 ECAP_ACS+6.w=0000", CMD_MUTATES },
+		{ "sudo setpci -s 00:01.0 ECAP_ACS+6.w", 0 },
+		{ "sudo iptables -I INPUT -p tcp --dport 29500 -j ACCEPT", CMD_MUTATES },
+		{ "sudo iptables -L -n", 0 },
+		{ "sudo iptables-save | grep DROP", 0 },
+		{ "sudo nft list ruleset", 0 },
+		{ "sudo nft flush ruleset", CMD_MUTATES },
+		{ "ip -br link", 0 },
+		{ "sudo ip link set dev eth0 mtu 9001", CMD_MUTATES },
+		{ "kubectl exec -n ns p -c c -- df -h /dev/shm", 0 },
+		{ "kubectl exec -n ns p -- python3 -c 'print(1)'", 0 },
+		{ "kubectl exec -n ns p -- rm -rf /data", CMD_MUTATES },
+		{ "kubectl exec -it p sh", CMD_MUTATES },
 	};
 	size_t i;
 
@@ -518,6 +581,7 @@ static void t_documents_embedded(void)
 {
 	T_ASSERT(refdoc_text(DETAIL) != NULL);
 	T_ASSERT(refdoc_text(CATALOG) != NULL);
+	T_ASSERT(refdoc_text(NCCL) != NULL);
 }
 
 static void t_section_table_well_formed(void)
@@ -623,7 +687,7 @@ static void check_pointers(const char *name)
 					i + 1, SECT, p);
 			memcpy(id, p, n);
 			id[n] = '\0';
-			if (!hp_section_title(id))
+			if (!hp_section_title(id) && !hp_nccl_section_title(id))
 				T_FAILF("%s:%zu: pointer to unknown section '%s'", name, i + 1, id);
 		}
 	}
@@ -634,6 +698,7 @@ static void t_pointers_resolve(void)
 {
 	check_pointers(DETAIL);
 	check_pointers(CATALOG);
+	check_pointers(NCCL);
 }
 
 /* The section (index of the last id heading) that line i belongs to. */
@@ -696,24 +761,32 @@ static void t_suggested_blocks_annotated(void)
 {
 	check_blocks(DETAIL);
 	check_blocks(CATALOG);
+	check_blocks(NCCL);
 }
 
-static void t_iac_notes_warn_of_drift(void)
+static void iac_notes(const char *name, size_t min)
 {
 	struct doc d;
 	size_t i, notes = 0;
 
-	doc_load(&d, DETAIL);
+	doc_load(&d, name);
 	for (i = 0; i < d.n; i++) {
 		if (!hp_starts_with(d.line[i], "IaC note: "))
 			continue;
 		notes++;
 		if (!strstr(d.line[i], "drift") || !strstr(d.line[i], "IaC source") ||
 		    !strstr(d.line[i], "Terraform"))
-			T_FAILF("%s:%zu: IaC note without the drift warning", DETAIL, i + 1);
+			T_FAILF("%s:%zu: IaC note without the drift warning", name, i + 1);
 	}
-	T_ASSERT(notes >= 10);
+	if (notes < min)
+		T_FAILF("%s: %zu IaC notes, expected at least %zu", name, notes, min);
 	doc_free(&d);
+}
+
+static void t_iac_notes_warn_of_drift(void)
+{
+	iac_notes(DETAIL, 10);
+	iac_notes(NCCL, 4);
 }
 
 /* Within a section, a reboot is suggested before any replacement. */
@@ -770,9 +843,9 @@ static void t_placeholders_known(void)
 		"EKS_CLUSTER_SG", "CIDR", "AZ", "EVENT_ID", "SCRIPT", "LIFECYCLE_S3_URI",
 		"ON_CREATE_SCRIPT", "EXECUTION_ROLE_ARN", "INSTANCE_COUNT", "ROLE_NAME",
 		"PRINCIPAL_ARN", "COMMAND", "RUN", "CHECKPOINT_S3_URI", "DEVICE", "ADDON_VERSION", "FILE",
-		"ID", NULL
+		"ID", "JOB", "CONTAINER", "POLICY", "PID", NULL
 	};
-	static const char *const names[] = { DETAIL, CATALOG };
+	static const char *const names[] = { DETAIL, CATALOG, NCCL };
 	size_t f, i;
 
 	for (f = 0; f < HP_ARRAY_LEN(names); f++) {
@@ -838,8 +911,111 @@ static void t_catalog_rows_point_somewhere(void)
 	doc_free(&d);
 }
 
+
+/* The NCCL guide's headings against hp_nccl_section_ids: one each, in order, titles equal. */
+static void t_nccl_headings_match_table(void)
+{
+	struct doc d;
+	char id[16];
+	const char *title;
+	size_t i, n = 0;
+	int level, depth;
+
+	doc_load(&d, NCCL);
+	for (i = 0; i < d.n; i++) {
+		if (!id_heading(&d, i, id, sizeof(id), &level, &title))
+			continue;
+		if (!hp_section_title(id) && !hp_nccl_section_title(id))
+			T_FAILF("%s:%zu: heading id '%s' is in no section table", NCCL, i + 1, id);
+		if (!hp_nccl_section_ids[n] || strcmp(hp_nccl_section_ids[n], id))
+			T_FAILF("%s:%zu: heading '%s' is out of order (table has '%s' here)", NCCL,
+				i + 1, id, hp_nccl_section_ids[n] ? hp_nccl_section_ids[n] : "(end)");
+		if (strcmp(title, hp_nccl_section_title(id)))
+			T_FAILF("%s:%zu: heading '%s: %s', expected title '%s'", NCCL, i + 1, id, title,
+				hp_nccl_section_title(id));
+		parse_id(id, &depth);
+		if (level != 2 + depth)
+			T_FAILF("%s:%zu: heading for '%s' has level %d, expected %d", NCCL, i + 1, id,
+				level, 2 + depth);
+		n++;
+	}
+	T_ASSERT(n >= 25 && !hp_nccl_section_ids[n]);
+	T_ASSERT(hp_nccl_section_title("NC99") == NULL);
+	T_ASSERT(hp_nccl_section_title("A") == NULL);
+	doc_free(&d);
+}
+
+/*
+ * The two guides' ids can never be taken for each other: every node id has
+ * the node form and no NCCL form, every NCCL id the other way round, no id
+ * is in both tables, each guide's headings are all of its own form, and
+ * hp_refdoc_of_id names the right guide for each id in any case.
+ */
+static void t_section_ids_never_collide(void)
+{
+	static const char *const names[] = { DETAIL, NCCL };
+	size_t i, j, f;
+	int depth;
+
+	for (i = 0; hp_section_ids[i]; i++) {
+		const char *id = hp_section_ids[i];
+		char low[16];
+
+		if (id[0] == 'N' && id[1] == 'C')
+			T_FAILF("node guide id '%s' starts like an NCCL id", id);
+		if (hp_nccl_section_title(id))
+			T_FAILF("id '%s' is in both section tables", id);
+		T_STREQ(hp_refdoc_of_id(id), HP_REFDOC_DETAIL);
+		for (j = 0; id[j] && j + 1 < sizeof(low); j++)
+			low[j] = (char)tolower((unsigned char)id[j]);
+		low[j] = '\0';
+		T_STREQ(hp_refdoc_of_id(low), HP_REFDOC_DETAIL);
+	}
+	for (i = 0; hp_nccl_section_ids[i]; i++) {
+		const char *id = hp_nccl_section_ids[i];
+		char low[16];
+
+		if (hp_section_title(id))
+			T_FAILF("id '%s' is in both section tables", id);
+		if (parse_id(id, &depth) != strlen(id))
+			T_FAILF("NCCL id '%s' is malformed", id);
+		T_STREQ(hp_refdoc_of_id(id), HP_REFDOC_NCCL);
+		for (j = 0; id[j] && j + 1 < sizeof(low); j++)
+			low[j] = (char)tolower((unsigned char)id[j]);
+		low[j] = '\0';
+		T_STREQ(hp_refdoc_of_id(low), HP_REFDOC_NCCL);
+	}
+	/* Forms of neither kind. */
+	T_ASSERT(hp_refdoc_of_id("NC") == NULL);
+	T_ASSERT(hp_refdoc_of_id("N.C1") == NULL);
+	T_ASSERT(hp_refdoc_of_id("NC1.a") == NULL);
+	T_ASSERT(hp_refdoc_of_id("munge") == NULL);
+	T_ASSERT(hp_refdoc_of_id("") == NULL);
+	T_STREQ(hp_refdoc_of_id("N.1"), HP_REFDOC_DETAIL);
+	for (f = 0; f < HP_ARRAY_LEN(names); f++) {
+		struct doc d;
+		char id[16];
+		const char *title;
+		int level;
+
+		doc_load(&d, names[f]);
+		for (i = 0; i < d.n; i++) {
+			int nccl_form;
+
+			if (!id_heading(&d, i, id, sizeof(id), &level, &title))
+				continue;
+			nccl_form = id[0] == 'N' && id[1] == 'C';
+			if (nccl_form != (f == 1))
+				T_FAILF("%s:%zu: heading id '%s' has the other guide's form", names[f],
+					i + 1, id);
+		}
+		doc_free(&d);
+	}
+}
+
 T_MAIN(T(t_classifier), T(t_documents_embedded), T(t_section_table_well_formed),
        T(t_every_id_has_one_heading), T(t_headings_known_unique_and_in_order),
        T(t_pointers_resolve), T(t_suggested_blocks_annotated), T(t_iac_notes_warn_of_drift),
        T(t_reboot_before_replace), T(t_placeholders_known), T(t_policy_stated),
-       T(t_catalog_rows_point_somewhere))
+       T(t_catalog_rows_point_somewhere), T(t_nccl_headings_match_table),
+       T(t_section_ids_never_collide))
