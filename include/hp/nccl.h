@@ -37,6 +37,7 @@ struct hp_nccl_pattern {
 	const char *group;    /* "EFA / libfabric" */
 	const char *meaning;  /* one line, own words */
 	unsigned flags;
+	const char *unless;   /* a line holding this text never counts (benign forms), or NULL */
 };
 
 /* Lines that show a job getting through a stage. */
