@@ -48,7 +48,7 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 UNIT_SUPPORT := $(BUILD)/tests/unit/t.o $(BUILD)/tests/unit/fake-sys.o
-TOOLS     := $(TOOLBIN)/sigv4-sign
+TOOLS     := $(TOOLBIN)/sigv4-sign $(TOOLBIN)/nccl-facts
 # Fuzz targets (tests/fuzz/fuzz-NAME.c): each also builds as a corpus
 # replay test, unit/test-fuzz-NAME, with any compiler.
 FUZZ_NAMES := $(sort $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c)))
@@ -56,7 +56,8 @@ FUZZ_SUPPORT := $(BUILD)/tests/fuzz/common.o $(BUILD)/tests/unit/fake-sys.o
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/unit/test-fuzz-%)
 FUZZ_TIME ?= 30
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
-GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_slurm_probe.h
+GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_slurm_probe.h \
+	$(BUILD)/gen/hp_nccl_probe.h
 
 # Every C file built, its object and its dependency file. Objects are kept
 # between runs (no intermediate-file cleanup after the tests).
@@ -89,6 +90,11 @@ $(BUILD)/gen/hp_refdoc.h: $(wildcard references/*.md) tests/tools/embed.sh
 $(BUILD)/gen/hp_probe.h: src/collect/probe/probe.sh tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ src/collect/probe/probe.sh
+
+# The on-node NCCL probe script, carried by the binary (src/collect/probe/nccl-probe.c).
+$(BUILD)/gen/hp_nccl_probe.h: src/collect/probe/nccl-probe.sh tests/tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tests/tools/embed.sh $@ src/collect/probe/nccl-probe.sh
 
 # The Slurm controller probe script, carried by the binary (src/collect/slurm/probe.c).
 $(BUILD)/gen/hp_slurm_probe.h: src/collect/slurm/slurm-probe.sh tests/tools/embed.sh
