@@ -48,7 +48,7 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 UNIT_SUPPORT := $(BUILD)/tests/unit/t.o $(BUILD)/tests/unit/fake-sys.o
-TOOLS     := $(TOOLBIN)/sigv4-sign $(TOOLBIN)/nccl-facts
+TOOLS     := $(TOOLBIN)/sigv4-sign $(TOOLBIN)/nccl-facts $(TOOLBIN)/nccl-collect
 # Fuzz targets (tests/fuzz/fuzz-NAME.c): each also builds as a corpus
 # replay test, unit/test-fuzz-NAME, with any compiler.
 FUZZ_NAMES := $(sort $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c)))

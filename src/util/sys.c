@@ -406,7 +406,13 @@ static int real_run(struct hp_sys *sys, const struct hp_run_req *req, struct hp_
 	int status = 0, open_fds;
 	char ebyte;
 
-	if (pipe(in) || pipe(out) || pipe(err) || pipe2(exec_fail, O_CLOEXEC))
+	/*
+	 * Close-on-exec everywhere: a child forked by another thread at the same
+	 * time must not inherit these ends (it would hold this child's output
+	 * open past its exit). dup2 onto 0, 1 and 2 clears the flag there.
+	 */
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) ||
+	    pipe2(exec_fail, O_CLOEXEC))
 		goto fail;
 	pid = fork();
 	if (pid < 0)
