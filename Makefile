@@ -51,7 +51,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 # the unit tests run commands through the real table (tests/unit/test-cli.c).
 CLI_MAIN_TEST := $(BUILD)/tests/unit/cli-main.o
 UNIT_SUPPORT := $(BUILD)/tests/unit/t.o $(BUILD)/tests/unit/fake-sys.o $(CLI_MAIN_TEST)
-TOOLS     := $(TOOLBIN)/sigv4-sign
+TOOLS     := $(TOOLBIN)/sigv4-sign $(TOOLBIN)/nccl-facts $(TOOLBIN)/nccl-collect
 # Fuzz targets (tests/fuzz/fuzz-NAME.c): each also builds as a corpus
 # replay test, unit/test-fuzz-NAME, with any compiler.
 FUZZ_NAMES := $(sort $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c)))
@@ -60,7 +60,8 @@ REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/unit/test-fuzz-%)
 FUZZ_TIME ?= 30
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_slurm_probe.h \
-	$(BUILD)/gen/hp_checks.h
+	$(BUILD)/gen/hp_checks.h \
+	$(BUILD)/gen/hp_nccl_probe.h
 
 # Every C file built, its object and its dependency file. Objects are kept
 # between runs (no intermediate-file cleanup after the tests).
@@ -93,6 +94,11 @@ $(BUILD)/gen/hp_refdoc.h: $(wildcard references/*.md) tests/tools/embed.sh
 $(BUILD)/gen/hp_probe.h: src/collect/probe/probe.sh tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ src/collect/probe/probe.sh
+
+# The on-node NCCL probe script, carried by the binary (src/collect/probe/nccl-probe.c).
+$(BUILD)/gen/hp_nccl_probe.h: src/collect/probe/nccl-probe.sh tests/tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tests/tools/embed.sh $@ src/collect/probe/nccl-probe.sh
 
 # The Slurm controller probe script, carried by the binary (src/collect/slurm/probe.c).
 $(BUILD)/gen/hp_slurm_probe.h: src/collect/slurm/slurm-probe.sh tests/tools/embed.sh

@@ -180,4 +180,46 @@ int hp_collect_local(struct hp_sys *sys, const struct hp_local_opts *o, struct h
 void hp_collect_record(struct hp_snapshot *s, enum hp_svc svc, const char *action,
 		       const struct hp_aws_result *r);
 
+/* ---- collection (src/collect/nccl.c): Kubernetes and CloudWatch ---- */
+
+/* Which pods a job is. */
+enum hp_nccl_label {
+	HP_NCCL_LABEL_ANY = 0,    /* the first of the labels below that selects any pod */
+	HP_NCCL_LABEL_KUBEFLOW,   /* training.kubeflow.org/job-name=<job> (PyTorchJob, MPIJob) */
+	HP_NCCL_LABEL_JOB_NAME,   /* job-name=<job> (batch/v1 Job) */
+};
+
+struct hp_nccl_collect_opts {
+	const char *namespace_;   /* NULL: every namespace */
+	const char *job;          /* NULL: no job; pods in a problem state are kept */
+	enum hp_nccl_label label;
+	int log_pods;             /* pods whose logs are read; 0: 64 */
+	int log_tail;             /* lines per log; 0: 500 */
+	long since_s;             /* CloudWatch window; 0: 7200 */
+	int cw_pages;             /* FilterLogEvents pages per filter; 0: 5 */
+	int cw_events;            /* events kept per filter; 0: 2000 */
+	int cloudwatch;           /* 1: also scan the cluster's log group */
+};
+
+/* Bounds. */
+#define HP_NCCL_MAX_PODS 2000
+#define HP_NCCL_LOG_MAX_OUT ((size_t)16 << 20)
+
+/*
+ * Fill snapshot key "nccl" (layout in hp/snapshot.h). The Kubernetes part
+ * runs only when snapshot key "kube" says kubectl was verified for this
+ * cluster (hp_collect_kube ran first); otherwise nccl.kube_skipped holds
+ * kube.skipped. The CloudWatch part runs when o->cloudwatch is set. Never
+ * fails: failed reads are recorded (nccl.errors, "calls").
+ */
+void hp_nccl_collect(struct hp_aws *a, const struct hp_kube_opts *ko,
+		     const struct hp_nccl_collect_opts *o, struct hp_snapshot *s);
+
+/* The Kubernetes part alone (pods, services, policies, DaemonSets, logs) into nccl. */
+void hp_nccl_collect_kube(struct hp_aws *a, const struct hp_kube_opts *ko,
+			  const struct hp_nccl_collect_opts *o, struct hp_snapshot *s, cJSON *nccl);
+/* The CloudWatch part alone into nccl.cloudwatch. */
+void hp_nccl_collect_cloudwatch(struct hp_aws *a, const struct hp_nccl_collect_opts *o,
+				struct hp_snapshot *s, cJSON *nccl);
+
 #endif

@@ -20,4 +20,12 @@ const char *hp_probe_script(void);
  */
 void hp_probe_command(struct hp_buf *out);
 
+/*
+ * The NCCL probe (src/collect/probe/nccl-probe.sh, same framing; decoded by
+ * hp_nccl_probe_parse, include/hp/nccl.h) and its remote command:
+ * sh -c '<base64 of the script> | base64 -d | sh', appended to out.
+ */
+const char *hp_nccl_probe_script(void);
+void hp_nccl_probe_command(struct hp_buf *out);
+
 #endif

@@ -6,7 +6,7 @@
  *
  * A section is a heading "## <ID>: <Title>" outside fenced blocks, where
  * ID is upper-case letters, digits right after them, dotted numbers and a
- * last dotted lower-case letter ("A", "G.1.a", "NC6.2"); it runs
+ * last dotted lower-case letter ("A", "G.1.a", "NC6.2"; the NCCL guide's form is HP_REFDOC_NCCL's); it runs
  * to the next heading of its own level or above, so it holds its
  * sub-sections. A suggested-command block is a paragraph starting with
  * HP_REFDOC_MARKER, the fenced block after it, and the "Blast radius:" and
@@ -22,6 +22,12 @@
 
 #define HP_REFDOC_DETAIL "node-diagnostics-detail.md"
 #define HP_REFDOC_CATALOG "node-issue-catalog.md"
+/*
+ * The NCCL guide. Its ids are "NC<n>" and "NC<n>.<m>" (NC13, NC17.1); the
+ * node guide's are one capital letter with optional ".<n>" and ".<n>.<a>"
+ * (A, B.4, G.1.a). No id has both forms, so an id names its document.
+ */
+#define HP_REFDOC_NCCL "nccl-diagnostics-detail.md"
 #define HP_REFDOC_MARKER "**Suggested command (run this yourself)**"
 
 /* Which orchestrator a command is for. */
@@ -87,6 +93,12 @@ const char *hp_refdoc_title(const char *name, const char *id);
  */
 int hp_refdoc_parse(struct hp_refdoc *d, const char *text, struct hp_error *e);
 void hp_refdoc_release(struct hp_refdoc *d);
+
+/*
+ * The document (HP_REFDOC_DETAIL or HP_REFDOC_NCCL) whose id form id has,
+ * ignoring ASCII case; NULL when it has neither form (a word, "G.x").
+ */
+const char *hp_refdoc_of_id(const char *id);
 
 /* Section index by id (exact, else ignoring ASCII case); HP_REFDOC_NONE when absent. */
 size_t hp_refdoc_find(const struct hp_refdoc *d, const char *id);

@@ -81,6 +81,41 @@
  *   slurm       {controller: instance id, group, how: "SlurmConfig"|"name",
  *                probe: {one "probes" entry (state, reason, exit_code, stdout,
  *                stderr, truncated, duration_ms, ...) of the Slurm controller probe}}
+ *   nccl        what the NCCL checks read (src/collect/nccl.c, hp_nccl_collect):
+ *               options {namespace, job, log_tail, log_pods, since_s}
+ *               kube_skipped {kind, message, ...} — kubectl not trusted (a copy of
+ *                 kube.skipped, or kind "not_collected"/"bad_namespace"); then no
+ *                 Kubernetes data
+ *               job {name, label "kubeflow"|"job-name", selector, error}
+ *               pods [{namespace, name, node, phase, reason, message, problem,
+ *                 restarted, owner{kind, name, api_version}, labels{training.kubeflow.org/
+ *                 job-name, .../replica-type, .../replica-index, job-name, app,
+ *                 app.kubernetes.io/name}, conditions_false[{type, status, reason,
+ *                 message}], containers[{name, init, ready, restarts, state, reason,
+ *                 message, exit_code, last_reason, last_exit_code}], spec{containers[
+ *                 {name, image, env{NCCL_*, FI_*, MASTER_*, ...: value|"(valueFrom)"},
+ *                 requests{}, limits{}, mounts[{name, path}], ipc_lock}],
+ *                 init_containers[names], volumes[{name, kind, medium, size_limit,
+ *                 path}]}, efa_requested}] — the job's pods (training.kubeflow.org/
+ *                 job-name, else job-name), or without a job every pod with a job
+ *                 label or an EFA or GPU request; pods_listed, pods_dropped (over
+ *                 HP_NCCL_MAX_PODS), pods_requesting_efa
+ *               services [{namespace, name, cluster_ip, headless, selector{}, ports[]}]
+ *               network_policies [{namespace, name, pod_selector, policy_types[],
+ *                 ingress_rules, egress_rules, ingress, egress}]
+ *               daemonsets [{namespace, name, images[], node_selector{}, desired, ready,
+ *                 available}] (every namespace); *_truncated past 2000 objects
+ *               log_reads [{namespace, pod, container, previous, status, lines, capped,
+ *                 error}] — `kubectl logs --tail=N` of each container, and --previous
+ *                 where it restarted or the pod failed
+ *               log_scan {lines, sources, sources_dropped, tail, hits[{code, pattern,
+ *                 priority, section, group, source "ns/pod/container[ (previous)]",
+ *                 count, last_line, evidence[]}], markers[{marker, source, count,
+ *                 evidence[]}]} (hp_nccl_scan_json)
+ *               errors {pods|services|networkpolicies|daemonsets: {status, message}}
+ *               cloudwatch {group, window_s, start_ms, end_ms, filters, pages, events,
+ *                 truncated, scan (as log_scan; sources are log streams), skipped,
+ *                 error {class, code, message}} — absent unless asked for
  *
  * Later collectors add keys (kube, probes); a new kind of fact is one more key.
  *

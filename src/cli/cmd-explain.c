@@ -1,10 +1,11 @@
 /*
- * `hpnode explain`: prints sections of the reference guide built into the
- * binary (exactly as the file has them, sub-sections included), lists the
- * section ids, and names the closest ids when one is unknown. Works
- * offline: it reads nothing outside the binary and never calls AWS (a
- * HP_CMD_LOCAL_ONLY command without a report: the frame parses its
- * options and hands it the section ids).
+ * `hpnode explain`: prints sections of the reference guides built into the
+ * binary (exactly as the files have them, sub-sections included), lists the
+ * section ids, and names the closest ids when one is unknown. An id's form
+ * says which guide it is in: "NC13" the NCCL guide, "G.1.a" the node guide
+ * (include/hp/refdoc.h). Works offline: it reads nothing outside the
+ * binary and never calls AWS (a HP_CMD_LOCAL_ONLY command without a
+ * report: the frame parses its options and hands it the section ids).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,13 @@
 
 #define SECT "\xc2\xa7" /* U+00A7 */
 #define CLOSEST 5
+#define NCCL_DOC "references/" HP_REFDOC_NCCL
+
+/* The guides, node guide first: the order of --list. */
+struct docs {
+	const struct hp_refdoc *d[2];
+	const char *path[2];
+};
 
 struct explain_args {
 	int list;
@@ -25,7 +33,7 @@ enum { O_LIST = 256 };
 
 static const struct hp_opt explain_options[] = {
 	{ "list", no_argument, O_LIST,
-	  "  --list                 every section id with its title\n" },
+	  "  --list                 every section id with its title, node guide first\n" },
 	{ NULL, 0, 0, NULL },
 };
 
@@ -64,36 +72,80 @@ static const char *strip_sign(const char *s)
 	return s;
 }
 
-static void list_sections(const struct hp_refdoc *d)
+static void list_sections(const struct docs *ds)
 {
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; i < d->nsec; i++) {
-		int indent = d->sec[i].level > 2 ? (d->sec[i].level - 2) * 2 : 0;
+	for (k = 0; k < HP_ARRAY_LEN(ds->d); k++) {
+		const struct hp_refdoc *d = ds->d[k];
 
-		printf("%-7s %*s%s\n", d->sec[i].id, indent, "", d->sec[i].title);
+		for (i = 0; i < d->nsec; i++) {
+			int indent = d->sec[i].level > 2 ? (d->sec[i].level - 2) * 2 : 0;
+
+			printf("%-7s %*s%s\n", d->sec[i].id, indent, "", d->sec[i].title);
+		}
 	}
 }
 
-static void unknown_section(const struct hp_refdoc *d, const char *id)
+/* Index of the guide an id's form belongs to, or -1 (a word: both guides). */
+static int doc_of(const char *id)
+{
+	const char *name = hp_refdoc_of_id(id);
+
+	if (!name)
+		return -1;
+	return !strcmp(name, HP_REFDOC_NCCL);
+}
+
+static void unknown_section(const struct docs *ds, const char *id)
 {
 	struct hp_buf clean = HP_BUF_INIT(256);
-	size_t near[CLOSEST], n, i;
+	int which = doc_of(id), k, printed = 0;
 
 	hp_sanitize(id, &clean, 64);
-	fprintf(stderr, "hpnode explain: no section '%s' in " HP_REF_DOC "\n", clean.buf);
-	n = hp_refdoc_closest(d, id, near, CLOSEST);
-	for (i = 0; i < n; i++)
-		fprintf(stderr, "%s %s (%s)%s", i ? "," : "  closest:", d->sec[near[i]].id,
-			d->sec[near[i]].title, i + 1 == n ? "\n" : "");
+	if (which < 0)
+		fprintf(stderr, "hpnode explain: no section '%s' in %s or %s\n", clean.buf,
+			ds->path[0], ds->path[1]);
+	else
+		fprintf(stderr, "hpnode explain: no section '%s' in %s\n", clean.buf,
+			ds->path[which]);
+	for (k = 0; k < 2 && printed < CLOSEST; k++) {
+		const struct hp_refdoc *d = ds->d[k];
+		size_t near[CLOSEST], n, i;
+
+		if (which >= 0 && which != k)
+			continue;
+		n = hp_refdoc_closest(d, id, near, (size_t)(CLOSEST - printed));
+		for (i = 0; i < n; i++, printed++)
+			fprintf(stderr, "%s %s (%s)", printed ? "," : "  closest:", d->sec[near[i]].id,
+				d->sec[near[i]].title);
+	}
+	if (printed)
+		fputc('\n', stderr);
 	hp_buf_release(&clean);
 }
 
+/* A section by id: the guide its form names, else either (by exact id only). */
+static int find_section(const struct docs *ds, const char *id, size_t *sec)
+{
+	int which = doc_of(id), k;
+
+	for (k = 0; k < 2; k++) {
+		if (which >= 0 && which != k)
+			continue;
+		*sec = hp_refdoc_find(ds->d[k], id);
+		if (*sec != HP_REFDOC_NONE)
+			return k;
+	}
+	return -1;
+}
+
 /*
- * The sections named by the arguments, each possibly "A+B", in order.
- * Returns the count, or -1 after reporting every unknown id.
+ * The sections named by the arguments, each possibly "A+B", in order, as
+ * guide index * 65536 + section index. Returns the count, or -1 after
+ * reporting every unknown id.
  */
-static long resolve(const struct hp_refdoc *d, int argc, char **argv, size_t **out)
+static long resolve(const struct docs *ds, int argc, char **argv, size_t **out)
 {
 	size_t *v = NULL, n = 0;
 	int i, bad = 0;
@@ -104,16 +156,17 @@ static long resolve(const struct hp_refdoc *d, int argc, char **argv, size_t **o
 
 		for (tok = strtok_r(copy, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
 			const char *id = strip_sign(tok);
-			size_t k = hp_refdoc_find(d, id);
+			size_t k = HP_REFDOC_NONE;
+			int which = find_section(ds, id, &k);
 
 			any = 1;
-			if (k == HP_REFDOC_NONE) {
-				unknown_section(d, id);
+			if (which < 0) {
+				unknown_section(ds, id);
 				bad = 1;
 				continue;
 			}
 			v = xrealloc(v, (n + 1) * sizeof(*v));
-			v[n++] = k;
+			v[n++] = (size_t)which << 16 | k;
 		}
 		if (!any) {
 			fprintf(stderr, "hpnode explain: empty section id\n");
@@ -133,37 +186,35 @@ static long resolve(const struct hp_refdoc *d, int argc, char **argv, size_t **o
 /* The sections named by the operands, or the list. */
 static int explain_run(struct hp_cmd_ctx *c)
 {
+	static const char *const names[2] = { HP_REFDOC_DETAIL, HP_REFDOC_NCCL };
 	const struct explain_args *x = c->args;
-	struct hp_refdoc d;
-	struct hp_error e = HP_ERROR_INIT;
-	const char *text;
+	struct docs ds = { .path = { HP_REF_DOC, NCCL_DOC } };
 	size_t *secs = NULL;
 	long n, i;
-	int rc = HP_EXIT_OK;
+	int k, rc = HP_EXIT_OK;
 
-	text = hp_refdoc_embedded(HP_REFDOC_DETAIL);
-	if (!text || hp_refdoc_parse(&d, text, &e)) {
-		fprintf(stderr, "hpnode explain: cannot read the built-in " HP_REF_DOC ": %s\n",
-			text ? e.msg : "not embedded");
-		return HP_EXIT_FATAL;
+	for (k = 0; k < 2; k++) {
+		ds.d[k] = hp_refdoc_get(names[k]);
+		if (!ds.d[k]) {
+			fprintf(stderr, "hpnode explain: cannot read the built-in %s\n", ds.path[k]);
+			return HP_EXIT_FATAL;
+		}
 	}
 	if (x->list) {
-		list_sections(&d);
-		hp_refdoc_release(&d);
-		return HP_EXIT_OK;
+		list_sections(&ds);
+		return rc;
 	}
-	n = resolve(&d, c->argc, c->argv, &secs);
+	n = resolve(&ds, c->argc, c->argv, &secs);
 	if (n < 0)
 		rc = HP_EXIT_USAGE;
 	for (i = 0; i < n; i++) {
-		struct hp_str t = hp_refdoc_section_text(&d, secs[i]);
+		struct hp_str t = hp_refdoc_section_text(ds.d[secs[i] >> 16], secs[i] & 0xffff);
 
 		if (i)
 			putchar('\n');
 		fwrite(t.p, 1, t.len, stdout);
 	}
 	free(secs);
-	hp_refdoc_release(&d);
 	return rc;
 }
 
@@ -171,11 +222,13 @@ const struct hp_cmd_ops hp_cmd_explain = {
 	.usage = "usage: hpnode explain ID [ID...]\n"
 		 "       hpnode explain --list\n"
 		 "\n"
-		 "Prints a section of " HP_REF_DOC " as the file has it,\n"
-		 "sub-sections included. The guide is built into hpnode, so this works offline.\n"
+		 "Prints a section of " HP_REF_DOC " (ids A, B.4, G.1.a)\n"
+		 "or of " NCCL_DOC " (ids NC13, NC17.1) as the file\n"
+		 "has it, sub-sections included. The guides are built into hpnode, so this works\n"
+		 "offline.\n"
 		 "\n"
-		 "  ID                     a section id as findings print it: A, B.4, G.1.a (any\n"
-		 "                         case); A+B prints both\n",
+		 "  ID                     a section id as findings print it: A, B.4, G.1.a, NC13\n"
+		 "                         (any case); A+B prints both\n",
 	.exit_text = "\n"
 		     "Exit status: 0 printed, 1 the built-in guide cannot be read, 2 usage or "
 		     "unknown section.\n",

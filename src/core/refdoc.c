@@ -134,30 +134,49 @@ static int heading_level(const char *text, const struct line *l)
 	return (int)i;
 }
 
-/*
- * Length of a section id at s (n bytes), 0 if none: upper-case letters,
- * digits right after them, dotted numbers, and a last dotted lower-case
- * letter: "A", "B.1", "G.1.a" (node-diagnostics-detail.md), "NC1",
- * "NC6.2" (a document with its own scheme). Nothing alphanumeric follows.
- */
-static size_t id_length(const char *s, size_t n)
+/* Length of an NCCL guide id ("NC13", "NC17.1") at s (n bytes), 0 if none. */
+static size_t nccl_id_length(const char *s, size_t n)
 {
-	size_t i = 0;
+	size_t i = 2;
 
-	while (i < n && s[i] >= 'A' && s[i] <= 'Z')
-		i++;
-	if (!i)
+	if (n < 3 || s[0] != 'N' || s[1] != 'C' || !isdigit((unsigned char)s[2]))
 		return 0;
 	while (i < n && isdigit((unsigned char)s[i]))
 		i++;
-	while (i + 1 < n && s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
+	if (i + 1 < n && s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
 		i++;
 		while (i < n && isdigit((unsigned char)s[i]))
 			i++;
 	}
-	if (i + 1 < n && s[i] == '.' && s[i + 1] >= 'a' && s[i + 1] <= 'z' &&
-	    (i + 2 >= n || !isalnum((unsigned char)s[i + 2])))
-		i += 2;
+	if (i < n && isalnum((unsigned char)s[i]))
+		return 0;
+	return i;
+}
+
+/*
+ * Length of a section id at s (n bytes), 0 if none: an NCCL guide id
+ * ("NC13", "NC17.1") or a node guide id: one capital letter, then
+ * optionally a dotted number and a last dotted lower-case letter ("A",
+ * "B.1", "G.1.a"). Nothing alphanumeric follows. The two forms cannot be
+ * taken for each other ("NC" alone is neither).
+ */
+static size_t id_length(const char *s, size_t n)
+{
+	size_t i;
+
+	if (nccl_id_length(s, n))
+		return nccl_id_length(s, n);
+	if (!n || s[0] < 'A' || s[0] > 'Z')
+		return 0;
+	i = 1;
+	if (i + 1 < n && s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
+		i++;
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+		if (i + 1 < n && s[i] == '.' && s[i + 1] >= 'a' && s[i + 1] <= 'z' &&
+		    (i + 2 >= n || !isalnum((unsigned char)s[i + 2])))
+			i += 2;
+	}
 	if (i < n && isalnum((unsigned char)s[i]))
 		return 0;
 	return i;
@@ -385,6 +404,30 @@ void hp_refdoc_release(struct hp_refdoc *d)
 	free(d->sec);
 	free(d->blk);
 	memset(d, 0, sizeof(*d));
+}
+
+/* By form alone, ignoring ASCII case: "NC<n>[.<m>]" or "<A-Z>[.<n>[.<a>]]". */
+const char *hp_refdoc_of_id(const char *id)
+{
+	char up[16];
+	size_t n = strlen(id), i;
+
+	if (!n || n >= sizeof(up))
+		return NULL;
+	for (i = 0; i < n; i++)
+		up[i] = (char)toupper((unsigned char)id[i]);
+	up[n] = '\0';
+	if (nccl_id_length(up, n) == n)
+		return HP_REFDOC_NCCL;
+	/* The node form keeps its sub-case letter lower-case ("G.1.a"). */
+	if (strchr(up, '.') && strchr(strchr(up, '.') + 1, '.')) {
+		char *last = strrchr(up, '.') + 1;
+
+		*last = (char)tolower((unsigned char)*last);
+	}
+	if (id_length(up, n) == n)
+		return HP_REFDOC_DETAIL;
+	return NULL;
 }
 
 /* Exact id first, so a case-insensitive match never shadows it. */

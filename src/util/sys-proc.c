@@ -106,7 +106,13 @@ static int start_child(const struct hp_run_req *req, struct child *c)
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 }, fail[2] = { -1, -1 };
 	int saved;
 
-	if (pipe(in) || pipe(out) || pipe(err) || pipe2(fail, O_CLOEXEC))
+	/*
+	 * Close-on-exec everywhere: a child that another thread forks at the
+	 * same moment must not inherit these ends (it would hold this child's
+	 * output open past its exit). dup2 onto 0, 1 and 2 clears the flag there.
+	 */
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) ||
+	    pipe2(fail, O_CLOEXEC))
 		goto fail;
 	c->pid = fork();
 	if (c->pid < 0)

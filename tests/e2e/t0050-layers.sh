@@ -22,7 +22,7 @@ T=t0050-layers
 
 HEADERS='
 util     array.h buf.h err.h iso8601.h json.h sys.h util.h
-core     check.h facts.h refdoc.h snapshot.h
+core     check.h facts.h nccl.h refdoc.h snapshot.h
 collect  aws.h collect.h creds.h kube.h probe.h profile.h sigv4.h slurm.h ssm.h
 report   report.h suggest.h
 cli      cmd.h
@@ -42,6 +42,7 @@ GENERATED='
 hp_refdoc.h        src/core/refdoc.c
 hp_probe.h         src/collect/probe/probe.c
 hp_slurm_probe.h   src/collect/slurm/probe.c
+hp_nccl_probe.h    src/collect/probe/nccl-probe.c
 hp_revision.h      src/cli/version.c
 hp_checks.h        src/checks/registry.c
 '

@@ -331,8 +331,8 @@ static void t_other_id_schemes(void)
 		"## NC1: Timeouts\n\nbody\n\n"
 		"### NC1.1: Where It Hangs\n\nbody\n\n"
 		"## NC12: Twelve\n\n"
-		"### NC12.3.b: Deep\n\n"
-		"## EFA: letters alone make an id\n\n"
+		"### NC12.3.b: no sub-case letters in the NCCL form\n\n"
+		"## EFA: one capital letter only in the node form\n\n"
 		"## Nc2: mixed case is not an id\n\n"
 		"## NC2x: trailing letters are not an id\n";
 	struct hp_refdoc d;
@@ -342,11 +342,12 @@ static void t_other_id_schemes(void)
 	nc1 = must_find(&d, "NC1");
 	T_STREQ(d.sec[nc1].title, "Timeouts");
 	T_EQ(d.sec[must_find(&d, "NC1.1")].parent, nc1);
-	T_STREQ(d.sec[must_find(&d, "NC12.3.b")].title, "Deep");
-	T_STREQ(d.sec[must_find(&d, "EFA")].title, "letters alone make an id");
+	T_STREQ(d.sec[must_find(&d, "NC12")].title, "Twelve");
+	T_EQ(hp_refdoc_find(&d, "NC12.3.b"), HP_REFDOC_NONE);
+	T_EQ(hp_refdoc_find(&d, "EFA"), HP_REFDOC_NONE);
 	T_EQ(hp_refdoc_find(&d, "NC2x"), HP_REFDOC_NONE);
 	T_EQ(hp_refdoc_find(&d, "Nc2"), HP_REFDOC_NONE);
-	T_EQ(d.nsec, 5);
+	T_EQ(d.nsec, 3);
 	hp_refdoc_release(&d);
 }
 
@@ -432,6 +433,50 @@ static void t_embedded(void)
 	T_ASSERT(hp_refdoc_embedded("no-such.md") == NULL);
 }
 
-T_MAIN(T(t_sections), T(t_section_text), T(t_blocks), T(t_errors), T(t_distance),
+
+/* NCCL guide ids: NC<n> and NC<n>.<m> headings are sections; near misses are not. */
+static void t_nccl_ids(void)
+{
+	static const char doc[] =
+		"# Title\n"
+		"## NC1: Hang\n"
+		"text\n"
+		"### NC1.1: Where\n"
+		"### NC1.a: not an id\n"
+		"## NC12: DNS\n"
+		"## NCX: not an id\n"
+		"## NC2x: not an id\n"
+		"## N.1: a node form id\n"
+		"## NC3.4.5: not an id\n";
+	struct hp_refdoc d;
+	size_t nc1, nc11, nc12, near[5], n;
+
+	parse_ok(&d, doc);
+	T_EQ(d.nsec, 4);
+	nc1 = must_find(&d, "NC1");
+	nc11 = must_find(&d, "nc1.1");
+	nc12 = must_find(&d, "NC12");
+	must_find(&d, "N.1");
+	T_STREQ(d.sec[nc11].title, "Where");
+	T_EQ(d.sec[nc11].parent, nc1);
+	T_EQ(d.sec[nc12].parent, HP_REFDOC_NONE);
+	T_ASSERT(hp_refdoc_within(&d, nc11, nc1));
+	T_EQ(hp_refdoc_find(&d, "NC1.a"), HP_REFDOC_NONE);
+	T_EQ(hp_refdoc_find(&d, "NC2"), HP_REFDOC_NONE);
+	/* An unknown NCCL id is close to the NCCL ids, not to the node id N.1. */
+	n = hp_refdoc_closest(&d, "NC13", near, 5);
+	T_ASSERT(n >= 2);
+	T_STREQ(d.sec[near[0]].id, "NC1");
+	T_STREQ(d.sec[near[1]].id, "NC1.1");
+	hp_refdoc_release(&d);
+	T_STREQ(hp_refdoc_of_id("NC13"), HP_REFDOC_NCCL);
+	T_STREQ(hp_refdoc_of_id("nc17.1"), HP_REFDOC_NCCL);
+	T_STREQ(hp_refdoc_of_id("g.1.A"), HP_REFDOC_DETAIL);
+	T_STREQ(hp_refdoc_of_id("G.10.b"), HP_REFDOC_DETAIL);
+	T_ASSERT(hp_refdoc_of_id("NC17.1.a") == NULL);
+	T_ASSERT(hp_refdoc_of_id("NCC1") == NULL);
+}
+
+T_MAIN(T(t_nccl_ids), T(t_sections), T(t_section_text), T(t_blocks), T(t_errors), T(t_distance),
        T(t_closest), T(t_orchestrator), T(t_checks_point_at_sections),
        T(t_titles_from_every_document), T(t_other_id_schemes), T(t_section_text_is_the_files), T(t_guide_blocks), T(t_embedded))

@@ -21,6 +21,7 @@
 
 #define DETAIL "node-diagnostics-detail.md"
 #define CATALOG "node-issue-catalog.md"
+#define NCCL "nccl-diagnostics-detail.md"
 #define MARKER "**Suggested command (run this yourself)**"
 #define SECT "\xC2\xA7" /* the section sign, UTF-8 */
 
@@ -120,14 +121,27 @@ static int is_blank(const char *l)
 }
 
 /*
- * Parse an id such as "A", "B.1" or "G.1.a" at s; returns its length, or 0.
- * depth gets the number of dots.
+ * Parse an id such as "A", "B.1" or "G.1.a" (node guide), or "NC13",
+ * "NC17.1" (NCCL guide) at s; returns its length, or 0. depth gets the
+ * number of dots.
  */
 static size_t parse_id(const char *s, int *depth)
 {
 	size_t n = 0;
 
 	*depth = 0;
+	if (s[0] == 'N' && s[1] == 'C' && isdigit((unsigned char)s[2])) {
+		n = 2;
+		while (isdigit((unsigned char)s[n]))
+			n++;
+		if (s[n] == '.' && isdigit((unsigned char)s[n + 1])) {
+			n++;
+			while (isdigit((unsigned char)s[n]))
+				n++;
+			*depth = 1;
+		}
+		return isalnum((unsigned char)s[n]) ? 0 : n;
+	}
 	if (s[n] < 'A' || s[n] > 'Z')
 		return 0;
 	n++;
@@ -268,6 +282,14 @@ static int classify_words(char **w, size_t n)
 					       "cluster-info", "auth", NULL };
 	static const char *const kube_runtime[] = { "exec", "cp", "port-forward", "debug",
 						    "attach", NULL };
+	static const char *const helm_mut[] = { "install", "upgrade", "uninstall", "delete",
+						"rollback", NULL };
+	static const char *const ipt_mut[] = { "-A", "-I", "-D", "-R", "-F", "-X", "-P", "-N",
+					       "--append", "--insert", "--delete", "--flush", NULL };
+	static const char *const nft_mut[] = { "add", "insert", "delete", "flush", "replace",
+					       "create", "destroy", "-f", NULL };
+	static const char *const ip_mut[] = { "set", "add", "del", "delete", "flush", "replace",
+					      NULL };
 	static const char *const pods[] = { "pod", "pods", "po", NULL };
 	static const char *const unit_mut[] = { "start", "stop", "restart", "reload",
 						"try-restart", "enable", "disable", "kill",
@@ -328,12 +350,35 @@ static int classify_words(char **w, size_t n)
 		/* Convention: the verb comes first; anything else counts as a change. */
 		if (in_list(a1, kube_ro))
 			return 0;
+		/* exec: what it runs in the container decides; without "--" it is a change. */
+		if (!strcmp(a1, "exec")) {
+			for (i = 2; i < n; i++)
+				if (!strcmp(w[i], "--"))
+					return i + 1 < n ? classify_words(w + i + 1, n - i - 1)
+							 : CMD_MUTATES;
+			return CMD_MUTATES;
+		}
 		if (in_list(a1, kube_runtime))
 			return CMD_MUTATES;
 		if (!strcmp(a1, "delete") && (in_list(a2, pods) || hp_starts_with(a2, "pod/")))
 			return CMD_MUTATES;
 		return CMD_MUTATES | CMD_IAC;
 	}
+	if (!strcmp(cmd, "helm"))
+		return in_list(a1, helm_mut) ? CMD_MUTATES | CMD_IAC : 0;
+	if (!strcmp(cmd, "setpci")) {
+		/* setpci writes when a register is given a value (REG=VALUE). */
+		for (i = 1; i < n; i++)
+			if (strchr(w[i], '='))
+				return CMD_MUTATES;
+		return 0;
+	}
+	if (!strcmp(cmd, "iptables") || !strcmp(cmd, "ip6tables"))
+		return any_word(w, n, ipt_mut, 0) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "nft"))
+		return in_list(a1, nft_mut) ? CMD_MUTATES : 0;
+	if (!strcmp(cmd, "ip"))
+		return any_word(w, n, ip_mut, 0) ? CMD_MUTATES : 0;
 	if (!strcmp(cmd, "systemctl"))
 		return in_list(a1, unit_mut) ? CMD_MUTATES : 0;
 	if (!strcmp(cmd, "scontrol"))
@@ -506,6 +551,22 @@ static void t_classifier(void)
 		{ "sudo dcgmi diag -r medium", CMD_MUTATES },
 		{ "dcgmi health --check -j", 0 },
 		{ "nvidia-smi -q | grep ECC", 0 },
+		{ "helm upgrade --install p eks/p --namespace kube-system", CMD_MUTATES | CMD_IAC },
+		{ "helm repo add eks https://aws.github.io/eks-charts", 0 },
+		{ "helm list -A", 0 },
+		{ "sudo setpci -s 00:01.0 ECAP_ACS+6.w=0000", CMD_MUTATES },
+		{ "sudo setpci -s 00:01.0 ECAP_ACS+6.w", 0 },
+		{ "sudo iptables -I INPUT -p tcp --dport 29500 -j ACCEPT", CMD_MUTATES },
+		{ "sudo iptables -L -n", 0 },
+		{ "sudo iptables-save | grep DROP", 0 },
+		{ "sudo nft list ruleset", 0 },
+		{ "sudo nft flush ruleset", CMD_MUTATES },
+		{ "ip -br link", 0 },
+		{ "sudo ip link set dev eth0 mtu 9001", CMD_MUTATES },
+		{ "kubectl exec -n ns p -c c -- df -h /dev/shm", 0 },
+		{ "kubectl exec -n ns p -- python3 -c 'print(1)'", 0 },
+		{ "kubectl exec -n ns p -- rm -rf /data", CMD_MUTATES },
+		{ "kubectl exec -it p sh", CMD_MUTATES },
 	};
 	size_t i;
 
@@ -519,6 +580,7 @@ static void t_documents_embedded(void)
 {
 	T_ASSERT(refdoc_text(DETAIL) != NULL);
 	T_ASSERT(refdoc_text(CATALOG) != NULL);
+	T_ASSERT(refdoc_text(NCCL) != NULL);
 }
 
 /* The id headings of a document, found by this file's own reading of it. */
@@ -649,12 +711,15 @@ static void t_titles_are_the_guides(void)
 static void check_pointers(const char *name)
 {
 	struct doc d, guide;
-	struct ids known;
+	struct ids known, known_nccl;
 	size_t i;
 	int depth;
 
 	doc_load(&guide, DETAIL);
 	doc_ids(&guide, &known);
+	doc_free(&guide);
+	doc_load(&guide, NCCL);
+	doc_ids(&guide, &known_nccl);
 	doc_free(&guide);
 	doc_load(&d, name);
 	for (i = 0; i < d.n; i++) {
@@ -675,7 +740,7 @@ static void check_pointers(const char *name)
 					i + 1, SECT, p);
 			memcpy(id, p, n);
 			id[n] = '\0';
-			if (!ids_has(&known, id))
+			if (!ids_has(&known, id) && !ids_has(&known_nccl, id))
 				T_FAILF("%s:%zu: pointer to unknown section '%s'", name, i + 1, id);
 		}
 	}
@@ -686,6 +751,7 @@ static void t_pointers_resolve(void)
 {
 	check_pointers(DETAIL);
 	check_pointers(CATALOG);
+	check_pointers(NCCL);
 }
 
 /* The section (index of the last id heading) that line i belongs to. */
@@ -748,24 +814,32 @@ static void t_suggested_blocks_annotated(void)
 {
 	check_blocks(DETAIL);
 	check_blocks(CATALOG);
+	check_blocks(NCCL);
 }
 
-static void t_iac_notes_warn_of_drift(void)
+static void iac_notes(const char *name, size_t min)
 {
 	struct doc d;
 	size_t i, notes = 0;
 
-	doc_load(&d, DETAIL);
+	doc_load(&d, name);
 	for (i = 0; i < d.n; i++) {
 		if (!hp_starts_with(d.line[i], "IaC note: "))
 			continue;
 		notes++;
 		if (!strstr(d.line[i], "drift") || !strstr(d.line[i], "IaC source") ||
 		    !strstr(d.line[i], "Terraform"))
-			T_FAILF("%s:%zu: IaC note without the drift warning", DETAIL, i + 1);
+			T_FAILF("%s:%zu: IaC note without the drift warning", name, i + 1);
 	}
-	T_ASSERT(notes >= 10);
+	if (notes < min)
+		T_FAILF("%s: %zu IaC notes, expected at least %zu", name, notes, min);
 	doc_free(&d);
+}
+
+static void t_iac_notes_warn_of_drift(void)
+{
+	iac_notes(DETAIL, 10);
+	iac_notes(NCCL, 4);
 }
 
 /* Within a section, a reboot is suggested before any replacement. */
@@ -822,9 +896,9 @@ static void t_placeholders_known(void)
 		"EKS_CLUSTER_SG", "CIDR", "AZ", "EVENT_ID", "SCRIPT", "LIFECYCLE_S3_URI",
 		"ON_CREATE_SCRIPT", "EXECUTION_ROLE_ARN", "INSTANCE_COUNT", "ROLE_NAME",
 		"PRINCIPAL_ARN", "COMMAND", "RUN", "CHECKPOINT_S3_URI", "DEVICE", "ADDON_VERSION", "FILE",
-		"ID", NULL
+		"ID", "JOB", "CONTAINER", "POLICY", "PID", NULL
 	};
-	static const char *const names[] = { DETAIL, CATALOG };
+	static const char *const names[] = { DETAIL, CATALOG, NCCL };
 	size_t f, i;
 
 	for (f = 0; f < HP_ARRAY_LEN(names); f++) {
@@ -890,8 +964,114 @@ static void t_catalog_rows_point_somewhere(void)
 	doc_free(&d);
 }
 
+/* "NC3" before "NC3.1" before "NC10": by number, then sub-number (absent = 0). */
+static int nccl_id_cmp(const char *a, const char *b)
+{
+	char *end;
+	long na = strtol(a + 2, &end, 10), sa = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
+	long nb = strtol(b + 2, &end, 10), sb = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
+
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	return sa < sb ? -1 : sa > sb;
+}
+
+/*
+ * The NCCL guide's headings on their own terms: every id of the NCCL form,
+ * once, titled, at the level its depth implies, in order; and the titles
+ * the report prints for them are the headings' own.
+ */
+static void t_nccl_headings_well_formed(void)
+{
+	const struct hp_refdoc *r = hp_refdoc_get(NCCL);
+	struct doc d;
+	struct ids x;
+	size_t i, j;
+	int depth;
+
+	T_ASSERT(r != NULL);
+	doc_load(&d, NCCL);
+	doc_ids(&d, &x);
+	T_ASSERT(x.n >= 25);
+	for (i = 0; i < x.n; i++) {
+		if (parse_id(x.id[i], &depth) != strlen(x.id[i]) || strncmp(x.id[i], "NC", 2))
+			T_FAILF("%s:%zu: heading id '%s' is not of the form NC<n>[.<m>]", NCCL,
+				x.line[i], x.id[i]);
+		if (!*x.title[i])
+			T_FAILF("%s:%zu: section '%s' has no title", NCCL, x.line[i], x.id[i]);
+		if (x.level[i] != 2 + depth)
+			T_FAILF("%s:%zu: heading for '%s' has level %d, expected %d", NCCL,
+				x.line[i], x.id[i], x.level[i], 2 + depth);
+		for (j = 0; j < i; j++)
+			if (!strcmp(x.id[j], x.id[i]))
+				T_FAILF("%s:%zu: heading id '%s' appears twice", NCCL, x.line[i],
+					x.id[i]);
+		if (i && nccl_id_cmp(x.id[i - 1], x.id[i]) >= 0)
+			T_FAILF("%s:%zu: heading '%s' comes after '%s'", NCCL, x.line[i], x.id[i],
+				x.id[i - 1]);
+		if (!hp_refdoc_title(NCCL, x.id[i]) || strcmp(hp_refdoc_title(NCCL, x.id[i]),
+							      x.title[i]))
+			T_FAILF("%s:%zu: section '%s' is titled '%s', the lookup says '%s'", NCCL,
+				x.line[i], x.id[i], x.title[i],
+				hp_refdoc_title(NCCL, x.id[i]) ? hp_refdoc_title(NCCL, x.id[i])
+							       : "(none)");
+	}
+	T_EQ(r->nsec, x.n);
+	T_ASSERT(nccl_id_cmp("NC3", "NC3.1") < 0 && nccl_id_cmp("NC3.9", "NC10") < 0 &&
+		 nccl_id_cmp("NC17.2", "NC17.10") < 0 && nccl_id_cmp("NC4", "NC4") == 0);
+	T_ASSERT(hp_refdoc_title(NCCL, "NC99") == NULL);
+	T_ASSERT(hp_refdoc_title(NCCL, "A") == NULL);
+	doc_free(&d);
+}
+
+/* Each of ids' entries: no id of the other guide, and hp_refdoc_of_id names want, in any case. */
+static void ids_belong_to(const struct ids *x, const struct ids *other, const char *want)
+{
+	size_t i, j;
+
+	for (i = 0; i < x->n; i++) {
+		char low[16];
+
+		if (ids_has(other, x->id[i]))
+			T_FAILF("id '%s' is a section of both guides", x->id[i]);
+		T_STREQ(hp_refdoc_of_id(x->id[i]), want);
+		for (j = 0; x->id[i][j] && j + 1 < sizeof(low); j++)
+			low[j] = (char)tolower((unsigned char)x->id[i][j]);
+		low[j] = '\0';
+		T_STREQ(hp_refdoc_of_id(low), want);
+	}
+}
+
+/*
+ * The two guides' ids can never be taken for each other: no id is a
+ * section of both, every node guide heading has the node form and every
+ * NCCL heading the NCCL form (hp_refdoc_of_id tells them apart in any
+ * case), and forms of neither kind belong to no guide.
+ */
+static void t_section_ids_never_collide(void)
+{
+	struct doc d;
+	struct ids node, nccl;
+
+	doc_load(&d, DETAIL);
+	doc_ids(&d, &node);
+	doc_free(&d);
+	doc_load(&d, NCCL);
+	doc_ids(&d, &nccl);
+	doc_free(&d);
+	T_ASSERT(node.n >= 15 && nccl.n >= 25);
+	ids_belong_to(&node, &nccl, HP_REFDOC_DETAIL);
+	ids_belong_to(&nccl, &node, HP_REFDOC_NCCL);
+	T_ASSERT(hp_refdoc_of_id("NC") == NULL);
+	T_ASSERT(hp_refdoc_of_id("N.C1") == NULL);
+	T_ASSERT(hp_refdoc_of_id("NC1.a") == NULL);
+	T_ASSERT(hp_refdoc_of_id("munge") == NULL);
+	T_ASSERT(hp_refdoc_of_id("") == NULL);
+	T_STREQ(hp_refdoc_of_id("N.1"), HP_REFDOC_DETAIL);
+}
+
 T_MAIN(T(t_classifier), T(t_documents_embedded), T(t_headings_well_formed),
-       T(t_titles_are_the_guides),
+       T(t_titles_are_the_guides), T(t_nccl_headings_well_formed),
        T(t_pointers_resolve), T(t_suggested_blocks_annotated), T(t_iac_notes_warn_of_drift),
        T(t_reboot_before_replace), T(t_placeholders_known), T(t_policy_stated),
-       T(t_catalog_rows_point_somewhere))
+       T(t_catalog_rows_point_somewhere), T(t_section_ids_never_collide))

@@ -1,0 +1,371 @@
+/*
+ * NCCL probe decoders for the network side of a node: the EFA installer's
+ * package list, the OFI NCCL plugin libraries, libfabric's version and its
+ * TCP provider, interface MTUs, and the host firewall (iptables-save or
+ * nft) with the chains of kube-proxy, the CNIs and docker told apart.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp/util.h"
+#include "nccl-int.h"
+
+/* A version at s ("1.22.0amzn4.0", "1.30.0"): digits and dots, into out. */
+static int dotted(const char *s, char *out, size_t n)
+{
+	size_t k = 0;
+
+	while (s[k] && (isdigit((unsigned char)s[k]) || s[k] == '.') && k + 1 < n)
+		k++;
+	while (k && s[k - 1] == '.')
+		k--;
+	if (!k || !isdigit((unsigned char)s[0]))
+		return 0;
+	memcpy(out, s, k);
+	out[k] = '\0';
+	return 1;
+}
+
+void hp_nccl_decode_efa_installer(const struct hp_nccl_frame *f, cJSON *facts)
+{
+	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "efa_installer");
+	const char *first;
+	char v[64], w[64][NF_FIELD];
+	int packages = 0;
+	cJSON *o;
+	size_t i, j;
+
+	if (!b)
+		return;
+	o = nf_obj(facts, "efa_installer");
+	first = nf_first(b);
+	if (b->rc != 0) {
+		/* head: a missing file is a known absence; anything else is unknown. */
+		if (first && strstr(first, "No such file"))
+			nf_bool(o, "found", 0);
+		else if (first)
+			nf_str(o, "error", first);
+		return;
+	}
+	nf_bool(o, "found", 1);
+	for (i = 0; i < b->nkept; i++) {
+		const char *l = nf_skip(b->lines[i]);
+		size_t n;
+
+		if (nf_prefix(l, "# EFA installer version:")) {
+			if (dotted(nf_skip(l + 24), v, sizeof(v)))
+				nf_str(o, "version", v);
+			continue;
+		}
+		if (nf_prefix(l, "# Debug packages installed:")) {
+			nf_bool(o, "debug", !strncmp(nf_skip(l + 27), "yes", 3));
+			continue;
+		}
+		if (*l == '#' || !*l)
+			continue;
+		/* The installer writes its packages on one line, separated by spaces. */
+		n = nf_words(l, w, HP_ARRAY_LEN(w));
+		for (j = 0; j < n; j++) {
+			const char *p = w[j];
+
+			packages++;
+			if ((nf_prefix(p, "libfabric-aws-") || nf_prefix(p, "libfabric-aws_")) &&
+			    !cJSON_GetObjectItemCaseSensitive(o, "libfabric") &&
+			    dotted(p + 14, v, sizeof(v)))
+				nf_str(o, "libfabric", v);
+		}
+	}
+	nf_num(o, "packages", packages);
+}
+
+void hp_nccl_decode_ofi_plugin(const struct hp_nccl_frame *f, cJSON *facts)
+{
+	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "ofi_plugin");
+	cJSON *o, *libs, *links;
+	size_t i;
+
+	if (!b || (b->rc != 0 && b->rc != 3))
+		return;
+	o = nf_obj(facts, "ofi_plugin");
+	nf_bool(o, "found", b->rc == 0);
+	libs = nf_arr(o, "libs");
+	links = nf_arr(o, "links");
+	for (i = 0; b->rc == 0 && i < b->nkept; i++) {
+		const char *l = b->lines[i], *arrow;
+
+		if (nf_prefix(l, "lib ") && cJSON_GetArraySize(libs) < NF_LIST) {
+			cJSON_AddItemToArray(libs, cJSON_CreateString(l + 4));
+		} else if (nf_prefix(l, "link ") && (arrow = strstr(l, " -> ")) &&
+			   cJSON_GetArraySize(links) < NF_LIST) {
+			cJSON *x = cJSON_CreateObject();
+			char *p = xstrndup(l + 5, (size_t)(arrow - (l + 5)));
+
+			nf_str(x, "path", p);
+			nf_str(x, "target", arrow + 4);
+			free(p);
+			cJSON_AddItemToArray(links, x);
+		}
+	}
+}
+
+void hp_nccl_decode_libfabric(const struct hp_nccl_frame *f, cJSON *facts)
+{
+	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "libfabric");
+	const struct hp_nccl_block *t = hp_nccl_frame_find(f, "fi_tcp");
+	char v[64];
+	size_t i;
+
+	if (b) {
+		cJSON *o = nf_obj(facts, "libfabric");
+
+		nf_rc(o, b);
+		for (i = 0; b->rc == 0 && i < b->nkept; i++) {
+			const char *l = nf_skip(b->lines[i]);
+
+			if (nf_prefix(l, "libfabric api:")) {
+				if (dotted(nf_skip(l + 14), v, sizeof(v)))
+					nf_str(o, "api", v);
+			} else if (nf_prefix(l, "libfabric:")) {
+				const char *ver = nf_skip(l + 10);
+
+				if (dotted(ver, v, sizeof(v))) {
+					nf_str(o, "version", v);
+					nf_bool(o, "amazon", strstr(ver, "amzn") != NULL);
+				}
+			}
+		}
+		if (b->rc != 0 && b->rc != 127 && nf_first(b))
+			nf_str(o, "error", nf_first(b));
+	}
+	if (t) {
+		cJSON *o = nf_obj(facts, "fi_tcp");
+		int providers = 0, nodata = 0;
+
+		nf_rc(o, t);
+		for (i = 0; i < t->nkept; i++) {
+			const char *l = nf_skip(t->lines[i]);
+
+			if (nf_prefix(l, "provider:") && strstr(l, "tcp"))
+				providers++;
+			if (strstr(l, "No data available"))
+				nodata = 1;
+		}
+		/* fi_info says -61 (No data available) when no provider matches. */
+		if (t->rc == 0 || nodata)
+			nf_num(o, "providers", providers);
+	}
+}
+
+void hp_nccl_decode_netif(const struct hp_nccl_frame *f, cJSON *facts)
+{
+	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "netif");
+	char w[4][NF_FIELD];
+	cJSON *list;
+	size_t i;
+
+	if (!b || b->rc != 0)
+		return;
+	list = nf_arr(nf_obj(facts, "netif"), "interfaces");
+	for (i = 0; i < b->nkept && cJSON_GetArraySize(list) < 256; i++) {
+		cJSON *x;
+		double mtu;
+
+		if (nf_words(b->lines[i], w, 4) != 4)
+			continue;
+		x = cJSON_CreateObject();
+		nf_str(x, "name", w[0]);
+		/* "?": the MTU could not be read; absent, never a number. */
+		if (nf_count(w[1], &mtu))
+			nf_num(x, "mtu", mtu);
+		if (strcmp(w[2], "?"))
+			nf_str(x, "state", w[2]);
+		nf_bool(x, "virtual", !strcmp(w[3], "virtual"));
+		cJSON_AddItemToArray(list, x);
+	}
+}
+
+/* Chains that kube-proxy, the CNIs and docker own; their DROP and REJECT rules are expected. */
+static int owned_chain(const char *chain)
+{
+	static const char *const prefixes[] = { "KUBE-", "AWS-", "CNI-", "cali-", "CILIUM",
+						"cilium", "DOCKER", "FLANNEL", "kube-" };
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(prefixes); i++)
+		if (nf_prefix(chain, prefixes[i]))
+			return 1;
+	return 0;
+}
+
+static void add_blocking(cJSON *list, const char *table, const char *rule)
+{
+	char line[NF_FIELD + 64];
+
+	if (cJSON_GetArraySize(list) >= 20)
+		return;
+	snprintf(line, sizeof(line), "%s: %s", table, rule);
+	cJSON_AddItemToArray(list, cJSON_CreateString(line));
+}
+
+/* iptables-save: "*table", ":CHAIN POLICY [p:b]", "-A CHAIN ... -j TARGET", "COMMIT". */
+static void iptables(const struct hp_nccl_block *b, cJSON *o)
+{
+	char table[64] = "filter", w[64][NF_FIELD];
+	cJSON *pol = nf_obj(o, "policies"), *list = nf_arr(o, "blocking_rules");
+	int rules = 0, blocking = 0, cni = 0, policies_blocking = 0, tables = 0;
+	size_t i, j, n;
+
+	for (i = 0; i < b->nkept; i++) {
+		const char *l = nf_skip(b->lines[i]);
+
+		if (*l == '*') {
+			hp_strlcpy(table, l + 1, sizeof(table));
+			tables++;
+			continue;
+		}
+		if (*l == ':') {
+			n = nf_words(l + 1, w, 2);
+			if (n == 2 && strcmp(w[1], "-")) {
+				char key[NF_FIELD + 64];
+
+				snprintf(key, sizeof(key), "%s/%s", table, w[0]);
+				nf_str(pol, key, w[1]);
+				if ((!strcmp(w[1], "DROP") || !strcmp(w[1], "REJECT")) &&
+				    !strcmp(table, "filter") &&
+				    (!strcmp(w[0], "INPUT") || !strcmp(w[0], "OUTPUT")))
+					policies_blocking++;
+			}
+			continue;
+		}
+		if (!nf_prefix(l, "-A "))
+			continue;
+		rules++;
+		n = nf_words(l, w, HP_ARRAY_LEN(w));
+		for (j = 2; j + 1 < n; j++) {
+			if (strcmp(w[j], "-j") && strcmp(w[j], "--jump"))
+				continue;
+			if (strcmp(w[j + 1], "DROP") && strcmp(w[j + 1], "REJECT"))
+				break;
+			if (owned_chain(w[1])) {
+				cni++;
+			} else {
+				blocking++;
+				add_blocking(list, table, l);
+			}
+			break;
+		}
+	}
+	/* No table at all: an empty rule set, which the caller records. */
+	if (!tables)
+		return;
+	nf_bool(o, "readable", 1);
+	nf_num(o, "rules", rules);
+	nf_num(o, "blocking", blocking);
+	nf_num(o, "cni_blocking", cni);
+	nf_num(o, "blocking_policies", policies_blocking);
+}
+
+/* nft list ruleset: "table <family> <name> {", "chain <name> {", "... policy drop;", "... drop". */
+static void nft(const struct hp_nccl_block *b, cJSON *o)
+{
+	char table[128] = "", chain[NF_FIELD] = "", w[64][NF_FIELD];
+	cJSON *pol = nf_obj(o, "policies"), *list = nf_arr(o, "blocking_rules");
+	int rules = 0, blocking = 0, cni = 0, policies_blocking = 0, tables = 0;
+	size_t i, n, k;
+
+	for (i = 0; i < b->nkept; i++) {
+		const char *l = nf_skip(b->lines[i]);
+
+		n = nf_words(l, w, HP_ARRAY_LEN(w));
+		if (!n)
+			continue;
+		if (!strcmp(w[0], "table") && n >= 3) {
+			snprintf(table, sizeof(table), "%.60s %.60s", w[1], w[2]);
+			tables++;
+			continue;
+		}
+		if (!strcmp(w[0], "chain") && n >= 2) {
+			hp_strlcpy(chain, w[1], sizeof(chain));
+			continue;
+		}
+		if (!strcmp(w[0], "type") && strstr(l, "policy ")) {
+			const char *p = strstr(l, "policy ") + 7;
+			char key[NF_FIELD + 160], v[32];
+			size_t m = 0;
+
+			while (p[m] && p[m] != ';' && m + 1 < sizeof(v)) {
+				v[m] = p[m];
+				m++;
+			}
+			v[m] = '\0';
+			snprintf(key, sizeof(key), "%s/%s", table, chain);
+			nf_str(pol, key, v);
+			if (!strcmp(v, "drop") && (!strcmp(chain, "input") || !strcmp(chain, "output") ||
+						   !strcmp(chain, "INPUT") || !strcmp(chain, "OUTPUT")))
+				policies_blocking++;
+			continue;
+		}
+		if (!strcmp(w[0], "}") || !strcmp(w[0], "type"))
+			continue;
+		rules++;
+		/* The verdict: "drop", or "reject" with or without "with <type>". */
+		for (k = 0; k < n; k++)
+			if (!strcmp(w[k], "drop") || !strcmp(w[k], "reject"))
+				break;
+		if (k == n)
+			continue;
+		if (owned_chain(chain)) {
+			cni++;
+		} else {
+			blocking++;
+			add_blocking(list, table, l);
+		}
+	}
+	if (!tables && !rules)
+		return;
+	nf_bool(o, "readable", 1);
+	nf_num(o, "rules", rules);
+	nf_num(o, "blocking", blocking);
+	nf_num(o, "cni_blocking", cni);
+	nf_num(o, "blocking_policies", policies_blocking);
+}
+
+void hp_nccl_decode_firewall(const struct hp_nccl_frame *f, cJSON *facts)
+{
+	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "firewall");
+	int is_nft = 0;
+	cJSON *o;
+
+	if (!b) {
+		b = hp_nccl_frame_find(f, "firewall_nft");
+		is_nft = 1;
+	}
+	if (!b)
+		return;
+	o = nf_obj(facts, "firewall");
+	nf_rc(o, b);
+	if (b->rc == 127)
+		return;
+	nf_str(o, "tool", is_nft ? "nft" : "iptables");
+	if (b->rc != 0) {
+		/* Not root, or no kernel support: the rules are unknown. */
+		nf_bool(o, "readable", 0);
+		if (nf_first(b))
+			nf_str(o, "error", nf_first(b));
+		return;
+	}
+	if (is_nft)
+		nft(b, o);
+	else
+		iptables(b, o);
+	if (!cJSON_GetObjectItemCaseSensitive(o, "readable")) {
+		/* An empty rule set prints nothing: no table, no rule, nothing blocked. */
+		nf_bool(o, "readable", 1);
+		nf_num(o, "rules", 0);
+		nf_num(o, "blocking", 0);
+		nf_num(o, "cni_blocking", 0);
+		nf_num(o, "blocking_policies", 0);
+	}
+}

@@ -1,0 +1,24 @@
+#!/bin/sh
+# The on-node NCCL probe (src/collect/probe/nccl-probe.sh) in the sandboxes of
+# tests/fixtures/nccl.yaml's nodes, decoded by hpnode's NCCL decoders
+# (tests/bin/nccl-facts): a healthy and a broken p5 node give their facts, a
+# CPU node gives unknowns rather than health, a non-root run marks the
+# privileged reads unreadable, a hung tool is cut, the node's files are left
+# as they were, and no secret of a process environment is printed.
+T=t0513-nccl-probe-sandbox
+. "$(dirname "$0")/e2e-lib.sh"
+
+FACTS=${NCCL_FACTS:-$(dirname "$SIGV4_SIGN")/nccl-facts}
+[ -x "$FACTS" ] || FACTS=$ROOT/tests/bin/nccl-facts
+if [ ! -x "$FACTS" ]; then
+	not_ok "the nccl-facts test tool is built" "$FACTS is missing (make)"
+	e2e_done
+fi
+if command -v shellcheck >/dev/null 2>&1; then
+	check "the probe passes shellcheck as POSIX sh" \
+		shellcheck -s sh -S warning "$ROOT/src/collect/probe/nccl-probe.sh"
+fi
+check "the probe parses as POSIX sh (dash -n)" sh -n "$ROOT/src/collect/probe/nccl-probe.sh"
+python3 "$ROOT/tests/e2e/nccl_probe_test.py" "$T" "$ROOT/tests/fixtures/nccl.yaml" \
+	"$ROOT/src/collect/probe/nccl-probe.sh" "$FACTS" || e2e_failed=1
+e2e_done

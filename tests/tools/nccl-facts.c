@@ -1,0 +1,31 @@
+/*
+ * Test tool: reads the on-node NCCL probe's output on stdin (at most
+ * HP_PROBE_MAX_STDOUT bytes, as the SSM sweep keeps) and prints its facts
+ * (hp_nccl_probe_parse) as one JSON document. Used by the sandbox e2e test.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hp/nccl.h"
+#include "hp/facts.h"
+#include "hp/util.h"
+
+int main(void)
+{
+	size_t cap = HP_PROBE_MAX_STDOUT, len = 0, n;
+	char *buf = xmalloc(cap + 1), *json;
+	cJSON *facts;
+
+	while (len < cap && (n = fread(buf + len, 1, cap - len, stdin)) > 0)
+		len += n;
+	buf[len] = '\0';
+	facts = hp_nccl_probe_parse(buf, len);
+	json = cJSON_PrintUnformatted(facts);
+	if (!json)
+		return 1;
+	puts(json);
+	free(json);
+	cJSON_Delete(facts);
+	free(buf);
+	return 0;
+}
