@@ -12,14 +12,24 @@
  *              kube.nodes by name and by instance id
  *   vpc        the cluster's VpcConfig and every OverrideVpcConfig
  *
- * Each decoder runs once per snapshot: the snapshot keeps the raw outputs
- * (they are what --save-snapshot writes and --snapshot replays) and the
- * facts cache beside it (struct hp_facts, owned by the snapshot) keeps
- * what they decoded. Checks ask the cache (hp_facts_node, hp_facts_slurm,
- * hp_facts_kube) and never read raw text. Per-node facts come from either
- * side and checks cannot tell which: decoded from probes.<id>.stdout on
- * first use, or handed over by a collector that decoded them itself
- * (hp_facts_set_node), which then need not keep the text.
+ * Each decoder runs once per snapshot, and its result is kept in the
+ * facts cache beside the document (struct hp_facts, owned by the
+ * snapshot). Checks ask the cache (hp_facts_node, hp_probes_facts,
+ * hp_facts_slurm, hp_facts_kube) and never read raw text. Per-node facts
+ * come from one of three places and checks cannot tell which:
+ *
+ *   - the probe sweep decodes each node's output when its session ends and
+ *     keeps the entry and its facts in the snapshot's probe store (below),
+ *     without the raw text (that goes to the snapshot file as it arrives,
+ *     when one is being saved, and is dropped otherwise);
+ *   - a replayed snapshot file is read node by node into the same store;
+ *   - an entry in the document itself (hand-built snapshots, `hpnode
+ *     node`) is decoded from its stdout on first use, or from the facts a
+ *     collector handed over for its id (hp_facts_set_node).
+ *
+ * Everything the cache keeps is packed: each distinct value once, a few
+ * bytes a field (src/core/facts/pack.c), so what nodes share costs nothing
+ * per node.
  *
  * Adding a probe fact
  * -------------------
@@ -200,17 +210,108 @@ const cJSON *hp_vpc_next(struct hp_vpc_walk *w);
  */
 const cJSON *hp_vpc_ids(const cJSON *cluster, const cJSON *group, const char *field);
 
+/* ------------------------------------------------------ probe entries */
+
+/*
+ * The entries of a probe sweep under a snapshot key ("probes"): one per
+ * node chosen, {state, reason, exit_code, stdout, stderr, ...}
+ * (include/hp/snapshot.h), keyed by node id. They are either a member of
+ * the document (hand-built snapshots, `hpnode node`, one entry each) or,
+ * for a sweep over the cluster and for a replayed file, the snapshot's
+ * probe store: each entry packed without its raw output (no stdout;
+ * stderr cut to HP_FACTS_STDERR_KEEP bytes, which is all a finding quotes
+ * of it), with the facts decoded from that output. A document member wins
+ * over a store of the same key. Readers see both alike:
+ *
+ *	struct hp_probe_iter it;
+ *	const cJSON *e;
+ *
+ *	for (e = hp_probes_first(s, "probes", &it); e; e = hp_probes_next(&it)) {
+ *		cJSON *facts = hp_probes_facts(&it);
+ *		... e->string is the node id; e is good until the next call
+ *		cJSON_Delete(facts);
+ *	}
+ *
+ * (breaking out early: hp_probes_end(&it)). Entries come in the order of
+ * the member or, for a store, the order hp_probes_order() gave it (the
+ * order the sweep chose its nodes), else the order they were added.
+ */
+
+/* The part of a node's stderr an entry keeps (a finding quotes at most 200 characters). */
+#define HP_FACTS_STDERR_KEEP ((size_t)1024)
+
+/* A decoder of one node's raw output (hp_probe_parse). */
+typedef cJSON *(*hp_facts_decoder)(const char *text, size_t len);
+
+/*
+ * The decoder of the outputs kept under a snapshot key: hp_probe_parse for
+ * "probes"; NULL for a key that holds no probe sweep. A replayed file
+ * reads the members named here node by node (src/core/snapshot.c); a new
+ * kind of sweep adds its row (src/core/facts/cache.c).
+ */
+hp_facts_decoder hp_facts_decoder_of(const char *key);
+
+struct hp_probe_iter {
+	const struct hp_snapshot *s;
+	const char *key;
+	const cJSON *member;         /* the document's member, when it is the source */
+	const cJSON *at;             /* its current child */
+	size_t next;                 /* the store: the next record */
+	size_t rec;                  /* the store: the current record */
+	cJSON *cur;                  /* the store: the current entry, unpacked (owned) */
+};
+
+/* The first entry of key (NULL: none), and the next ones. */
+const cJSON *hp_probes_first(const struct hp_snapshot *s, const char *key, struct hp_probe_iter *it);
+const cJSON *hp_probes_next(struct hp_probe_iter *it);
+/* Stop early: frees what the iterator holds (hp_probes_next does it at the end). */
+void hp_probes_end(struct hp_probe_iter *it);
+/*
+ * The first entry of node id (NULL: none), positioned like an iterator
+ * (hp_probes_facts works; end it with hp_probes_end).
+ */
+const cJSON *hp_probes_find(const struct hp_snapshot *s, const char *key, const char *id,
+			    struct hp_probe_iter *it);
+/*
+ * The facts of the iterator's current entry, a tree of the caller's (it
+ * frees it): those a collector set for its id, else the store's, else the
+ * member's stdout decoded by the key's decoder (once). NULL without a
+ * current entry or a decoder.
+ */
+cJSON *hp_probes_facts(const struct hp_probe_iter *it);
+/* How many entries key has (document member or store); 0 when none. */
+size_t hp_probes_count(const struct hp_snapshot *s, const char *key);
+
+/*
+ * Building a store (the probe collector, the snapshot reader):
+ * hp_probes_reset empties key's store and drops a document member of that
+ * key; hp_probes_add appends one entry (id = its node id) with the facts
+ * decoded from its output (taken over; NULL: none), keeping the entry
+ * without stdout and with stderr cut; hp_probes_order puts the first entry
+ * of each id in ids first, in that order, and the others after in theirs.
+ * Not locked: a caller in threads serialises its calls.
+ */
+void hp_probes_reset(struct hp_snapshot *s, const char *key);
+void hp_probes_add(struct hp_snapshot *s, const char *key, const char *id, const cJSON *entry,
+		   cJSON *facts);
+void hp_probes_order(struct hp_snapshot *s, const char *key, const char *const *ids, size_t n);
+/* Whether key's entries are in the store (not the document). */
+int hp_probes_stored(const struct hp_snapshot *s, const char *key);
+
 /* ------------------------------------------------------------ the cache */
 
 /*
  * The facts of one probed node: those a collector set for its id, else
  * the decoded stdout of the "probes" entry (decoded on the first call,
  * then kept; no stdout decodes as empty output). entry is the node's
- * value under "probes" (its key is the node's id). The cache keeps each
- * node's facts packed (compact JSON, smaller than the probe output) and
- * hands out a tree of its own to each caller, who frees it: a reader
- * holds one node's tree at a time, whatever the number of nodes. NULL
- * only for a NULL entry.
+ * value under "probes" (its key is the node's id), or an entry a "probes"
+ * iterator handed out (then the facts of the first entry of its id; an
+ * iterator's hp_probes_facts is exact also when a replayed file repeats
+ * an id). The cache keeps each
+ * node's facts packed and hands out a tree of its own to each caller, who
+ * frees it: a reader holds one node's tree at a time, whatever the number
+ * of nodes. The tree's strings belong to the cache (good until the
+ * snapshot is released). NULL only for a NULL entry.
  */
 cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry);
 
@@ -258,19 +359,22 @@ const cJSON *hp_kube_index_cluster_node(const struct hp_kube_index *x, const cha
 /*
  * How often each decoder ran: for this snapshot's cache (hp_facts_counts),
  * and in the whole process whoever called it (hp_facts_counts_all). Tests
- * prove "once per snapshot" with them.
+ * prove "once per snapshot" with them. Facts a collector decoded itself
+ * (hp_facts_set_node, hp_probes_add by the sweep) are not the cache's runs.
  */
 struct hp_facts_counts {
 	size_t probe;              /* hp_probe_parse calls, one per node */
 	size_t slurm;              /* hp_slurm_parse calls */
 	size_t kube;               /* Kubernetes node index builds */
+	size_t bytes;              /* memory the cache holds (packed facts and entries) */
 };
 void hp_facts_counts(const struct hp_snapshot *s, struct hp_facts_counts *out);
 void hp_facts_counts_all(struct hp_facts_counts *out);
 
 /*
- * Drop every decoded fact (not those a collector set), for code that
- * edits s->root directly; hp_snapshot_set and _load do it themselves.
+ * Drop every fact decoded from the document (not those a collector set,
+ * nor the probe store), for code that edits s->root directly;
+ * hp_snapshot_set and _load do it themselves.
  */
 void hp_facts_forget(struct hp_snapshot *s);
 

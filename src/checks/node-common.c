@@ -197,10 +197,12 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 	const cJSON *probes = hp_json_get(snap->root, "probes"), *p;
 	struct node_results out = { 0 };
 	const char *orch = orchestrator_of(snap);
+	struct hp_probe_iter it;
 
-	if (!cJSON_IsObject(probes))
+	/* Entries of the document's member (an object) or of the snapshot's probe store. */
+	if (probes ? !cJSON_IsObject(probes) : !hp_probes_stored(snap, "probes"))
 		return;
-	cJSON_ArrayForEach(p, probes) {
+	for (p = hp_probes_first(snap, "probes", &it); p; p = hp_probes_next(&it)) {
 		const char *state = hp_json_str(p, "state");
 		struct node_ctx c;
 		cJSON *facts;
@@ -217,7 +219,7 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		c.type_info = type_info_of(snap, c.type);
 		c.entry = p;
 		c.out = &out;
-		c.facts = facts = hp_facts_node(snap, p);
+		c.facts = facts = hp_probes_facts(&it);
 		c.orchestrator = orch;
 		/* Without a cluster, the node's own services tell what runs it. */
 		if (!strcmp(orch, "Unknown")) {

@@ -10,14 +10,15 @@
 #include <string.h>
 
 #include "hp/array.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
 #include "fold.h"
 
 struct group {
 	char key[96];           /* the reason without its node-specific detail */
-	const cJSON **v;        /* probe entries */
-	const char **ids;       /* their ids: n of each, room for v_alloc and ids_alloc */
+	char **reasons;         /* each node's full reason (owned copies) */
+	char **ids;             /* their ids (owned): n of each, room for v_alloc and ids_alloc */
 	size_t n, v_alloc, ids_alloc;
 };
 
@@ -65,10 +66,11 @@ static void add(struct groups *gs, const char *id, const cJSON *e)
 		memset(g, 0, sizeof(*g));
 		hp_strlcpy(g->key, key, sizeof(g->key));
 	}
-	g->v = hp_array_grow(g->v, &g->v_alloc, g->n, 1, sizeof(*g->v));
+	/* Copies: an entry of the probe store is good only until the walk moves on. */
+	g->reasons = hp_array_grow(g->reasons, &g->v_alloc, g->n, 1, sizeof(*g->reasons));
 	g->ids = hp_array_grow(g->ids, &g->ids_alloc, g->n, 1, sizeof(*g->ids));
-	g->v[g->n] = e;
-	g->ids[g->n] = id;
+	g->reasons[g->n] = xstrdup(hp_check_str(e, "reason", ""));
+	g->ids[g->n] = xstrdup(id);
 	g->n++;
 }
 
@@ -77,7 +79,13 @@ static void release(struct groups *gs)
 	size_t i;
 
 	for (i = 0; i < gs->n; i++) {
-		free(gs->g[i].v);
+		size_t k;
+
+		for (k = 0; k < gs->g[i].n; k++) {
+			free(gs->g[i].reasons[k]);
+			free(gs->g[i].ids[k]);
+		}
+		free(gs->g[i].reasons);
 		free(gs->g[i].ids);
 	}
 	free(gs->g);
@@ -102,7 +110,7 @@ static void fill(struct hp_fold *fold, const struct group *g, const char *hint)
 	size_t k;
 
 	for (k = 0; k < g->n; k++) {
-		const char *reason = hp_check_clip(hp_check_str(g->v[k], "reason", ""), clip);
+		const char *reason = hp_check_clip(g->reasons[k], clip);
 		struct hp_fold_item *it;
 
 		if (fold->tag == HP_TAG_SKIP)
@@ -138,7 +146,7 @@ static void report_unreachable(struct hp_emit *em, struct groups *gs, size_t att
 /* Skips that deserve more than an INFO line: one finding for all their nodes. */
 static int special_skip(struct hp_emit *em, const struct group *g)
 {
-	const char *r = hp_check_str(g->v[0], "reason", "");
+	const char *r = g->reasons[0];
 	struct hp_fold fold = HP_FOLD_INIT(HP_TAG_WARN, HP_P2, "K.5");
 
 	if (strstr(r, "session-manager-plugin") && strstr(r, "not found")) {
@@ -194,7 +202,8 @@ static void report_skipped(struct hp_emit *em, struct groups *gs)
 static void run_reachability(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *meta = hp_snapshot_get(snap, "probes_meta");
-	const cJSON *probes = hp_snapshot_get(snap, "probes"), *e;
+	struct hp_probe_iter it;
+	const cJSON *e;
 	struct groups unreachable = { NULL, 0, 0 }, skipped = { NULL, 0, 0 };
 	size_t probed = 0, nunreach = 0, nskip = 0, terminated = 0;
 	const char *note;
@@ -203,11 +212,11 @@ static void run_reachability(const struct hp_snapshot *snap, struct hp_emit *em)
 	if (!cJSON_IsObject(meta))
 		return;
 	note = hp_check_str(meta, "note", NULL);
-	if (note && !cJSON_GetArraySize(probes)) {
+	if (note && !hp_probes_count(snap, "probes")) {
 		HP_CHECK_INFO(em, "On-node probes not run: %s", hp_check_clip(note, clip));
 		return;
 	}
-	cJSON_ArrayForEach(e, probes) {
+	for (e = hp_probes_first(snap, "probes", &it); e; e = hp_probes_next(&it)) {
 		const char *st = hp_check_str(e, "state", "");
 
 		if (!cJSON_IsObject(e) || !e->string)

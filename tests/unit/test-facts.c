@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "checks-t.h"
+#include "../../src/core/facts/facts-int.h"
 #include "hp/facts.h"
 #include "hp/json.h"
 #include "probe-t.h"
@@ -390,6 +391,243 @@ static void t_vpc_walk(void)
 	T_STREQ(names, "");
 }
 
+
+/* Packed values read back equal, bit for bit, whatever their shape. */
+static void t_pack_round_trip(void)
+{
+	static const char *const docs[] = {
+		"{}", "[]", "null", "true", "false", "0", "-1", "239", "240", "245", "246", "-0.5",
+		"\"\"", "\"caf\\u00e9 \\u4e2d\"",
+		"{\"a\":1,\"a\":2,\"b\":[1,[2,[3,{}]]],\"c\":{\"d\":null,\"e\":\"x\"}}",
+		"[9007199254740992,9007199254740993,-9007199254740992,1e300,-1e-300,3.25,123456789012]",
+		"{\"throttle\":511265503807956000,\"small\":[0,1,2,3],\"neg\":-123456}",
+	};
+	struct hp_pack *p = hp_pack_new();
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(docs); i++) {
+		cJSON *v = cJSON_Parse(docs[i]), *back;
+		char *a, *b;
+
+		T_ASSERT(v);
+		back = hp_pack_get(p, hp_pack_put(p, v));
+		T_ASSERT(back);
+		/* (cJSON_Compare cannot tell objects with a repeated key apart: the text can.) */
+		T_ASSERT(cJSON_Compare(v, back, 1) || strstr(docs[i], "\"a\":1,\"a\":2"));
+		a = cJSON_PrintUnformatted(v);
+		b = cJSON_PrintUnformatted(back);
+		T_STREQ(b, a);
+		free(a);
+		free(b);
+		cJSON_Delete(back);
+		cJSON_Delete(v);
+	}
+	{
+		/* Doubles keep every bit (JSON text with 15 digits lost the low bits of this one). */
+		double odd[] = { (double)0x0718614454626422ULL, -0.0, 0.1, 1.0 / 3.0, 1e-310 };
+		cJSON *arr = cJSON_CreateDoubleArray(odd, (int)HP_ARRAY_LEN(odd)), *back, *x;
+		size_t k = 0;
+
+		back = hp_pack_get(p, hp_pack_put(p, arr));
+		cJSON_ArrayForEach(x, back) {
+			T_ASSERT(!memcmp(&x->valuedouble, &odd[k], sizeof(double)));
+			k++;
+		}
+		T_EQ(k, HP_ARRAY_LEN(odd));
+		cJSON_Delete(back);
+		cJSON_Delete(arr);
+	}
+	T_ASSERT(hp_pack_get(p, HP_PACK_NONE) == NULL);
+	T_EQ(hp_pack_put(p, NULL), HP_PACK_NONE);
+	hp_pack_free(p);
+}
+
+/* What is put twice is kept once: an equal value (or part of one) costs nothing more. */
+static void t_pack_shares_equal_values(void)
+{
+	char *out = pt_file("probe-debian-vm.txt");
+	struct hp_pack *p = hp_pack_new();
+	cJSON *a = hp_probe_parse(out, strlen(out)), *b = hp_probe_parse(out, strlen(out));
+	uint32_t ra, rb;
+	size_t values, bytes;
+	cJSON *back;
+
+	ra = hp_pack_put(p, a);
+	values = hp_pack_count(p);
+	bytes = hp_pack_bytes(p);
+	rb = hp_pack_put(p, b);
+	T_EQ(rb, ra);
+	T_EQ(hp_pack_count(p), values);
+	T_EQ(hp_pack_bytes(p), bytes);
+	/* One member changed: a new value for each object above it (node, the root), the rest shared. */
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(b, "node"), "hostname", cJSON_CreateString("other"));
+	rb = hp_pack_put(p, b);
+	T_ASSERT(rb != ra);
+	T_EQ(hp_pack_count(p), values + 2);
+	back = hp_pack_get(p, rb);
+	T_STREQ(hp_json_str(back, "node.hostname"), "other");
+	T_ASSERT(cJSON_Compare(back, b, 1));
+	cJSON_Delete(back);
+	back = hp_pack_get(p, ra);
+	T_ASSERT(cJSON_Compare(back, a, 1));
+	cJSON_Delete(back);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	hp_pack_free(p);
+	free(out);
+}
+
+/* A probes entry of a sweep or a file: the store's view of it. */
+static cJSON *store_entry(const char *state, const char *stdout_text, const char *stderr_text)
+{
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(e, "state", state);
+	cJSON_AddStringToObject(e, "reason", "");
+	cJSON_AddNumberToObject(e, "exit_code", 0);
+	if (stdout_text)
+		cJSON_AddStringToObject(e, "stdout", stdout_text);
+	cJSON_AddStringToObject(e, "stderr", stderr_text ? stderr_text : "");
+	cJSON_AddNumberToObject(e, "duration_ms", 2100);
+	return e;
+}
+
+/* The store: entries without raw output, their facts, order, lookup, and the document's precedence. */
+static void t_store_entries(void)
+{
+	char *out = pt_file("probe-debian-vm.txt"), *err = xmalloc(5001);
+	static const char *const order[] = { I3, "i-unknown", I1, I3 };
+	struct hp_snapshot s;
+	struct hp_probe_iter it;
+	const cJSON *e;
+	cJSON *ent, *f;
+	size_t n = 0;
+
+	memset(err, 'x', 5000);
+	err[5000] = '\0';
+	hp_snapshot_init(&s);
+	T_EQ(hp_probes_count(&s, "probes"), 0);
+	T_ASSERT(hp_probes_first(&s, "probes", &it) == NULL);
+	T_ASSERT(!hp_probes_stored(&s, "probes"));
+	hp_probes_reset(&s, "probes");
+	T_ASSERT(hp_probes_stored(&s, "probes"));
+	ent = store_entry("probed", out, err);
+	hp_probes_add(&s, "probes", I1, ent, hp_probe_parse(out, strlen(out)));
+	cJSON_Delete(ent);
+	ent = store_entry("unreachable", NULL, NULL);
+	hp_probes_add(&s, "probes", I2, ent, NULL);
+	cJSON_Delete(ent);
+	ent = store_entry("probed", "", "sh: 1: base64: not found");
+	hp_probes_add(&s, "probes", I3, ent, hp_probe_parse("", 0));
+	cJSON_Delete(ent);
+	T_EQ(hp_probes_count(&s, "probes"), 3);
+	/* Nothing went to the document. */
+	T_ASSERT(hp_snapshot_get(&s, "probes") == NULL);
+	for (e = hp_probes_first(&s, "probes", &it); e; e = hp_probes_next(&it)) {
+		static const char *const ids[] = { I1, I2, I3 };
+		const cJSON *se = cJSON_GetObjectItem(e, "stderr");
+
+		T_STREQ(e->string, ids[n]);
+		T_ASSERT(!cJSON_GetObjectItem(e, "stdout"));
+		T_ASSERT(cJSON_IsString(se));
+		T_ASSERT(strlen(se->valuestring) <= HP_FACTS_STDERR_KEEP);
+		f = hp_probes_facts(&it);
+		if (n == 0) {
+			T_EQ(strlen(se->valuestring), HP_FACTS_STDERR_KEEP);
+			T_STREQ(hp_json_str(f, "node.hostname"), "vm");
+		}
+		if (n == 1)
+			T_ASSERT(f == NULL);
+		if (n == 2)
+			T_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(f, "blocks")), 0);
+		cJSON_Delete(f);
+		n++;
+	}
+	T_EQ(n, 3);
+	/* The sweep's order: named ids first (each once; unknown ones skipped), the rest after. */
+	hp_probes_order(&s, "probes", order, HP_ARRAY_LEN(order));
+	e = hp_probes_first(&s, "probes", &it);
+	T_STREQ(e->string, I3);
+	e = hp_probes_next(&it);
+	T_STREQ(e->string, I1);
+	/* hp_facts_node on an entry the iterator handed out reads the store too. */
+	f = hp_facts_node(&s, e);
+	T_STREQ(hp_json_str(f, "node.hostname"), "vm");
+	cJSON_Delete(f);
+	e = hp_probes_next(&it);
+	T_STREQ(e->string, I2);
+	T_ASSERT(hp_probes_next(&it) == NULL);
+	/* Lookup by id, and facts a collector set win there too. */
+	e = hp_probes_find(&s, "probes", I1, &it);
+	T_ASSERT(e && !strcmp(e->string, I1));
+	hp_facts_set_node(&s, I1, cJSON_Parse("{\"node\":{\"hostname\":\"set\"}}"));
+	f = hp_probes_facts(&it);
+	T_STREQ(hp_json_str(f, "node.hostname"), "set");
+	cJSON_Delete(f);
+	hp_probes_end(&it);
+	T_ASSERT(hp_probes_find(&s, "probes", "i-none", &it) == NULL);
+	/* A later key keeps the store (it is not derived from the document). */
+	hp_snapshot_set(&s, "note", cJSON_CreateString("x"));
+	T_EQ(hp_probes_count(&s, "probes"), 3);
+	/* A document member of the key wins over the store; reset drops it again. */
+	hp_snapshot_set(&s, "probes", cJSON_Parse("{\"i-doc\":{\"state\":\"probed\",\"stdout\":\"\"}}"));
+	T_EQ(hp_probes_count(&s, "probes"), 1);
+	e = hp_probes_first(&s, "probes", &it);
+	T_STREQ(e->string, "i-doc");
+	T_ASSERT(hp_probes_next(&it) == NULL);
+	hp_probes_reset(&s, "probes");
+	T_ASSERT(hp_snapshot_get(&s, "probes") == NULL);
+	T_EQ(hp_probes_count(&s, "probes"), 0);
+	hp_snapshot_release(&s);
+	free(out);
+	free(err);
+}
+
+/* The checks read the store and the document alike: the same findings, word for word. */
+static void t_store_and_document_judge_alike(void)
+{
+	char *out = pt_file("probe-debian-vm.txt"), *doc, *stored;
+	struct hp_facts_counts n;
+	struct hp_probe_iter it;
+	const cJSON *e;
+	struct ck a, b;
+
+	eks_probed(&a, out, 1);
+	ck_run_all(&a);
+	doc = findings_text(&a.f);
+
+	eks_probed(&b, out, 1);
+	{
+		cJSON *probes = cJSON_DetachItemFromObject(b.snap.root, "probes");
+
+		hp_probes_reset(&b.snap, "probes");
+		cJSON_ArrayForEach(e, probes) {
+			const char *o = hp_json_str(e, "stdout");
+
+			hp_probes_add(&b.snap, "probes", e->string, e,
+				      o ? hp_probe_parse(o, strlen(o)) : NULL);
+		}
+		cJSON_Delete(probes);
+	}
+	T_EQ(hp_probes_count(&b.snap, "probes"), 3);
+	for (e = hp_probes_first(&b.snap, "probes", &it); e; e = hp_probes_next(&it))
+		T_ASSERT(!cJSON_GetObjectItem(e, "stdout"));
+	ck_run_all(&b);
+	stored = findings_text(&b.f);
+	T_STREQ(stored, doc);
+	/* The checks decoded nothing: the facts came with the entries. */
+	hp_facts_counts(&b.snap, &n);
+	T_EQ(n.probe, 0);
+	T_ASSERT(n.bytes > 0);
+	free(doc);
+	free(stored);
+	ck_free(&a);
+	ck_free(&b);
+	free(out);
+}
+
 T_MAIN(T(t_each_decoder_runs_once), T(t_slurm_decoded_once),
        T(t_collector_set_facts_read_the_same), T(t_replaced_key_is_decoded_again),
-       T(t_repeated_key_keeps_each_entry), T(t_many_nodes), T(t_kube_index), T(t_vpc_walk))
+       T(t_repeated_key_keeps_each_entry), T(t_many_nodes), T(t_kube_index), T(t_vpc_walk),
+       T(t_pack_round_trip), T(t_pack_shares_equal_values), T(t_store_entries),
+       T(t_store_and_document_judge_alike))

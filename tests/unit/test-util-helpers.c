@@ -11,6 +11,7 @@
 #include "hp/array.h"
 #include "hp/iso8601.h"
 #include "hp/json.h"
+#include "hp/pool.h"
 #include "t.h"
 
 struct item {
@@ -217,6 +218,61 @@ static void t_json_has_str(void)
 	cJSON_Delete(obj);
 }
 
+
+/* The string table keeps each string once, numbers them in order and never moves a copy. */
+static void t_strtab(void)
+{
+	struct hp_strtab t = HP_STRTAB_INIT;
+	const char *first;
+	char big[70000];
+	uint32_t i, id;
+
+	T_EQ(hp_strtab_adds(&t, "a"), 0);
+	T_EQ(hp_strtab_adds(&t, "b"), 1);
+	T_EQ(hp_strtab_adds(&t, "a"), 0);
+	T_EQ(hp_strtab_add(&t, "abc", 1), 0);
+	T_EQ(hp_strtab_add(&t, "bcd", 2), 2);
+	T_STREQ(hp_strtab_get(&t, 2), "bc");
+	T_EQ(hp_strtab_adds(&t, ""), 3);
+	first = hp_strtab_get(&t, 0);
+	for (i = 0; i < 20000; i++) {
+		char s[32];
+
+		snprintf(s, sizeof(s), "i-%017u", i);
+		T_EQ(hp_strtab_adds(&t, s), i + 4);
+	}
+	memset(big, 'z', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	id = hp_strtab_adds(&t, big);
+	T_EQ(hp_strtab_adds(&t, big), id);
+	T_EQ(strlen(hp_strtab_get(&t, id)), sizeof(big) - 1);
+	T_EQ(hp_strtab_adds(&t, "i-00000000000000017"), 21);
+	/* The first copy is where it was, whatever was added after it. */
+	T_ASSERT(hp_strtab_get(&t, 0) == first);
+	T_STREQ(first, "a");
+	T_EQ(t.n, 20005);
+	T_ASSERT(hp_strtab_bytes(&t) > 20000 * 20);
+	hp_strtab_release(&t);
+	T_EQ(t.n, 0);
+	T_EQ(hp_strtab_adds(&t, "again"), 0);
+	hp_strtab_release(&t);
+}
+
+static void t_arena(void)
+{
+	struct hp_arena a = HP_ARENA_INIT;
+	char *p = hp_arena_alloc(&a, 10), *q = hp_arena_alloc(&a, 100000), *r = hp_arena_alloc(&a, 3);
+
+	/* Aligned pieces, one after the other in a chunk; a big one in a chunk of its own. */
+	T_EQ((uintptr_t)p % 16, 0);
+	T_EQ((uintptr_t)r % 16, 0);
+	T_ASSERT(r == p + 16);
+	memset(q, 1, 100000);
+	T_EQ(a.nchunks, 2);
+	hp_arena_release(&a);
+	T_EQ(a.bytes, 0);
+}
+
 T_MAIN(T(t_array_push_grows_and_zeroes), T(t_array_append_reserve), T(t_array_sort),
        T(t_iso_forms_seen), T(t_iso_prefix_and_end), T(t_iso_bad_input), T(t_days_from_civil),
-       T(t_json_has_str))
+       T(t_json_has_str), T(t_strtab), T(t_arena))

@@ -1,12 +1,15 @@
 /*
  * The facts cache of a snapshot (include/hp/facts.h): each decoder's
- * result, made on first use and kept until the snapshot changes. Per-node
- * facts sit in a hash table by node id, packed (the tree printed as
- * compact JSON: smaller than the probe output it came from, where the
- * tree itself is several times larger) and unpacked for each reader. A
- * node may hold facts a collector set (they win) and facts decoded from a
- * "probes" entry (one per entry, so a document that repeats a key still
- * gets each entry's own facts).
+ * result, made on first use and kept until the snapshot changes, and the
+ * probe store: the entries of a sweep or a replayed file, each without its
+ * raw output, with the facts decoded from it.
+ *
+ * Everything is packed (pack.c) in one pack per snapshot. Facts by node id
+ * (set by a collector, or decoded from a document entry) sit in a hash
+ * table of records; a node may hold facts a collector set (they win) and
+ * facts decoded from a "probes" entry (one per entry, so a document that
+ * repeats a key still gets each entry's own facts). A store is a list of
+ * records (id, entry, facts) per key, with an index by id.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -20,14 +23,30 @@
 struct node_rec {
 	char *id;              /* owned copy of the node's key */
 	const cJSON *entry;    /* the "probes" entry decoded; NULL: set by a collector */
-	char *packed;          /* the facts as compact JSON (owned) */
+	uint32_t facts;        /* packed */
 	size_t next;           /* index + 1 of the next record in its bucket; 0: none */
 };
 
+struct store_rec {
+	uint32_t id;           /* the node id, packed (a string value) */
+	uint32_t entry;        /* the entry without its raw output */
+	uint32_t facts;        /* HP_PACK_NONE: none */
+	uint32_t next;         /* index + 1 of the next record with the same hash; 0: none */
+};
+
+struct store {
+	char *key;
+	HP_ARRAY(struct store_rec) recs;
+	uint32_t *buckets;     /* index + 1 of each bucket's first record; 0: empty */
+	size_t nbuckets;       /* 0 or a power of two */
+};
+
 struct hp_facts {
+	struct hp_pack *pack;
 	HP_ARRAY(struct node_rec) nodes;
 	size_t *buckets;       /* index + 1 of each bucket's first record; 0: empty */
 	size_t nbuckets;       /* 0 or a power of two */
+	HP_ARRAY(struct store) stores;
 	cJSON *slurm;          /* decoded controller probe, or NULL */
 	int slurm_done;
 	int controller_done;
@@ -50,6 +69,25 @@ void hp_facts_counts_all(struct hp_facts_counts *out)
 	out->probe = atomic_load(&runs_probe);
 	out->slurm = atomic_load(&runs_slurm);
 	out->kube = atomic_load(&runs_kube);
+	out->bytes = 0;
+}
+
+/* The outputs a probe sweep keeps, by snapshot key, and what decodes them. */
+static const struct {
+	const char *key;
+	hp_facts_decoder decode;
+} decoders[] = {
+	{ "probes", hp_probe_parse },
+};
+
+hp_facts_decoder hp_facts_decoder_of(const char *key)
+{
+	size_t i;
+
+	for (i = 0; key && i < HP_ARRAY_LEN(decoders); i++)
+		if (!strcmp(decoders[i].key, key))
+			return decoders[i].decode;
+	return NULL;
 }
 
 /* The cache of s, created on first use: the one part of a const snapshot that changes. */
@@ -57,8 +95,10 @@ static struct hp_facts *cache_of(const struct hp_snapshot *s)
 {
 	struct hp_snapshot *m = (struct hp_snapshot *)s;
 
-	if (!m->facts)
+	if (!m->facts) {
 		m->facts = xcalloc(1, sizeof(*m->facts));
+		m->facts->pack = hp_pack_new();
+	}
 	return m->facts;
 }
 
@@ -105,37 +145,14 @@ static struct node_rec *find(struct hp_facts *f, const char *id, const cJSON *en
 	return NULL;
 }
 
-/*
- * The facts tree as compact JSON, freed with cJSON_free. The decoders
- * store finite numbers only (include/hp/facts.h), so it reads back equal.
- */
-static char *pack(const cJSON *facts)
-{
-	char *text = cJSON_PrintUnformatted(facts);
-
-	if (!text)
-		hp_die("out of memory");
-	return text;
-}
-
-static cJSON *unpack(const char *packed)
-{
-	cJSON *facts = cJSON_Parse(packed);
-
-	/* What pack() printed always parses; only memory can run out. */
-	if (!facts)
-		hp_die("out of memory");
-	return facts;
-}
-
-static void insert(struct hp_facts *f, const char *id, const cJSON *entry, char *packed)
+static void insert(struct hp_facts *f, const char *id, const cJSON *entry, uint32_t facts)
 {
 	struct node_rec *r = hp_array_push(&f->nodes);
 	size_t b;
 
 	r->id = xstrdup(id);
 	r->entry = entry;
-	r->packed = packed;
+	r->facts = facts;
 	if (f->nodes.n * 4 > f->nbuckets * 3) {
 		rehash(f);
 		return;
@@ -145,7 +162,290 @@ static void insert(struct hp_facts *f, const char *id, const cJSON *entry, char 
 	f->buckets[b] = f->nodes.n;
 }
 
-cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry)
+/* ------------------------------------------------------------ the store */
+
+static struct store *store_of(const struct hp_facts *f, const char *key)
+{
+	size_t i;
+
+	if (!f)
+		return NULL;
+	for (i = 0; i < f->stores.n; i++)
+		if (!strcmp(f->stores.v[i].key, key))
+			return &f->stores.v[i];
+	return NULL;
+}
+
+static void store_index(struct store *st)
+{
+	size_t i, n = st->nbuckets ? st->nbuckets : 64;
+
+	while (n < 2 * st->recs.n)
+		n *= 2;
+	if (n != st->nbuckets) {
+		free(st->buckets);
+		st->buckets = xmalloc(n * sizeof(*st->buckets));
+		st->nbuckets = n;
+	}
+	memset(st->buckets, 0, n * sizeof(*st->buckets));
+	/* Backwards, so each bucket lists its records in store order. */
+	for (i = st->recs.n; i-- > 0;) {
+		size_t b = (size_t)st->recs.v[i].id & (n - 1);
+
+		st->recs.v[i].next = st->buckets[b];
+		st->buckets[b] = (uint32_t)i + 1;
+	}
+}
+
+/* The string number of id in the pack (each distinct string is one packed value). */
+static uint32_t id_ref(struct hp_facts *f, const char *id)
+{
+	cJSON tmp;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.type = cJSON_String;
+	tmp.valuestring = (char *)id;
+	return hp_pack_put(f->pack, &tmp);
+}
+
+int hp_probes_stored(const struct hp_snapshot *s, const char *key)
+{
+	return store_of(s->facts, key) != NULL;
+}
+
+void hp_probes_reset(struct hp_snapshot *s, const char *key)
+{
+	struct hp_facts *f = cache_of(s);
+	struct store *st = store_of(f, key);
+
+	while (s->root && cJSON_GetObjectItemCaseSensitive(s->root, key))
+		cJSON_DeleteItemFromObjectCaseSensitive(s->root, key);
+	if (!st) {
+		st = hp_array_push(&f->stores);
+		st->key = xstrdup(key);
+	}
+	st->recs.n = 0;
+	if (st->nbuckets)
+		memset(st->buckets, 0, st->nbuckets * sizeof(*st->buckets));
+}
+
+/* The entry as the store keeps it: no stdout, stderr cut. */
+static cJSON *slim(const cJSON *entry)
+{
+	const cJSON *c;
+	cJSON *out;
+
+	if (!cJSON_IsObject(entry))
+		return cJSON_Duplicate(entry, 1);
+	out = cJSON_CreateObject();
+	for (c = entry->child; c; c = c->next) {
+		cJSON *copy;
+
+		if (c->string && !strcmp(c->string, "stdout"))
+			continue;
+		if (c->string && !strcmp(c->string, "stderr") && cJSON_IsString(c) &&
+		    strlen(c->valuestring) > HP_FACTS_STDERR_KEEP) {
+			char *cut = xstrndup(c->valuestring, HP_FACTS_STDERR_KEEP);
+
+			copy = cJSON_CreateString(cut);
+			free(cut);
+		} else {
+			copy = cJSON_Duplicate(c, 1);
+		}
+		if (!copy)
+			hp_die("out of memory");
+		if (c->string)
+			cJSON_AddItemToObject(out, c->string, copy);
+		else
+			cJSON_AddItemToArray(out, copy);
+	}
+	return out;
+}
+
+void hp_probes_add(struct hp_snapshot *s, const char *key, const char *id, const cJSON *entry,
+		   cJSON *facts)
+{
+	struct hp_facts *f = cache_of(s);
+	struct store *st = store_of(f, key);
+	struct store_rec *r;
+	cJSON *kept;
+
+	if (!st) {
+		hp_probes_reset(s, key);
+		st = store_of(f, key);
+	}
+	if (st->recs.n >= UINT32_MAX - 1)
+		hp_die("out of memory (too many probe entries)");
+	kept = slim(entry);
+	r = hp_array_push(&st->recs);
+	r->id = id_ref(f, id ? id : "");
+	r->entry = hp_pack_put(f->pack, kept);
+	r->facts = facts ? hp_pack_put(f->pack, facts) : HP_PACK_NONE;
+	cJSON_Delete(kept);
+	cJSON_Delete(facts);
+	if (st->recs.n * 4 > st->nbuckets * 3) {
+		store_index(st);
+	} else {
+		size_t b = (size_t)r->id & (st->nbuckets - 1);
+
+		/* Appended last: it goes at the end of its bucket's list. */
+		if (!st->buckets[b]) {
+			st->buckets[b] = (uint32_t)st->recs.n;
+		} else {
+			uint32_t at = st->buckets[b];
+
+			while (st->recs.v[at - 1].next)
+				at = st->recs.v[at - 1].next;
+			st->recs.v[at - 1].next = (uint32_t)st->recs.n;
+		}
+	}
+}
+
+/* The first record of id (the string number idn) at or after the bucket head, or -1. */
+static long store_find(const struct store *st, uint32_t idn)
+{
+	uint32_t at;
+
+	if (!st->nbuckets)
+		return -1;
+	for (at = st->buckets[(size_t)idn & (st->nbuckets - 1)]; at; at = st->recs.v[at - 1].next)
+		if (st->recs.v[at - 1].id == idn)
+			return (long)at - 1;
+	return -1;
+}
+
+void hp_probes_order(struct hp_snapshot *s, const char *key, const char *const *ids, size_t n)
+{
+	struct hp_facts *f = cache_of(s);
+	struct store *st = store_of(f, key);
+	struct store_rec *out;
+	unsigned char *taken;
+	size_t i, k = 0;
+
+	if (!st || !st->recs.n)
+		return;
+	out = xmalloc(st->recs.n * sizeof(*out));
+	taken = xcalloc(st->recs.n, 1);
+	for (i = 0; i < n; i++) {
+		long at;
+
+		if (!ids[i])
+			continue;
+		at = store_find(st, id_ref(f, ids[i]));
+		if (at < 0 || taken[at])
+			continue;
+		taken[at] = 1;
+		out[k++] = st->recs.v[at];
+	}
+	for (i = 0; i < st->recs.n; i++)
+		if (!taken[i])
+			out[k++] = st->recs.v[i];
+	memcpy(st->recs.v, out, st->recs.n * sizeof(*out));
+	free(out);
+	free(taken);
+	store_index(st);
+}
+
+/* ------------------------------------------------------------ iterators */
+
+void hp_probes_end(struct hp_probe_iter *it)
+{
+	cJSON_Delete(it->cur);
+	it->cur = NULL;
+	it->at = NULL;
+}
+
+/* The store's record rec as the iterator's current entry. */
+static const cJSON *yield(struct hp_probe_iter *it, const struct store *st, size_t rec)
+{
+	struct hp_facts *f = it->s->facts;
+	const struct store_rec *r = &st->recs.v[rec];
+	cJSON *id;
+
+	cJSON_Delete(it->cur);
+	it->rec = rec;
+	it->next = rec + 1;
+	it->cur = hp_pack_get(f->pack, r->entry);
+	if (!it->cur)
+		it->cur = cJSON_CreateNull();
+	/* The key of a member is its node id (a string of the pack). */
+	id = hp_pack_get(f->pack, r->id);
+	it->cur->string = id->valuestring;
+	it->cur->type |= cJSON_StringIsConst;
+	cJSON_Delete(id);
+	return it->cur;
+}
+
+static void iter_init(const struct hp_snapshot *s, const char *key, struct hp_probe_iter *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->s = s;
+	it->key = key;
+	it->member = s->root ? cJSON_GetObjectItemCaseSensitive(s->root, key) : NULL;
+}
+
+const cJSON *hp_probes_first(const struct hp_snapshot *s, const char *key, struct hp_probe_iter *it)
+{
+	const struct store *st;
+
+	iter_init(s, key, it);
+	if (it->member) {
+		it->at = it->member->child;
+		return it->at;
+	}
+	st = store_of(s->facts, key);
+	if (!st || !st->recs.n)
+		return NULL;
+	return yield(it, st, 0);
+}
+
+const cJSON *hp_probes_next(struct hp_probe_iter *it)
+{
+	const struct store *st;
+
+	if (it->member) {
+		it->at = it->at ? it->at->next : NULL;
+		return it->at;
+	}
+	st = store_of(it->s->facts, it->key);
+	if (!st || !it->cur || it->next >= st->recs.n) {
+		hp_probes_end(it);
+		return NULL;
+	}
+	return yield(it, st, it->next);
+}
+
+const cJSON *hp_probes_find(const struct hp_snapshot *s, const char *key, const char *id,
+			    struct hp_probe_iter *it)
+{
+	const struct store *st;
+	long at;
+
+	iter_init(s, key, it);
+	if (it->member) {
+		it->at = cJSON_GetObjectItemCaseSensitive(it->member, id);
+		return it->at;
+	}
+	st = store_of(s->facts, key);
+	if (!st || (at = store_find(st, id_ref(s->facts, id))) < 0)
+		return NULL;
+	return yield(it, st, (size_t)at);
+}
+
+size_t hp_probes_count(const struct hp_snapshot *s, const char *key)
+{
+	const cJSON *m = s->root ? cJSON_GetObjectItemCaseSensitive(s->root, key) : NULL;
+	const struct store *st;
+
+	if (m)
+		return (size_t)cJSON_GetArraySize(m);
+	st = store_of(s->facts, key);
+	return st ? st->recs.n : 0;
+}
+
+/* The document entry's facts: set by a collector, else decoded once with decode. */
+static cJSON *member_facts(const struct hp_snapshot *s, const cJSON *entry,
+			   hp_facts_decoder decode)
 {
 	struct hp_facts *f = cache_of(s);
 	const char *id = entry && entry->string ? entry->string : "";
@@ -153,16 +453,58 @@ cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry)
 	struct node_rec *r;
 	cJSON *facts;
 
+	if ((r = find(f, id, NULL)) || (r = find(f, id, entry)))
+		return hp_pack_get(f->pack, r->facts);
+	out = cJSON_GetObjectItemCaseSensitive(entry, "stdout");
+	facts = cJSON_IsString(out) ? decode(out->valuestring, strlen(out->valuestring))
+				    : decode("", 0);
+	f->counts.probe++;
+	insert(f, id, entry, hp_pack_put(f->pack, facts));
+	return facts;
+}
+
+/* The facts of store record rec (node id): set by a collector for the id, else its own. */
+static cJSON *record_facts(struct hp_facts *f, const struct store *st, size_t rec, const char *id)
+{
+	struct node_rec *set;
+
+	if (!st || rec >= st->recs.n)
+		return NULL;
+	if (id && (set = find(f, id, NULL)))
+		return hp_pack_get(f->pack, set->facts);
+	return hp_pack_get(f->pack, st->recs.v[rec].facts);
+}
+
+cJSON *hp_probes_facts(const struct hp_probe_iter *it)
+{
+	hp_facts_decoder decode = hp_facts_decoder_of(it->key);
+
+	if (it->member) {
+		if (!it->at || !decode)
+			return NULL;
+		return member_facts(it->s, it->at, decode);
+	}
+	if (!it->cur)
+		return NULL;
+	return record_facts(it->s->facts, store_of(it->s->facts, it->key), it->rec, it->cur->string);
+}
+
+cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry)
+{
+	struct hp_facts *f = cache_of(s);
+	const struct store *st;
+	long at;
+
 	if (!entry)
 		return NULL;
-	if ((r = find(f, id, NULL)) || (r = find(f, id, entry)))
-		return unpack(r->packed);
-	out = cJSON_GetObjectItemCaseSensitive(entry, "stdout");
-	facts = cJSON_IsString(out) ? hp_probe_parse(out->valuestring, strlen(out->valuestring))
-				    : hp_probe_parse("", 0);
-	f->counts.probe++;
-	insert(f, id, entry, pack(facts));
-	return facts;
+	/*
+	 * With "probes" in the store, the entry is one an iterator handed out:
+	 * the first record of its id has its facts.
+	 */
+	if (!hp_snapshot_get(s, "probes") && entry->string && (st = store_of(f, "probes")) &&
+	    (at = store_find(st, id_ref(f, entry->string))) >= 0)
+		return record_facts(f, st, (size_t)at, entry->string);
+	return member_facts(s, entry, hp_probe_parse);
 }
 
 void hp_facts_set_node(struct hp_snapshot *s, const char *id, cJSON *facts)
@@ -172,12 +514,10 @@ void hp_facts_set_node(struct hp_snapshot *s, const char *id, cJSON *facts)
 
 	if (!facts)
 		return;
-	if (r) {
-		cJSON_free(r->packed);
-		r->packed = pack(facts);
-	} else {
-		insert(f, id, NULL, pack(facts));
-	}
+	if (r)
+		r->facts = hp_pack_put(f->pack, facts);
+	else
+		insert(f, id, NULL, hp_pack_put(f->pack, facts));
 	cJSON_Delete(facts);
 }
 
@@ -233,8 +573,16 @@ const struct hp_kube_index *hp_facts_kube(const struct hp_snapshot *s)
 void hp_facts_counts(const struct hp_snapshot *s, struct hp_facts_counts *out)
 {
 	static const struct hp_facts_counts none;
+	size_t i;
 
 	*out = s->facts ? s->facts->counts : none;
+	if (!s->facts)
+		return;
+	out->bytes = hp_pack_bytes(s->facts->pack) + s->facts->nodes.alloc * sizeof(struct node_rec) +
+		     s->facts->nbuckets * sizeof(size_t);
+	for (i = 0; i < s->facts->stores.n; i++)
+		out->bytes += s->facts->stores.v[i].recs.alloc * sizeof(struct store_rec) +
+			      s->facts->stores.v[i].nbuckets * sizeof(uint32_t);
 }
 
 void hp_facts_forget(struct hp_snapshot *s)
@@ -247,12 +595,10 @@ void hp_facts_forget(struct hp_snapshot *s)
 	for (i = 0; i < f->nodes.n; i++) {
 		struct node_rec *r = &f->nodes.v[i];
 
-		if (r->entry) {
+		if (r->entry)
 			free(r->id);
-			cJSON_free(r->packed);
-		} else {
+		else
 			f->nodes.v[kept++] = *r;
-		}
 	}
 	f->nodes.n = kept;
 	if (f->nbuckets)
@@ -271,13 +617,18 @@ void hp_facts_free(struct hp_facts *f)
 
 	if (!f)
 		return;
-	for (i = 0; i < f->nodes.n; i++) {
+	for (i = 0; i < f->nodes.n; i++)
 		free(f->nodes.v[i].id);
-		cJSON_free(f->nodes.v[i].packed);
-	}
 	hp_array_release(&f->nodes);
 	free(f->buckets);
+	for (i = 0; i < f->stores.n; i++) {
+		free(f->stores.v[i].key);
+		hp_array_release(&f->stores.v[i].recs);
+		free(f->stores.v[i].buckets);
+	}
+	hp_array_release(&f->stores);
 	cJSON_Delete(f->slurm);
 	hp_kube_index_free(f->kube);
+	hp_pack_free(f->pack);
 	free(f);
 }

@@ -5,6 +5,8 @@
 #ifndef HP_FACTS_INT_H
 #define HP_FACTS_INT_H
 
+#include <stdint.h>
+
 #include "hp/facts.h"
 
 /* The Kubernetes node index of a snapshot (kube.c); freed with hp_kube_index_free. */
@@ -14,5 +16,22 @@ void hp_kube_index_free(struct hp_kube_index *x);
 /* Count one run of a decoder in the process-wide totals (hp_facts_counts_all). */
 enum facts_decoder { FACTS_PROBE, FACTS_SLURM, FACTS_KUBE };
 void hp_facts_count_run(enum facts_decoder d);
+
+/*
+ * Packed JSON values (pack.c): each value kept once, compactly; numbers
+ * name them. hp_pack_put stores a value (an equal one stored before gives
+ * the same number); hp_pack_get builds a fresh tree of it whose strings
+ * point into the pack (valid until hp_pack_free; cJSON_Delete frees the
+ * tree alone). Not locked: puts are serialised by the caller, and no get
+ * runs during a put.
+ */
+#define HP_PACK_NONE UINT32_MAX
+struct hp_pack;
+struct hp_pack *hp_pack_new(void);
+void hp_pack_free(struct hp_pack *p);
+uint32_t hp_pack_put(struct hp_pack *p, const cJSON *v);     /* HP_PACK_NONE for NULL */
+cJSON *hp_pack_get(const struct hp_pack *p, uint32_t ref);   /* NULL for HP_PACK_NONE */
+size_t hp_pack_bytes(const struct hp_pack *p);               /* memory held */
+size_t hp_pack_count(const struct hp_pack *p);               /* distinct values */
 
 #endif
