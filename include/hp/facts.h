@@ -295,8 +295,18 @@ void hp_probes_reset(struct hp_snapshot *s, const char *key);
 void hp_probes_add(struct hp_snapshot *s, const char *key, const char *id, const cJSON *entry,
 		   cJSON *facts);
 void hp_probes_order(struct hp_snapshot *s, const char *key, const char *const *ids, size_t n);
+/*
+ * An entry as a file holds it (with its raw output): its facts decoded
+ * with key's decoder (counted as the cache's run; an entry that is not an
+ * object has none), then hp_probes_add. The snapshot reader's way in.
+ */
+void hp_probes_add_raw(struct hp_snapshot *s, const char *key, const cJSON *entry);
+/* The ids of key's stored entries in order, into *ids (caller frees the array); the count. */
+size_t hp_probes_ids(const struct hp_snapshot *s, const char *key, const char ***ids);
 /* Whether key's entries are in the store (not the document). */
 int hp_probes_stored(const struct hp_snapshot *s, const char *key);
+/* The key of the snapshot's i-th store (in the order they were made), NULL past the last. */
+const char *hp_probes_store_key(const struct hp_snapshot *s, size_t i);
 
 /* ------------------------------------------------------------ the cache */
 

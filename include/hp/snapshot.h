@@ -44,7 +44,12 @@
  *                marker was not seen), duration_ms, group, instance_type,
  *                transport, start_attempts, terminated, stdout_capped}} —
  *               one entry per node chosen for the SSM sweep (and per node
- *               skipped because it is not Running)
+ *               skipped because it is not Running). In memory the sweep's
+ *               entries are in the probe store (include/hp/facts.h), without
+ *               the raw output; in a saved file they come in the order the
+ *               sessions ended, and
+ *   probes_order  [instance ids] gives the order the sweep chose them in,
+ *               which a replay restores (absent: the file's order)
  *   probes_meta {transport, concurrency, rate_per_s, timeout_s, selection
  *                (all|node|sample), sample, requested, probed, unreachable,
  *                skipped, wall_ms, plugin_version | plugin_error, note (why
@@ -119,6 +124,18 @@
  *
  * Later collectors add keys (kube, probes); a new kind of fact is one more key.
  *
+ * The file. hp_snapshot_save writes the document as cJSON_Print would, one
+ * member after another, so no copy of the whole text is ever made. When a
+ * file is being saved while collecting (hp_snapshot_stream_open, before the
+ * sweep), each probe entry goes to it with its raw output as soon as its
+ * node is done (hp_snapshot_stream_entry), first in the file, and the raw
+ * text is not kept in memory; hp_snapshot_save then adds the rest and
+ * renames the file into place. hp_snapshot_load reads a file member by
+ * member and the members that hold probe sweeps (hp_facts_decoder_of) entry
+ * by entry, each decoded into the probe store at once; no entry may be
+ * larger than HP_SNAPSHOT_MAX_ENTRY bytes, nor the file than
+ * HP_SNAPSHOT_MAX_BYTES.
+ *
  * Beside the document, the snapshot owns the cache of what the decoders
  * made of it (include/hp/facts.h). The cache is the one part a const
  * snapshot may change (filled on first read); hp_snapshot_set, _load and
@@ -129,17 +146,24 @@
 #define HP_SNAPSHOT_H
 
 #include <cjson/cJSON.h>
+#include <stdint.h>
 
 #include "hp/err.h"
 #include "hp/sys.h"
 
 #define HP_SNAPSHOT_VERSION 1
 
+/* The largest snapshot file read, and the largest probe entry in it (text). */
+#define HP_SNAPSHOT_MAX_BYTES ((uint64_t)4 << 30)
+#define HP_SNAPSHOT_MAX_ENTRY ((size_t)16 << 20)
+
 struct hp_facts;
+struct hp_snap_stream;
 
 struct hp_snapshot {
 	cJSON *root;
 	struct hp_facts *facts;   /* decoded facts, created on first use; NULL until then */
+	struct hp_snap_stream *stream;  /* the file being saved as it is collected, or NULL */
 };
 
 void hp_snapshot_init(struct hp_snapshot *s);
@@ -151,11 +175,41 @@ const cJSON *hp_snapshot_get(const struct hp_snapshot *s, const char *key);
 void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char *action,
 			  const char *cls, const char *code, const char *message, long status);
 
-/* Serialise to / load from a JSON file. Load validates the version. */
-int hp_snapshot_save(const struct hp_snapshot *s, struct hp_sys *sys, const char *path,
+/*
+ * Serialise to / load from a JSON file. Save writes path (or finishes the
+ * file hp_snapshot_stream_open began, whatever path says); load validates
+ * the version and replaces what s held only when the whole file was good.
+ */
+int hp_snapshot_save(struct hp_snapshot *s, struct hp_sys *sys, const char *path,
 		     struct hp_error *e);
 int hp_snapshot_load(struct hp_snapshot *s, struct hp_sys *sys, const char *path,
 		     struct hp_error *e);
+
+/*
+ * Saving while collecting. stream_open starts path's file (with save's
+ * refusals, at once; -1 with e set). stream_entry appends one entry of
+ * key's sweep, id, with its raw output out/err (NUL-free; NULL: the
+ * entry's own "stdout"/"stderr" members) standing for the entry's
+ * "stdout"/"stderr" members; one key is streamed at a time, and
+ * stream_end(key) closes it with key + "_order" (the store's order of
+ * key). A write error is kept and reported by hp_snapshot_save.
+ * stream_abort gives up: the file never appears. hp_snapshot_release
+ * aborts a stream still open.
+ */
+int hp_snapshot_stream_open(struct hp_snapshot *s, struct hp_sys *sys, const char *path,
+			    struct hp_error *e);
+int hp_snapshot_streaming(const struct hp_snapshot *s);
+void hp_snapshot_stream_entry(struct hp_snapshot *s, const char *key, const char *id,
+			      const cJSON *entry, const char *out, size_t out_len, const char *err,
+			      size_t err_len);
+void hp_snapshot_stream_end(struct hp_snapshot *s, const char *key);
+void hp_snapshot_stream_abort(struct hp_snapshot *s);
+/*
+ * The most bytes of its file the last hp_snapshot_load held at once (its
+ * read window): about the largest member or entry, whatever the file's
+ * size (tests and benches show it).
+ */
+size_t hp_snapshot_load_window(void);
 
 /* Convenience for checks: cluster name, ARN, id (last ARN segment), orchestrator. */
 const char *hp_snap_cluster_name(const struct hp_snapshot *s);

@@ -125,6 +125,30 @@ struct hp_stream {
 /* write_file's mode for ordinary output: 0666 less the process umask, as a new file gets. */
 #define HP_SYS_MODE_DEFAULT (-1)
 
+/* A file read in pieces (a snapshot replayed node by node). */
+struct hp_file_in {
+	/* Up to n bytes: >0 bytes read, 0 at the end, -1 (errno set) on an error. */
+	long (*read)(struct hp_file_in *f, void *p, size_t n);
+	/* Close the file and free f. */
+	void (*close)(struct hp_file_in *f);
+	void *impl;
+};
+
+/*
+ * A file written in pieces and made whole at the end (a snapshot saved as
+ * it is collected, a report written as it is rendered): the pieces go to a
+ * temporary file beside the path, which commit renames over it.
+ */
+struct hp_file_out {
+	/* Append n bytes: 0, or -1 with errno set (the file is then abandoned at commit). */
+	int (*write)(struct hp_file_out *f, const void *p, size_t n);
+	/* fsync, rename over the path and free f: 0, or -1 with errno (nothing left behind). */
+	int (*commit)(struct hp_file_out *f);
+	/* Remove the temporary file and free f. */
+	void (*abort)(struct hp_file_out *f);
+	void *impl;
+};
+
 struct hp_sys {
 	/* Returns 0 when a reply (any status) arrived, -1 on transport failure. */
 	int (*http)(struct hp_sys *sys, const struct hp_http_req *req, struct hp_http_resp *resp);
@@ -172,6 +196,17 @@ struct hp_sys {
 	struct hp_stream *(*tls_connect)(struct hp_sys *sys, const char *authority,
 					 const char *ca_bundle, int64_t deadline, char *err,
 					 size_t errn);
+	/*
+	 * Opens a file to read in pieces, with read_file's checks: a regular
+	 * file (or /dev/null, read as empty) of at most max bytes, else NULL
+	 * with errno (EINVAL, EISDIR, EFBIG) before any byte is read.
+	 */
+	struct hp_file_in *(*open_read)(struct hp_sys *sys, const char *path, uint64_t max);
+	/*
+	 * Starts writing path in pieces (struct hp_file_out) with write_file's
+	 * mode and refusals, checked here: NULL with errno when it cannot.
+	 */
+	struct hp_file_out *(*open_write)(struct hp_sys *sys, const char *path, int mode);
 	void *impl;
 };
 

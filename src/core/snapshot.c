@@ -1,7 +1,14 @@
 /*
  * The cluster snapshot (include/hp/snapshot.h): one cJSON document holding
- * every collected fact, saved to and loaded from a file, plus the getters
- * checks share. It never talks to AWS; collectors fill it.
+ * every collected fact, beside the probe store of the facts cache, saved to
+ * and loaded from a file, plus the getters checks share. It never talks to
+ * AWS; collectors fill it.
+ *
+ * The file is written member by member in cJSON_Print's layout, through
+ * sys->open_write, and the probe entries of a sweep may be written while
+ * it runs (hp_snapshot_stream_*). It is read back member by member through
+ * sys->open_read: a member that holds a probe sweep entry by entry into
+ * the store, so memory follows the largest entry, not the file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,8 +19,10 @@
 #include "hp/json.h"
 #include "hp/snapshot.h"
 
-/* A snapshot of 20,000 nodes is about 10 MB; leave room for later keys. */
-#define SNAPSHOT_MAX_BYTES ((size_t)256 << 20)
+/* Bytes gathered before a write to the file. */
+#define WRITE_CHUNK ((size_t)64 << 10)
+/* Bytes asked of the file per read. */
+#define READ_CHUNK ((size_t)64 << 10)
 
 static cJSON *new_root(void)
 {
@@ -27,10 +36,12 @@ void hp_snapshot_init(struct hp_snapshot *s)
 {
 	s->root = new_root();
 	s->facts = NULL;
+	s->stream = NULL;
 }
 
 void hp_snapshot_release(struct hp_snapshot *s)
 {
+	hp_snapshot_stream_abort(s);
 	cJSON_Delete(s->root);
 	s->root = NULL;
 	hp_facts_free(s->facts);
@@ -93,93 +104,797 @@ void hp_snapshot_add_call(struct hp_snapshot *s, const char *service, const char
 	cJSON_AddItemToArray(calls, call);
 }
 
-int hp_snapshot_save(const struct hp_snapshot *s, struct hp_sys *sys, const char *path,
-		     struct hp_error *e)
-{
-	char *text;
-	size_t len;
-	int err = 0;
+/* ---------------------------------------------------------------- writing */
 
-	if (!s->root)
-		return hp_error_set(e, HP_ERR_INTERNAL, "snapshot is empty");
-	text = cJSON_Print(s->root);
+/* The file being written, and what was gathered for it. */
+struct wfile {
+	struct hp_file_out *out;
+	struct hp_buf pend;
+	int err;                /* the first write error (errno) */
+	size_t members;         /* root members written so far */
+};
+
+struct hp_snap_stream {
+	struct wfile w;
+	char *path;             /* for messages */
+	char *key;              /* the member whose entries are being written, or NULL */
+	size_t entries;         /* written into it */
+	char **done;            /* members written whole by the stream (and each "<key>_order") */
+	size_t ndone, done_alloc;
+};
+
+static void w_flush(struct wfile *w)
+{
+	if (w->pend.len && !w->err && w->out->write(w->out, w->pend.buf, w->pend.len))
+		w->err = errno ? errno : EIO;
+	hp_buf_reset(&w->pend);
+}
+
+static void w_put(struct wfile *w, const void *p, size_t n)
+{
+	if (n >= WRITE_CHUNK) {
+		w_flush(w);
+		if (!w->err && w->out->write(w->out, p, n))
+			w->err = errno ? errno : EIO;
+		return;
+	}
+	if (w->pend.len + n > WRITE_CHUNK)
+		w_flush(w);
+	hp_buf_putn(&w->pend, p, n);
+}
+
+static void w_puts(struct wfile *w, const char *s)
+{
+	w_put(w, s, strlen(s));
+}
+
+/* n raw bytes as a JSON string, escaped as cJSON escapes them. */
+static void w_str(struct wfile *w, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, from = 0;
+
+	w_put(w, "\"", 1);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[8];
+		size_t k = 0;
+
+		if (c >= 32 && c != '"' && c != '\\')
+			continue;
+		w_put(w, s + from, i - from);
+		from = i + 1;
+		esc[k++] = '\\';
+		switch (c) {
+		case '"': esc[k++] = '"'; break;
+		case '\\': esc[k++] = '\\'; break;
+		case '\b': esc[k++] = 'b'; break;
+		case '\f': esc[k++] = 'f'; break;
+		case '\n': esc[k++] = 'n'; break;
+		case '\r': esc[k++] = 'r'; break;
+		case '\t': esc[k++] = 't'; break;
+		default:
+			esc[k++] = 'u';
+			esc[k++] = '0';
+			esc[k++] = '0';
+			esc[k++] = hex[c >> 4];
+			esc[k++] = hex[c & 15];
+		}
+		w_put(w, esc, k);
+	}
+	w_put(w, s + from, n - from);
+	w_put(w, "\"", 1);
+}
+
+/* A value as cJSON prints it: compact, or formatted one level in (root members). */
+static void w_value(struct wfile *w, const cJSON *v, int formatted)
+{
+	char *text = formatted ? cJSON_Print(v) : cJSON_PrintUnformatted(v);
+	const char *p, *nl;
+
 	if (!text)
 		hp_die("out of memory");
-	len = strlen(text);
-	{
-		/* The document and its final newline, written in one piece. */
-		char *full = xmalloc(len + 2);
-
-		memcpy(full, text, len);
-		full[len] = '\n';
-		full[len + 1] = '\0';
-		cJSON_free(text);
-		if (sys->write_file(sys, path, full, len + 1, 0600) < 0)
-			err = errno ? errno : EIO;
-		free(full);
+	if (!formatted) {
+		w_puts(w, text);
+	} else {
+		/* Each line of the member one tab further in, as inside the root object. */
+		for (p = text; (nl = strchr(p, '\n')); p = nl + 1) {
+			w_put(w, p, (size_t)(nl - p) + 1);
+			w_put(w, "\t", 1);
+		}
+		w_puts(w, p);
 	}
-	if (err == ELOOP)
+	cJSON_free(text);
+}
+
+/* The next root member's start: "\t"key":\t", after a separator when one came before. */
+static void w_member(struct wfile *w, const char *key)
+{
+	w_puts(w, w->members++ ? ",\n\t" : "\n\t");
+	w_str(w, key, strlen(key));
+	w_puts(w, ":\t");
+}
+
+static int w_open(struct wfile *w, struct hp_sys *sys, const char *path, struct hp_error *e)
+{
+	memset(w, 0, sizeof(*w));
+	hp_buf_init(&w->pend, WRITE_CHUNK + 16);
+	w->out = sys->open_write(sys, path, 0600);
+	if (w->out) {
+		w_puts(w, "{");
+		return 0;
+	}
+	if (errno == ELOOP)
 		return hp_error_set(e, HP_ERR_FILE, "cannot write snapshot '%s': it is a symbolic "
 				    "link (write to the file itself)", path);
-	if (err == EINVAL)
+	if (errno == EINVAL)
 		return hp_error_set(e, HP_ERR_FILE, "cannot write snapshot '%s': it exists and is "
 				    "not a regular file", path);
+	return hp_error_set(e, HP_ERR_FILE, "cannot write snapshot '%s': %s", path,
+			    strerror(errno ? errno : EIO));
+}
+
+/* End the document and put the file in place; -1 with e set when anything failed. */
+static int w_close(struct wfile *w, const char *path, struct hp_error *e)
+{
+	int err;
+
+	w_puts(w, w->members ? "\n}\n" : "}\n");
+	w_flush(w);
+	hp_buf_release(&w->pend);
+	err = w->err;
+	if (err)
+		w->out->abort(w->out);
+	else if (w->out->commit(w->out))
+		err = errno ? errno : EIO;
+	w->out = NULL;
 	if (err)
 		return hp_error_set(e, HP_ERR_FILE, "cannot write snapshot '%s': %s", path,
 				    strerror(err));
 	return 0;
 }
 
+/* One probe entry: its members compact, the raw output in place of stdout/stderr when given. */
+static void w_entry(struct wfile *w, const cJSON *entry, const char *out, size_t out_len,
+		    const char *err, size_t err_len)
+{
+	const cJSON *c;
+	int first = 1;
+
+	if (!cJSON_IsObject(entry)) {
+		w_value(w, entry, 0);
+		return;
+	}
+	w_put(w, "{", 1);
+	for (c = entry->child; c; c = c->next) {
+		if (!first)
+			w_put(w, ",", 1);
+		first = 0;
+		w_str(w, c->string ? c->string : "", c->string ? strlen(c->string) : 0);
+		w_put(w, ":", 1);
+		if (out && c->string && !strcmp(c->string, "stdout"))
+			w_str(w, out, out_len);
+		else if (err && c->string && !strcmp(c->string, "stderr"))
+			w_str(w, err, err_len);
+		else
+			w_value(w, c, 0);
+	}
+	w_put(w, "}", 1);
+}
+
+static int stream_done(const struct hp_snap_stream *st, const char *key)
+{
+	size_t i;
+
+	for (i = 0; st && i < st->ndone; i++)
+		if (!strcmp(st->done[i], key))
+			return 1;
+	return 0;
+}
+
+static void mark_done(struct hp_snap_stream *st, const char *key)
+{
+	if (st->ndone == st->done_alloc) {
+		st->done_alloc = st->done_alloc ? 2 * st->done_alloc : 8;
+		st->done = xrealloc(st->done, st->done_alloc * sizeof(*st->done));
+	}
+	st->done[st->ndone++] = xstrdup(key);
+}
+
+int hp_snapshot_stream_open(struct hp_snapshot *s, struct hp_sys *sys, const char *path,
+			    struct hp_error *e)
+{
+	struct hp_snap_stream *st = xcalloc(1, sizeof(*st));
+
+	hp_snapshot_stream_abort(s);
+	if (w_open(&st->w, sys, path, e)) {
+		free(st);
+		return -1;
+	}
+	st->path = xstrdup(path);
+	w_member(&st->w, "version");
+	w_puts(&st->w, "1");
+	s->stream = st;
+	return 0;
+}
+
+int hp_snapshot_streaming(const struct hp_snapshot *s)
+{
+	return s->stream != NULL;
+}
+
+void hp_snapshot_stream_end(struct hp_snapshot *s, const char *key)
+{
+	struct hp_snap_stream *st = s->stream;
+	const char **ids;
+	char *order;
+	size_t n, i;
+
+	if (!st || !st->key || strcmp(st->key, key))
+		return;
+	w_puts(&st->w, "\n\t}");
+	mark_done(st, key);
+	order = xasprintf("%s_order", key);
+	mark_done(st, order);
+	n = hp_probes_ids(s, key, &ids);
+	if (n) {
+		w_member(&st->w, order);
+		w_put(&st->w, "[", 1);
+		for (i = 0; i < n; i++) {
+			if (i)
+				w_put(&st->w, ", ", 2);
+			w_str(&st->w, ids[i], strlen(ids[i]));
+		}
+		w_put(&st->w, "]", 1);
+	}
+	free(ids);
+	free(order);
+	free(st->key);
+	st->key = NULL;
+	st->entries = 0;
+}
+
+void hp_snapshot_stream_entry(struct hp_snapshot *s, const char *key, const char *id,
+			      const cJSON *entry, const char *out, size_t out_len, const char *err,
+			      size_t err_len)
+{
+	struct hp_snap_stream *st = s->stream;
+
+	if (!st)
+		return;
+	if (st->key && strcmp(st->key, key))
+		hp_snapshot_stream_end(s, st->key);
+	if (!st->key) {
+		st->key = xstrdup(key);
+		w_member(&st->w, key);
+		w_put(&st->w, "{", 1);
+	}
+	w_puts(&st->w, st->entries++ ? ",\n\t\t" : "\n\t\t");
+	w_str(&st->w, id ? id : "", id ? strlen(id) : 0);
+	w_put(&st->w, ":\t", 2);
+	w_entry(&st->w, entry, out, out_len, err, err_len);
+}
+
+static void stream_free(struct hp_snap_stream *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ndone; i++)
+		free(st->done[i]);
+	free(st->done);
+	free(st->key);
+	free(st->path);
+	hp_buf_release(&st->w.pend);
+	free(st);
+}
+
+void hp_snapshot_stream_abort(struct hp_snapshot *s)
+{
+	struct hp_snap_stream *st = s->stream;
+
+	if (!st)
+		return;
+	if (st->w.out)
+		st->w.out->abort(st->w.out);
+	stream_free(st);
+	s->stream = NULL;
+}
+
+/* A store never streamed (no file open during its sweep): its entries as they are kept. */
+static void w_store(struct wfile *w, const struct hp_snapshot *s, const char *key)
+{
+	struct hp_probe_iter it;
+	const cJSON *e;
+	size_t n = 0;
+
+	w_member(w, key);
+	w_put(w, "{", 1);
+	for (e = hp_probes_first(s, key, &it); e; e = hp_probes_next(&it)) {
+		w_puts(w, n++ ? ",\n\t\t" : "\n\t\t");
+		w_str(w, e->string ? e->string : "", e->string ? strlen(e->string) : 0);
+		w_put(w, ":\t", 2);
+		w_entry(w, e, NULL, 0, NULL, 0);
+	}
+	w_puts(w, "\n\t}");
+}
+
+int hp_snapshot_save(struct hp_snapshot *s, struct hp_sys *sys, const char *path,
+		     struct hp_error *e)
+{
+	struct hp_snap_stream *st = s->stream;
+	struct wfile own, *w = &own;
+	const char *key;
+	const cJSON *c;
+	size_t i;
+	int rc;
+
+	if (!s->root)
+		return hp_error_set(e, HP_ERR_INTERNAL, "snapshot is empty");
+	if (st) {
+		if (st->key)
+			hp_snapshot_stream_end(s, st->key);
+		w = &st->w;
+	} else if (w_open(w, sys, path, e)) {
+		return -1;
+	}
+	for (c = s->root->child; c; c = c->next) {
+		key = c->string ? c->string : "";
+
+		/* The stream began with the version and wrote its sweeps whole. */
+		if (st && (!strcmp(key, "version") || stream_done(st, key)))
+			continue;
+		/* A member of the document wins over a store of the same key (hp_probes_first). */
+		w_member(w, key);
+		w_value(w, c, 1);
+	}
+	for (i = 0; (key = hp_probes_store_key(s, i)); i++)
+		if (!hp_snapshot_get(s, key) && !stream_done(st, key) && hp_probes_count(s, key))
+			w_store(w, s, key);
+	rc = w_close(w, st ? st->path : path, e);
+	if (st) {
+		stream_free(st);
+		s->stream = NULL;
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+/* The read window's high-water mark of the last load (hp_snapshot_load_window). */
+static size_t last_window;
+
+size_t hp_snapshot_load_window(void)
+{
+	return last_window;
+}
+
+struct rfile {
+	struct hp_file_in *in;
+	char *buf;              /* bytes [pos, len) not yet taken */
+	size_t pos, len, alloc;
+	uint64_t base;          /* file offset of buf[0] */
+	int eof, err;
+};
+
+/* At least want bytes after pos, unless the file ends first; -1 on a read error. */
+static int r_fill(struct rfile *r, size_t want)
+{
+	while (r->len - r->pos < want && !r->eof) {
+		long got;
+
+		if (r->pos && r->pos >= r->len / 2) {
+			memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+			r->len -= r->pos;
+			r->base += r->pos;
+			r->pos = 0;
+		}
+		if (r->alloc - r->len < READ_CHUNK) {
+			r->alloc = r->alloc ? 2 * r->alloc : 2 * READ_CHUNK;
+			while (r->alloc - r->len < READ_CHUNK)
+				r->alloc *= 2;
+			r->buf = xrealloc(r->buf, r->alloc + 1);
+		}
+		got = r->in->read(r->in, r->buf + r->len, READ_CHUNK);
+		if (got < 0) {
+			r->err = errno ? errno : EIO;
+			return -1;
+		}
+		if (!got)
+			r->eof = 1;
+		r->len += (size_t)got;
+		if (r->len - r->pos > last_window)
+			last_window = r->len - r->pos;
+	}
+	return 0;
+}
+
+/* The next byte that is not JSON whitespace (not taken), or -1 at the end. */
+static int r_peek(struct rfile *r)
+{
+	for (;;) {
+		if (r->pos == r->len && (r_fill(r, 1) || r->pos == r->len))
+			return -1;
+		if (!strchr(" \t\r\n", r->buf[r->pos]) || !r->buf[r->pos])
+			return (unsigned char)r->buf[r->pos];
+		r->pos++;
+	}
+}
+
+/*
+ * The extent of the JSON value at pos (after whitespace): *n bytes from
+ * pos, so that cJSON can parse exactly that. Strings, objects and arrays
+ * are followed to their end (brackets inside strings skipped), a scalar to
+ * the next delimiter. 0, or -1 on a syntax error *n bytes in (the file
+ * ended, or no value starts there), or 1 when the value would pass max
+ * bytes.
+ */
+static int r_extent(struct rfile *r, size_t max, size_t *n)
+{
+	size_t i = 0, depth = 0;
+	int in_str = 0;
+
+	if (r_peek(r) < 0)
+		return -1;
+	for (;; i++) {
+		char c;
+
+		if (i >= max)
+			return 1;
+		if (r->pos + i >= r->len && (r_fill(r, i + 1) || r->pos + i >= r->len)) {
+			/* The file ended inside the value; a lone scalar may end with it. */
+			*n = i;
+			return !depth && !in_str && i ? 0 : -1;
+		}
+		c = r->buf[r->pos + i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+			if (!in_str && !depth) {
+				*n = i + 1;
+				return 0;
+			}
+			continue;
+		}
+		if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (!depth) {
+				/* A scalar ends at its container's close. */
+				*n = i;
+				return i ? 0 : -1;
+			}
+			if (!--depth) {
+				*n = i + 1;
+				return 0;
+			}
+		} else if (!depth && (c == ',' || c == ':' || strchr(" \t\r\n", c) || !c)) {
+			*n = i;
+			return i ? 0 : -1;
+		}
+	}
+}
+
+struct load {
+	struct rfile r;
+	const char *path;
+	struct hp_error *e;
+	struct hp_snapshot tmp;     /* what the file holds, until all of it was read */
+	int bad;                    /* an error is set */
+	uint64_t near;              /* where the syntax went wrong */
+	char **seen;                /* members that hold a sweep, read into the store already */
+	size_t nseen, seen_alloc;
+};
+
+static int syntax(struct load *l, uint64_t at)
+{
+	l->near = at;
+	l->bad = 1;
+	return hp_error_set(l->e, HP_ERR_PARSE, "snapshot '%s' is not valid JSON (near byte %llu)",
+			    l->path, (unsigned long long)at);
+}
+
+static int read_error(struct load *l)
+{
+	l->bad = 1;
+	return hp_error_set(l->e, HP_ERR_FILE, "cannot read snapshot '%s': %s", l->path,
+			    strerror(l->r.err));
+}
+
+/* The value at pos, parsed (NULL with the error set); taken from the file. */
+static cJSON *r_value(struct load *l, size_t max, const char *what)
+{
+	struct rfile *r = &l->r;
+	const char *end = NULL;
+	size_t n = 0;
+	int rc = r_extent(r, max, &n);
+	cJSON *v;
+
+	if (r->err) {
+		read_error(l);
+		return NULL;
+	}
+	if (rc < 0) {
+		syntax(l, r->base + r->pos + n);
+		return NULL;
+	}
+	if (rc > 0) {
+		l->bad = 1;
+		hp_error_set(l->e, HP_ERR_PARSE, "snapshot '%s': %s is larger than %zu MB", l->path,
+			     what, max >> 20);
+		return NULL;
+	}
+	v = cJSON_ParseWithLengthOpts(r->buf + r->pos, n, &end, 0);
+	if (!v || (size_t)(end - (r->buf + r->pos)) != n) {
+		uint64_t at = r->base + (end && end >= r->buf ? (size_t)(end - r->buf) : r->pos);
+
+		cJSON_Delete(v);
+		syntax(l, at);
+		return NULL;
+	}
+	r->pos += n;
+	return v;
+}
+
+/* Take the byte c (after whitespace), else a syntax error. */
+static int r_expect(struct load *l, int c)
+{
+	if (r_peek(&l->r) != c) {
+		if (l->r.err)
+			return read_error(l);
+		return syntax(l, l->r.base + l->r.pos);
+	}
+	l->r.pos++;
+	return 0;
+}
+
+/* A member's key (a JSON string), into a fresh heap string; NULL with the error set. */
+static char *r_key(struct load *l)
+{
+	cJSON *k;
+	char *key;
+
+	if (r_peek(&l->r) != '"') {
+		if (l->r.err)
+			read_error(l);
+		else
+			syntax(l, l->r.base + l->r.pos);
+		return NULL;
+	}
+	k = r_value(l, HP_SNAPSHOT_MAX_ENTRY, "a member name");
+	if (!k)
+		return NULL;
+	key = xstrdup(cJSON_IsString(k) ? k->valuestring : "");
+	cJSON_Delete(k);
+	return key;
+}
+
+static int seen(const struct load *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->nseen; i++)
+		if (!strcmp(l->seen[i], key))
+			return 1;
+	return 0;
+}
+
+/*
+ * A member holding a probe sweep, entry by entry into the store: each one
+ * parsed (at most HP_SNAPSHOT_MAX_ENTRY bytes of text), decoded and
+ * dropped before the next is read. keep 0: a repeated member, read for its
+ * syntax only (the first one counts, as in the document).
+ */
+static int read_sweep(struct load *l, const char *key, int keep)
+{
+	int c;
+
+	if (r_expect(l, '{'))
+		return -1;
+	if (keep)
+		hp_probes_reset(&l->tmp, key);
+	if ((c = r_peek(&l->r)) == '}') {
+		l->r.pos++;
+		return 0;
+	}
+	for (;;) {
+		char *id = r_key(l), what[160];
+		cJSON *entry;
+
+		if (!id)
+			return -1;
+		if (r_expect(l, ':')) {
+			free(id);
+			return -1;
+		}
+		snprintf(what, sizeof(what), "its %.40s entry '%.60s'", key, id);
+		entry = r_value(l, HP_SNAPSHOT_MAX_ENTRY, what);
+		if (!entry) {
+			free(id);
+			return -1;
+		}
+		if (keep) {
+			entry->string = id;
+			hp_probes_add_raw(&l->tmp, key, entry);
+			entry->string = NULL;
+		}
+		free(id);
+		cJSON_Delete(entry);
+		c = r_peek(&l->r);
+		if (c == ',') {
+			l->r.pos++;
+			continue;
+		}
+		if (c == '}') {
+			l->r.pos++;
+			return 0;
+		}
+		if (l->r.err)
+			return read_error(l);
+		return syntax(l, l->r.base + l->r.pos);
+	}
+}
+
+/* The root object, member by member. */
+static int read_root(struct load *l)
+{
+	int c = r_peek(&l->r);
+
+	if (c != '{') {
+		/* Not an object: valid JSON of another kind, or no JSON at all. */
+		cJSON *v;
+
+		if (l->r.err)
+			return read_error(l);
+		if (c < 0)
+			return syntax(l, l->r.base + l->r.pos);
+		v = r_value(l, (size_t)HP_SNAPSHOT_MAX_BYTES, "the document");
+		if (!v)
+			return -1;
+		cJSON_Delete(v);
+		l->bad = 1;
+		return hp_error_set(l->e, HP_ERR_PARSE, "snapshot '%s' is not a JSON object", l->path);
+	}
+	l->r.pos++;
+	if (r_peek(&l->r) == '}') {
+		l->r.pos++;
+		return 0;
+	}
+	for (;;) {
+		char *key = r_key(l);
+		int rc = 0;
+
+		if (!key || r_expect(l, ':')) {
+			free(key);
+			return -1;
+		}
+		if (hp_facts_decoder_of(key) && r_peek(&l->r) == '{' &&
+		    !cJSON_GetObjectItemCaseSensitive(l->tmp.root, key)) {
+			int keep = !seen(l, key);
+
+			rc = read_sweep(l, key, keep);
+			if (keep) {
+				if (l->nseen == l->seen_alloc) {
+					l->seen_alloc = l->seen_alloc ? 2 * l->seen_alloc : 4;
+					l->seen = xrealloc(l->seen, l->seen_alloc * sizeof(*l->seen));
+				}
+				l->seen[l->nseen++] = xstrdup(key);
+			}
+		} else {
+			cJSON *v = r_value(l, (size_t)HP_SNAPSHOT_MAX_BYTES, "a member");
+
+			if (!v) {
+				rc = -1;
+			} else if (seen(l, key)) {
+				/* A sweep read into the store already: the first one counts. */
+				cJSON_Delete(v);
+			} else {
+				cJSON_AddItemToObject(l->tmp.root, key, v);
+			}
+		}
+		free(key);
+		if (rc)
+			return -1;
+		c = r_peek(&l->r);
+		if (c == ',') {
+			l->r.pos++;
+			continue;
+		}
+		if (c == '}') {
+			/* What follows the document is not read (as cJSON_Parse leaves it). */
+			l->r.pos++;
+			return 0;
+		}
+		if (l->r.err)
+			return read_error(l);
+		return syntax(l, l->r.base + l->r.pos);
+	}
+}
+
+/* A sweep's order ("<key>_order"): restored in the store, then dropped from the document. */
+static void apply_order(struct hp_snapshot *s, const char *key)
+{
+	char *name = xasprintf("%s_order", key);
+	cJSON *order = cJSON_DetachItemFromObjectCaseSensitive(s->root, name);
+	const char **ids;
+	const cJSON *id;
+	size_t n = 0;
+
+	free(name);
+	if (!order)
+		return;
+	ids = xcalloc((size_t)cJSON_GetArraySize(order) + 1, sizeof(*ids));
+	cJSON_ArrayForEach(id, order)
+		if (cJSON_IsString(id))
+			ids[n++] = id->valuestring;
+	if (cJSON_IsArray(order) && hp_probes_stored(s, key))
+		hp_probes_order(s, key, ids, n);
+	free(ids);
+	cJSON_Delete(order);
+}
+
 int hp_snapshot_load(struct hp_snapshot *s, struct hp_sys *sys, const char *path,
 		     struct hp_error *e)
 {
-	struct hp_buf b = HP_BUF_INIT(SNAPSHOT_MAX_BYTES);
-	const char *end = NULL;
+	struct load l;
 	const cJSON *ver;
-	cJSON *doc;
+	size_t i;
+	int rc;
 
-	if (sys->read_file(sys, path, &b) < 0) {
+	memset(&l, 0, sizeof(l));
+	l.path = path;
+	l.e = e;
+	last_window = 0;
+	l.r.in = sys->open_read(sys, path, HP_SNAPSHOT_MAX_BYTES);
+	if (!l.r.in) {
 		int err = errno;
 
-		hp_buf_release(&b);
 		if (err == EFBIG)
-			return hp_error_set(e, HP_ERR_FILE, "snapshot '%s' is larger than %zu MB",
-					    path, SNAPSHOT_MAX_BYTES >> 20);
+			return hp_error_set(e, HP_ERR_FILE, "snapshot '%s' is larger than %llu MB",
+					    path, (unsigned long long)(HP_SNAPSHOT_MAX_BYTES >> 20));
 		if (err == EINVAL)
 			return hp_error_set(e, HP_ERR_FILE, "cannot read snapshot '%s': not a regular "
 					    "file", path);
 		return hp_error_set(e, HP_ERR_FILE, "cannot read snapshot '%s': %s", path,
 				    strerror(err));
 	}
-	doc = cJSON_ParseWithLengthOpts(b.buf, b.len, &end, 0);
-	if (!doc) {
-		size_t at = end && end >= b.buf ? (size_t)(end - b.buf) : 0;
-
-		hp_buf_release(&b);
-		return hp_error_set(e, HP_ERR_PARSE, "snapshot '%s' is not valid JSON (near byte %zu)",
-				    path, at);
+	l.tmp.root = cJSON_CreateObject();
+	rc = read_root(&l);
+	l.r.in->close(l.r.in);
+	free(l.r.buf);
+	for (i = 0; i < l.nseen; i++) {
+		if (!rc)
+			apply_order(&l.tmp, l.seen[i]);
+		free(l.seen[i]);
 	}
-	hp_buf_release(&b);
-	if (!cJSON_IsObject(doc)) {
-		cJSON_Delete(doc);
-		return hp_error_set(e, HP_ERR_PARSE, "snapshot '%s' is not a JSON object", path);
-	}
-	ver = cJSON_GetObjectItemCaseSensitive(doc, "version");
-	if (!cJSON_IsNumber(ver) || ver->valuedouble != HP_SNAPSHOT_VERSION) {
-		char seen[32] = "none";
+	free(l.seen);
+	if (!rc) {
+		ver = cJSON_GetObjectItemCaseSensitive(l.tmp.root, "version");
+		if (!cJSON_IsNumber(ver) || ver->valuedouble != HP_SNAPSHOT_VERSION) {
+			char seen_v[32] = "none";
 
-		if (cJSON_IsNumber(ver))
-			snprintf(seen, sizeof(seen), "%g", ver->valuedouble);
-		else if (ver)
-			hp_strlcpy(seen, "not a number", sizeof(seen));
-		cJSON_Delete(doc);
-		return hp_error_set(e, HP_ERR_PARSE,
-				    "snapshot '%s' has version %s; this hpnode reads version %d",
-				    path, seen, HP_SNAPSHOT_VERSION);
+			if (cJSON_IsNumber(ver))
+				snprintf(seen_v, sizeof(seen_v), "%g", ver->valuedouble);
+			else if (ver)
+				hp_strlcpy(seen_v, "not a number", sizeof(seen_v));
+			rc = hp_error_set(e, HP_ERR_PARSE,
+					  "snapshot '%s' has version %s; this hpnode reads version %d",
+					  path, seen_v, HP_SNAPSHOT_VERSION);
+		}
+	}
+	if (rc) {
+		hp_snapshot_release(&l.tmp);
+		return -1;
 	}
 	/* Only a good document replaces what s held. */
+	hp_snapshot_stream_abort(s);
 	cJSON_Delete(s->root);
-	s->root = doc;
+	hp_facts_free(s->facts);
+	s->root = l.tmp.root;
+	s->facts = l.tmp.facts;
 	hp_facts_forget(s);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * The real hp_sys entries kept outside src/util/sys.c, for its table:
- * children and the pseudo-terminal (sys-proc.c), the TLS stream (sys-tls.c).
+ * children and the pseudo-terminal (sys-proc.c), the TLS stream (sys-tls.c),
+ * files read and written in pieces (sys-file.c).
  */
 #ifndef HP_SYS_INT_H
 #define HP_SYS_INT_H
@@ -12,5 +13,7 @@ struct hp_pty *hp_sys_real_pty_spawn(struct hp_sys *sys, const struct hp_pty_req
 struct hp_stream *hp_sys_real_tls_connect(struct hp_sys *sys, const char *authority,
 					  const char *ca_bundle, int64_t deadline, char *err,
 					  size_t errn);
+struct hp_file_in *hp_sys_real_open_read(struct hp_sys *sys, const char *path, uint64_t max);
+struct hp_file_out *hp_sys_real_open_write(struct hp_sys *sys, const char *path, int mode);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * The real hp_sys: libcurl for HTTP, the system clocks, getenv, plain file
  * reads and atomic writes, and the table itself (children and the
- * pseudo-terminal are in sys-proc.c, the TLS stream in sys-tls.c). Tests
- * replace this table.
+ * pseudo-terminal are in sys-proc.c, the TLS stream in sys-tls.c, files in
+ * pieces in sys-file.c). Tests replace this table.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -284,78 +284,22 @@ static void dir_of(const char *path, char *out, size_t n)
 		snprintf(out, n, "%.*s", (int)(slash - path), path);
 }
 
-/*
- * Writes path as a whole with the given mode: a fresh temporary file in the same
- * directory, then rename(). An existing path that is not a regular file
- * (a symlink, a device, a FIFO) is refused with EEXIST-like errnos and
- * left as it is; a failure leaves no temporary file behind.
- */
+/* The whole file in one piece through open_write (sys-file.c): its refusals, its atomic rename. */
 static int real_write_file(struct hp_sys *sys, const char *path, const char *data, size_t len,
 			   int mode)
 {
-	char dir[4096], tmp[4096 + 32];
-	const char *base = strrchr(path, '/');
-	struct stat st;
-	size_t done = 0;
-	int fd, err = 0;
+	struct hp_file_out *f = hp_sys_real_open_write(sys, path, mode);
 
-	(void)sys;
-	if (mode == HP_SYS_MODE_DEFAULT) {
-		mode_t mask = umask(0);
+	if (!f)
+		return -1;
+	if (len && f->write(f, data, len)) {
+		int err = errno;
 
-		umask(mask);
-		mode = (int)(0666 & ~mask);
-	}
-	if (!*path || (base && !base[1])) {
-		errno = EISDIR;
-		return -1;
-	}
-	if (lstat(path, &st) == 0) {
-		if (S_ISLNK(st.st_mode)) {
-			errno = ELOOP;
-			return -1;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-			return -1;
-		}
-	} else if (errno != ENOENT) {
-		return -1;
-	}
-	dir_of(path, dir, sizeof(dir));
-	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base ? base + 1 : path) >=
-	    (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fchmod(fd, (mode_t)mode) < 0)
-		err = errno;
-	while (!err && done < len) {
-		ssize_t w = write(fd, data + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			err = w < 0 ? errno : EIO;
-		else
-			done += (size_t)w;
-	}
-	if (!err && fsync(fd) < 0)
-		err = errno;
-	if (close(fd) < 0 && !err)
-		err = errno;
-	/* rename() replaces the name itself: it never writes through a link. */
-	if (!err && rename(tmp, path) < 0)
-		err = errno;
-	if (err) {
-		unlink(tmp);
+		f->abort(f);
 		errno = err;
 		return -1;
 	}
-	return 0;
+	return f->commit(f);
 }
 
 /* A probe file beside path, created and removed at once: what write_file will need. */
@@ -414,7 +358,8 @@ struct hp_sys *hp_sys_real(void)
 	static struct hp_sys sys = {
 		real_http, hp_sys_real_run, real_now_ms, real_monotonic_ms, real_getenv,
 		real_read_file, real_sleep_ms, real_random, real_write_file, real_can_write,
-		hp_sys_real_pty_spawn, hp_sys_real_tls_connect, NULL
+		hp_sys_real_pty_spawn, hp_sys_real_tls_connect, hp_sys_real_open_read,
+		hp_sys_real_open_write, NULL
 	};
 	static int ready;
 

@@ -56,9 +56,13 @@ expect_status "--snapshot /dev/zero exits 1" 1 "$(run triage --snapshot /dev/zer
 check "/dev/zero: not a regular file" contains "$e2e_tmp/err" "not a regular file"
 expect_status "node --snapshot /dev/urandom exits 1" 1 "$(run node --snapshot /dev/urandom)"
 check "/dev/urandom: not a regular file" contains "$e2e_tmp/err" "not a regular file"
-truncate -s 4G "$e2e_tmp/sparse.json"
-expect_status "--snapshot on a 4 GB sparse file exits 1" 1 "$(run triage --snapshot "$e2e_tmp/sparse.json")"
-check "sparse file: refused by its size" contains "$e2e_tmp/err" "is larger than 256 MB"
+truncate -s 5G "$e2e_tmp/sparse.json"
+expect_status "--snapshot on a 5 GB sparse file exits 1" 1 "$(run triage --snapshot "$e2e_tmp/sparse.json")"
+check "sparse file: refused by its size" contains "$e2e_tmp/err" "is larger than 4096 MB"
+# A file just under the cap is not refused by its size: read, it is not JSON (at once).
+truncate -s 4G "$e2e_tmp/sparse4.json"
+expect_status "--snapshot on a 4 GB file of zeros exits 1" 1 "$(run triage --snapshot "$e2e_tmp/sparse4.json")"
+check "4 GB of zeros: not JSON, from its first byte" contains "$e2e_tmp/err" "is not valid JSON (near byte 0)"
 took=$(( $(date +%s) - start ))
 check "hostile snapshot files refused within 5 s (took ${took} s)" test "$took" -le 5
 

@@ -1,8 +1,10 @@
 /*
  * Snapshot load (src/core/snapshot.c) through --snapshot's path: any bytes as
  * the file; a document that loads is checked and rendered like
- * `hpnode triage --snapshot`. Oracles: a refused file leaves a clean
- * error message; the reports of a loaded one are clean.
+ * `hpnode triage --snapshot`, read in pieces of a size the input decides
+ * (the probe entries go one by one into the probe store). Oracles: a
+ * refused file leaves a clean error message; the reports of a loaded one
+ * are clean.
  */
 #include <string.h>
 
@@ -22,6 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_split(data, size, 1, &ps);
 	fake_sys_init(&f);
 	fake_file(&f, "/snap.json", ps.p[0]);
+	/* The reader's window over the file: pieces of 1 to 64 bytes, or whole. */
+	f.read_chunk = size % 3 ? 1 + size % 64 : 0;
 	hp_snapshot_init(&s);
 	if (hp_snapshot_load(&s, &f.sys, "/snap.json", &e)) {
 		fz_assert_clean("load error", e.msg, strlen(e.msg), 0);

@@ -47,12 +47,43 @@ static inline int ck_read_file(struct hp_sys *sys, const char *path, struct hp_b
 	return rc;
 }
 
+/* open_read that really reads (stdio), for loading the data files. */
+static inline long ck_in_read(struct hp_file_in *f, void *p, size_t n)
+{
+	size_t got = fread(p, 1, n, (FILE *)f->impl);
+
+	return got ? (long)got : ferror((FILE *)f->impl) ? -1 : 0;
+}
+
+static inline void ck_in_close(struct hp_file_in *f)
+{
+	fclose((FILE *)f->impl);
+	free(f);
+}
+
+static inline struct hp_file_in *ck_open_read(struct hp_sys *sys, const char *path, uint64_t max)
+{
+	FILE *fp = fopen(path, "rb");
+	struct hp_file_in *f;
+
+	(void)sys;
+	(void)max;
+	if (!fp)
+		return NULL;
+	f = xcalloc(1, sizeof(*f));
+	f->read = ck_in_read;
+	f->close = ck_in_close;
+	f->impl = fp;
+	return f;
+}
+
 static inline struct hp_sys ck_disk_sys(void)
 {
 	struct hp_sys sys;
 
 	memset(&sys, 0, sizeof(sys));
 	sys.read_file = ck_read_file;
+	sys.open_read = ck_open_read;
 	return sys;
 }
 

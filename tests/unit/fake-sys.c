@@ -144,6 +144,127 @@ static int f_read_file(struct hp_sys *s, const char *path, struct hp_buf *out)
 	return -1;
 }
 
+/* A file of the fake's, read back in pieces of at most read_chunk bytes (all at once when 0). */
+struct f_in {
+	struct hp_file_in f;
+	char *text;
+	size_t len, at, chunk;
+};
+
+static long f_in_read(struct hp_file_in *in, void *p, size_t n)
+{
+	struct f_in *x = in->impl;
+
+	if (x->chunk && n > x->chunk)
+		n = x->chunk;
+	if (n > x->len - x->at)
+		n = x->len - x->at;
+	memcpy(p, x->text + x->at, n);
+	x->at += n;
+	return (long)n;
+}
+
+static void f_in_close(struct hp_file_in *in)
+{
+	struct f_in *x = in->impl;
+
+	free(x->text);
+	free(x);
+}
+
+static struct hp_file_in *f_open_read(struct hp_sys *s, const char *path, uint64_t max)
+{
+	struct fake_sys *f = self(s);
+	struct hp_buf b = HP_BUF_INIT((size_t)1 << 30);
+	struct f_in *x;
+
+	if (f_read_file(s, path, &b))
+		return NULL;
+	if (b.len > max) {
+		hp_buf_release(&b);
+		errno = EFBIG;
+		return NULL;
+	}
+	x = xcalloc(1, sizeof(*x));
+	x->text = hp_buf_detach(&b, &x->len);
+	x->chunk = f->read_chunk;
+	x->f.read = f_in_read;
+	x->f.close = f_in_close;
+	x->f.impl = x;
+	f->opened_read++;
+	return &x->f;
+}
+
+/* A file written in pieces: kept in memory, and a write_file at commit. */
+struct f_out {
+	struct hp_file_out f;
+	struct fake_sys *fs;
+	struct hp_buf b;
+	char *path;
+	int mode;
+};
+
+static int f_out_write(struct hp_file_out *o, const void *p, size_t n)
+{
+	struct f_out *x = o->impl;
+
+	if (x->fs->write_errno) {
+		errno = x->fs->write_errno;
+		return -1;
+	}
+	x->fs->pieces_written++;
+	if (hp_buf_add(&x->b, p, n)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return 0;
+}
+
+static void f_out_free(struct f_out *x)
+{
+	hp_buf_release(&x->b);
+	free(x->path);
+	free(x);
+}
+
+static int f_out_commit(struct hp_file_out *o)
+{
+	struct f_out *x = o->impl;
+	int rc = f_write_file(&x->fs->sys, x->path, x->b.buf, x->b.len, x->mode);
+
+	f_out_free(x);
+	return rc;
+}
+
+static void f_out_abort(struct hp_file_out *o)
+{
+	struct f_out *x = o->impl;
+
+	x->fs->aborted++;
+	f_out_free(x);
+}
+
+static struct hp_file_out *f_open_write(struct hp_sys *s, const char *path, int mode)
+{
+	struct fake_sys *f = self(s);
+	struct f_out *x;
+
+	if (f->write_errno) {
+		errno = f->write_errno;
+		return NULL;
+	}
+	x = xcalloc(1, sizeof(*x));
+	x->fs = f;
+	hp_buf_init(&x->b, (size_t)1 << 30);
+	x->path = xstrdup(path);
+	x->mode = mode;
+	x->f.write = f_out_write;
+	x->f.commit = f_out_commit;
+	x->f.abort = f_out_abort;
+	x->f.impl = x;
+	return &x->f;
+}
+
 static int f_can_write(struct hp_sys *s, const char *path)
 {
 	struct fake_sys *f = self(s);
@@ -270,6 +391,8 @@ void fake_sys_init(struct fake_sys *f)
 	f->sys.can_write = f_can_write;
 	f->sys.pty_spawn = f_pty_spawn;
 	f->sys.tls_connect = f_tls_connect;
+	f->sys.open_read = f_open_read;
+	f->sys.open_write = f_open_write;
 	f->sys.impl = f;
 	f->now_ms = 1440938160000LL; /* 2015-08-30T12:36:00Z */
 }

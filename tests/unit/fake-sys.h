@@ -1,6 +1,6 @@
 /*
  * A canned hp_sys for unit tests: a fixed clock, an environment and a file
- * map, an HTTP queue that answers requests in order and records them, one
+ * map (read whole or in pieces, written whole or in pieces), an HTTP queue that answers requests in order and records them, one
  * canned subprocess result, a scripted pseudo-terminal child and a TLS
  * stream the test hands out (none: the connection is refused).
  */
@@ -43,7 +43,12 @@ struct fake_sys {
 	size_t nwrote;
 	/* The last write_file(): its path and content (also in wrote[]). */
 	char *written_path, *written;
-	int write_errno;       /* non-zero: write_file() fails with it */
+	int write_errno;       /* non-zero: write_file() and open_write() fail with it */
+	/* open_read() hands files out in pieces of read_chunk bytes (0: whole); counted. */
+	size_t read_chunk;
+	int opened_read;
+	/* open_write(): pieces written, files abandoned (abort). */
+	int pieces_written, aborted;
 	/* can_write(): paths named here fail with can_write_errno (EACCES when 0). */
 	const char *unwritable[4];
 	int can_write_errno;

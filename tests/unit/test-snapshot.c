@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include "fake-sys.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "hp/snapshot.h"
 #include "checks-t.h"
+#include "probe-t.h"
 #include "t.h"
 
 static void t_init_has_version(void)
@@ -146,13 +148,13 @@ static void t_load_errors(void)
 	}
 }
 
-static int too_big(struct hp_sys *sys, const char *path, struct hp_buf *out)
+static struct hp_file_in *too_big(struct hp_sys *sys, const char *path, uint64_t max)
 {
 	(void)sys;
 	(void)path;
-	(void)out;
+	(void)max;
 	errno = EFBIG;
-	return -1;
+	return NULL;
 }
 
 static void t_load_too_big(void)
@@ -161,10 +163,10 @@ static void t_load_too_big(void)
 	struct hp_sys sys = ck_disk_sys();
 	struct hp_snapshot s = { NULL };
 
-	sys.read_file = too_big;
+	sys.open_read = too_big;
 	T_EQ(hp_snapshot_load(&s, &sys, "huge.json", &e), -1);
 	T_EQ(e.code, HP_ERR_FILE);
-	T_CONTAINS(e.msg, "larger than 256 MB");
+	T_CONTAINS(e.msg, "larger than 4096 MB");
 	T_ASSERT(s.root == NULL);
 }
 
@@ -365,12 +367,12 @@ static void t_load_hostile_files(void)
 
 		T_EQ(hp_snapshot_load(&s, hp_sys_real(), paths[i], &e), -1);
 		T_EQ(e.code, HP_ERR_FILE);
-		T_CONTAINS(e.msg, i == 3 ? "is larger than 256 MB" :
+		T_CONTAINS(e.msg, i == 3 ? "is larger than 4096 MB" :
 				  i == 2 ? "Is a directory" : "not a regular file");
 		T_ASSERT(s.root == NULL);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	/* Nothing was read: reading 256 MB of zeros took seconds. */
+	/* Nothing was read: reading gigabytes of zeros would take seconds. */
 	T_ASSERT(t1.tv_sec - t0.tv_sec < 2);
 	rm_dir(dir);
 }
@@ -424,8 +426,342 @@ static void t_getters(void)
 	}
 }
 
+
+/* Without a sweep streamed, the file is the document as cJSON_Print writes it. */
+static void t_save_is_cjson_print(void)
+{
+	struct fake_sys f;
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_snapshot s;
+	char *text, *want;
+
+	fake_sys_init(&f);
+	hp_snapshot_init(&s);
+	hp_snapshot_set(&s, "meta", cJSON_Parse("{\"region\":\"eu-north-1\",\"n\":[1,2,{\"x\":[]}],"
+						"\"empty\":{},\"s\":\"a\\\"b\\n\\u0001\\u00e9\"}"));
+	hp_snapshot_set(&s, "nodes", cJSON_Parse("[{\"InstanceId\":\"i-1\"},{}]"));
+	hp_snapshot_set(&s, "probes", cJSON_Parse("{\"i-1\":{\"state\":\"probed\",\"stdout\":\"x\\ty\"}}"));
+	T_EQ(hp_snapshot_save(&s, &f.sys, "out.json", &e), 0);
+	text = cJSON_Print(s.root);
+	want = xasprintf("%s\n", text);
+	T_STREQ(f.written, want);
+	free(text);
+	free(want);
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
+/* Three nodes' entries as a sweep ends them: in the store, and streamed with their output. */
+static void sweep_three(struct hp_snapshot *s, const char *out, const char *err)
+{
+	static const char *const done[] = { "i-c", "i-a", "i-b" }, *const chosen[] = { "i-a", "i-b", "i-c" };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "state", "probed");
+		cJSON_AddStringToObject(e, "reason", "");
+		cJSON_AddNumberToObject(e, "exit_code", 0);
+		cJSON_AddStringToObject(e, "stdout", "");
+		cJSON_AddStringToObject(e, "stderr", err);
+		cJSON_AddBoolToObject(e, "truncated", 0);
+		cJSON_AddNumberToObject(e, "duration_ms", 1000 + (double)i);
+		hp_snapshot_stream_entry(s, "probes", done[i], e, out, strlen(out), err, strlen(err));
+		hp_probes_add(s, "probes", done[i], e, hp_probe_parse(out, strlen(out)));
+		cJSON_Delete(e);
+	}
+	hp_probes_order(s, "probes", chosen, 3);
+	hp_snapshot_stream_end(s, "probes");
+}
+
+/* One line per finding, for comparing two runs of the checks. */
+static char *findings_of(const struct hp_snapshot *s)
+{
+	struct hp_findings f = { 0 };
+	struct hp_buf b = HP_BUF_INIT((size_t)16 << 20);
+	size_t i;
+
+	hp_checks_run(s, &f);
+	for (i = 0; i < f.n; i++) {
+		const cJSON *x;
+
+		hp_buf_printf(&b, "%s %d %s %s\n", f.v[i].check->id, f.v[i].tag,
+			      f.v[i].node ? f.v[i].node : "-", f.v[i].message);
+		cJSON_ArrayForEach(x, f.v[i].evidence)
+			hp_buf_printf(&b, "  %s\n", x->valuestring);
+	}
+	hp_findings_release(&f);
+	return hp_buf_detach(&b, NULL);
+}
+
+/*
+ * A sweep saved as it runs: valid JSON, the raw output in the file and not
+ * in memory, entries in the order they ended and probes_order in the order
+ * chosen; read back in small pieces it gives the store (in the chosen
+ * order) and the findings of the live snapshot.
+ */
+static void t_stream_save_and_replay(void)
+{
+	char *probe = pt_file("probe-debian-vm.txt"), *out, *live, *replayed;
+	const char *err = "sh: \"quoted\" \\ back\nslash\t\x01 caf\xC3\xA9";
+	struct fake_sys f;
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_snapshot s, r;
+	struct hp_facts_counts n;
+	struct hp_probe_iter it;
+	const cJSON *x, *ent;
+	cJSON *doc;
+	size_t k = 0;
+
+	/* A large output: the file is written in several pieces. */
+	out = xasprintf("%s%0200000d\n", probe, 0);
+	fake_sys_init(&f);
+	hp_snapshot_init(&s);
+	hp_snapshot_set(&s, "meta", cJSON_Parse("{\"region\":\"us-west-2\"}"));
+	T_EQ(hp_snapshot_stream_open(&s, &f.sys, "snap.json", &e), 0);
+	T_ASSERT(hp_snapshot_streaming(&s));
+	sweep_three(&s, out, err);
+	hp_snapshot_set(&s, "probes_meta", cJSON_Parse("{\"probed\":3}"));
+	live = findings_of(&s);
+	/* The entries in memory hold no output. */
+	for (x = hp_probes_first(&s, "probes", &it); x; x = hp_probes_next(&it))
+		T_ASSERT(!cJSON_GetObjectItem(x, "stdout"));
+	T_EQ(hp_snapshot_save(&s, &f.sys, "other-name-unused.json", &e), 0);
+	T_ASSERT(!hp_snapshot_streaming(&s));
+	T_STREQ(f.written_path, "snap.json");
+	T_EQ(f.wrote_mode[0], 0600);
+	T_ASSERT(f.pieces_written > 3);
+	doc = cJSON_Parse(f.written);
+	T_ASSERT(doc);
+	T_STREQ(doc->child->string, "version");
+	cJSON_ArrayForEach(ent, cJSON_GetObjectItem(doc, "probes")) {
+		static const char *const done[] = { "i-c", "i-a", "i-b" };
+
+		T_STREQ(ent->string, done[k]);
+		T_STREQ(hp_json_str(ent, "stdout"), out);
+		T_STREQ(hp_json_str(ent, "stderr"), err);
+		T_EQ(hp_json_num(ent, "duration_ms", 0), 1000 + k);
+		k++;
+	}
+	T_EQ(k, 3);
+	T_STREQ(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "probes_order"), 0)->valuestring, "i-a");
+	T_STREQ(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "probes_order"), 2)->valuestring, "i-c");
+	T_EQ(hp_json_num(doc, "probes_meta.probed", 0), 3);
+	T_STREQ(hp_json_str(doc, "meta.region"), "us-west-2");
+	cJSON_Delete(doc);
+
+	/* Read back seven bytes at a time. */
+	f.read_chunk = 7;
+	hp_snapshot_init(&r);
+	T_EQ(hp_snapshot_load(&r, &f.sys, "snap.json", &e), 0);
+	T_ASSERT(hp_snapshot_get(&r, "probes_order") == NULL);
+	T_ASSERT(hp_snapshot_get(&r, "probes") == NULL);
+	T_EQ(hp_probes_count(&r, "probes"), 3);
+	k = 0;
+	for (x = hp_probes_first(&r, "probes", &it); x; x = hp_probes_next(&it)) {
+		static const char *const chosen[] = { "i-a", "i-b", "i-c" };
+		cJSON *facts = hp_probes_facts(&it);
+
+		T_STREQ(x->string, chosen[k]);
+		T_ASSERT(!cJSON_GetObjectItem(x, "stdout"));
+		T_STREQ(hp_json_str(x, "stderr"), err);
+		T_STREQ(hp_json_str(facts, "node.hostname"), "vm");
+		cJSON_Delete(facts);
+		k++;
+	}
+	T_EQ(k, 3);
+	/* Decoded once each while reading. */
+	hp_facts_counts(&r, &n);
+	T_EQ(n.probe, 3);
+	replayed = findings_of(&r);
+	T_STREQ(replayed, live);
+	hp_facts_counts(&r, &n);
+	T_EQ(n.probe, 3);
+	free(live);
+	free(replayed);
+	hp_snapshot_release(&r);
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+	free(out);
+	free(probe);
+}
+
+/* A stream given up (or a snapshot released with one open) leaves no file; write errors surface at save. */
+static void t_stream_abort_and_errors(void)
+{
+	struct fake_sys f;
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_snapshot s;
+
+	fake_sys_init(&f);
+	hp_snapshot_init(&s);
+	T_EQ(hp_snapshot_stream_open(&s, &f.sys, "snap.json", &e), 0);
+	sweep_three(&s, "@@HP@@ DONE\n", "");
+	hp_snapshot_stream_abort(&s);
+	T_EQ(f.nwrote, 0);
+	T_EQ(f.aborted, 1);
+	T_EQ(hp_snapshot_stream_open(&s, &f.sys, "snap.json", &e), 0);
+	hp_snapshot_release(&s);
+	T_EQ(f.nwrote, 0);
+	T_EQ(f.aborted, 2);
+	/* The disk fills during the sweep: the save says so, and nothing appears. */
+	hp_snapshot_init(&s);
+	T_EQ(hp_snapshot_stream_open(&s, &f.sys, "snap.json", &e), 0);
+	f.write_errno = ENOSPC;
+	sweep_three(&s, "@@HP@@ DONE\n", "");
+	T_EQ(hp_snapshot_save(&s, &f.sys, "snap.json", &e), -1);
+	T_CONTAINS(e.msg, "cannot write snapshot 'snap.json': No space left on device");
+	T_EQ(f.nwrote, 0);
+	/* A refused path is refused when the stream opens, before anything is collected. */
+	hp_error_clear(&e);
+	T_EQ(hp_snapshot_stream_open(&s, &f.sys, "snap.json", &e), -1);
+	T_CONTAINS(e.msg, "cannot write snapshot 'snap.json': No space left on device");
+	T_ASSERT(!hp_snapshot_streaming(&s));
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
+/* A file of many large entries is read with a window of about one entry, not the file. */
+static void t_load_window_is_one_entry(void)
+{
+	struct hp_buf file = HP_BUF_INIT((size_t)64 << 20);
+	struct fake_sys f;
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_snapshot s;
+	char *big = xmalloc(100001);
+	int i;
+
+	memset(big, 'a', 100000);
+	big[100000] = '\0';
+	hp_buf_puts(&file, "{\"version\":1,\"probes\":{");
+	for (i = 0; i < 200; i++)
+		hp_buf_printf(&file, "%s\"i-%04d\":{\"state\":\"probed\",\"stdout\":\"%s\"}", i ? "," : "",
+			      i, big);
+	hp_buf_puts(&file, "}}");
+	fake_sys_init(&f);
+	fake_file(&f, "big.json", file.buf);
+	hp_snapshot_init(&s);
+	T_EQ(hp_snapshot_load(&s, &f.sys, "big.json", &e), 0);
+	T_EQ(hp_probes_count(&s, "probes"), 200);
+	/* 20 MB of file, read through a window of one entry and a read ahead. */
+	T_ASSERT(file.len > 20000000);
+	T_ASSERT(hp_snapshot_load_window() < 400000);
+	hp_snapshot_release(&s);
+
+	/* An entry over HP_SNAPSHOT_MAX_ENTRY is refused by name; s keeps what it had. */
+	hp_buf_reset(&file);
+	hp_buf_puts(&file, "{\"version\":1,\"probes\":{\"i-huge\":{\"stdout\":\"");
+	for (i = 0; i < 170; i++)
+		hp_buf_puts(&file, big);
+	hp_buf_puts(&file, "\"}}}");
+	fake_file(&f, "huge.json", file.buf);
+	hp_snapshot_init(&s);
+	hp_snapshot_set(&s, "note", cJSON_CreateString("before"));
+	T_EQ(hp_snapshot_load(&s, &f.sys, "huge.json", &e), -1);
+	T_EQ(e.code, HP_ERR_PARSE);
+	T_CONTAINS(e.msg, "its probes entry 'i-huge' is larger than 16 MB");
+	T_STREQ(hp_json_str(s.root, "note"), "before");
+	T_ASSERT(hp_snapshot_load_window() < ((size_t)20 << 20));
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+	hp_buf_release(&file);
+	free(big);
+}
+
+/* What the document reader did with odd sweeps, the node-by-node reader does too. */
+static void t_load_odd_sweeps(void)
+{
+	static const struct {
+		const char *json;
+		const char *ids;       /* the entries in the order readers see them */
+	} cases[] = {
+		/* A repeated member: the first one counts. */
+		{ "{'version':1,'probes':{'i-a':{},'i-b':{}},'probes':{'i-z':{}}}", "i-a i-b" },
+		{ "{'version':1,'probes':'x','probes':{'i-z':{}}}", "" },
+		/* Entries that are not objects are still entries; repeated ids too. */
+		{ "{'version':1,'probes':{'i-a':5,'i-b':{},'i-a':{'state':'probed'}}}", "i-a i-b i-a" },
+		/* The order list: named ids first (junk and unknown ones skipped), the rest after. */
+		{ "{'version':1,'probes_order':[5,'i-x','i-c','i-c','i-a'],'probes':{'i-a':{},'i-b':{},"
+		  "'i-c':{}}}", "i-c i-a i-b" },
+		{ "{'version':1,'probes':{'i-a':{},'i-b':{}},'probes_order':'not a list'}", "i-a i-b" },
+		/* What follows the document is left unread. */
+		{ "{'version':1,'probes':{'i-a':{}}} trailing, not JSON", "i-a" },
+		{ "{'version':1,'probes':{}}", "" },
+	};
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		struct fake_sys f;
+		struct hp_error e = HP_ERROR_INIT;
+		struct hp_snapshot s;
+		struct hp_probe_iter it;
+		struct hp_buf ids = HP_BUF_INIT(4096);
+		char *json = xstrdup(cases[i].json), *p;
+		const cJSON *x;
+
+		for (p = json; *p; p++)
+			if (*p == '\'')
+				*p = '"';
+		fake_sys_init(&f);
+		f.read_chunk = 3;
+		fake_file(&f, "odd.json", json);
+		hp_snapshot_init(&s);
+		if (hp_snapshot_load(&s, &f.sys, "odd.json", &e))
+			T_FAILF("case %zu: %s", i, e.msg);
+		for (x = hp_probes_first(&s, "probes", &it); x; x = hp_probes_next(&it))
+			hp_buf_printf(&ids, "%s%s", ids.len ? " " : "", x->string ? x->string : "?");
+		if (strcmp(ids.buf, cases[i].ids))
+			T_FAILF("case %zu: entries '%s', expected '%s'", i, ids.buf, cases[i].ids);
+		hp_buf_release(&ids);
+		hp_snapshot_release(&s);
+		fake_sys_release(&f);
+		free(json);
+	}
+}
+
+/* Cut anywhere, a saved sweep is refused as not JSON and replaces nothing. */
+static void t_load_cut_files(void)
+{
+	struct fake_sys f;
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_snapshot s;
+	char *text;
+	size_t len, cut;
+
+	fake_sys_init(&f);
+	hp_snapshot_init(&s);
+	T_EQ(hp_snapshot_stream_open(&s, &f.sys, "snap.json", &e), 0);
+	sweep_three(&s, "@@HP@@ BEGIN node\nhostname=x\n@@HP@@ END node 0\n@@HP@@ DONE\n", "e");
+	T_EQ(hp_snapshot_save(&s, &f.sys, "snap.json", &e), 0);
+	hp_snapshot_release(&s);
+	text = xstrdup(f.written);
+	len = strlen(text);
+	for (cut = 0; cut + 2 < len; cut += 1 + cut / 8) {
+		struct fake_sys g;
+		char *part = xstrndup(text, cut);
+
+		fake_sys_init(&g);
+		g.read_chunk = 1 + cut % 5;
+		fake_file(&g, "cut.json", part);
+		hp_snapshot_init(&s);
+		hp_error_clear(&e);
+		if (!hp_snapshot_load(&s, &g.sys, "cut.json", &e))
+			T_FAILF("a file cut at byte %zu of %zu loaded", cut, len);
+		T_CONTAINS(e.msg, "is not valid JSON");
+		T_EQ(cJSON_GetArraySize(s.root), 1);
+		hp_snapshot_release(&s);
+		fake_sys_release(&g);
+		free(part);
+	}
+	free(text);
+	fake_sys_release(&f);
+}
+
 T_MAIN(T(t_init_has_version), T(t_set_replaces), T(t_add_call), T(t_round_trip),
        T(t_save_error), T(t_load_errors), T(t_load_too_big), T(t_load_data_file), T(t_getters),
        T(t_save_private_atomic), T(t_save_refuses_links_and_devices), T(t_save_through_sys),
        T(t_round_trip_through_fake_sys),
-       T(t_load_hostile_files))
+       T(t_load_hostile_files), T(t_save_is_cjson_print), T(t_stream_save_and_replay),
+       T(t_stream_abort_and_errors), T(t_load_window_is_one_entry), T(t_load_odd_sweeps),
+       T(t_load_cut_files))

@@ -213,6 +213,11 @@ int hp_probes_stored(const struct hp_snapshot *s, const char *key)
 	return store_of(s->facts, key) != NULL;
 }
 
+const char *hp_probes_store_key(const struct hp_snapshot *s, size_t i)
+{
+	return s->facts && i < s->facts->stores.n ? s->facts->stores.v[i].key : NULL;
+}
+
 void hp_probes_reset(struct hp_snapshot *s, const char *key)
 {
 	struct hp_facts *f = cache_of(s);
@@ -299,6 +304,39 @@ void hp_probes_add(struct hp_snapshot *s, const char *key, const char *id, const
 			st->recs.v[at - 1].next = (uint32_t)st->recs.n;
 		}
 	}
+}
+
+void hp_probes_add_raw(struct hp_snapshot *s, const char *key, const cJSON *entry)
+{
+	hp_facts_decoder decode = hp_facts_decoder_of(key);
+	cJSON *facts = NULL;
+
+	if (decode && cJSON_IsObject(entry)) {
+		const cJSON *out = cJSON_GetObjectItemCaseSensitive(entry, "stdout");
+
+		facts = cJSON_IsString(out) ? decode(out->valuestring, strlen(out->valuestring))
+					    : decode("", 0);
+		cache_of(s)->counts.probe++;
+	}
+	hp_probes_add(s, key, entry ? entry->string : NULL, entry, facts);
+}
+
+size_t hp_probes_ids(const struct hp_snapshot *s, const char *key, const char ***ids)
+{
+	const struct store *st = store_of(s->facts, key);
+	size_t i;
+
+	*ids = NULL;
+	if (!st || !st->recs.n)
+		return 0;
+	*ids = xmalloc(st->recs.n * sizeof(**ids));
+	for (i = 0; i < st->recs.n; i++) {
+		cJSON *id = hp_pack_get(s->facts->pack, st->recs.v[i].id);
+
+		(*ids)[i] = id->valuestring;
+		cJSON_Delete(id);
+	}
+	return st->recs.n;
 }
 
 /* The first record of id (the string number idn) at or after the bucket head, or -1. */
