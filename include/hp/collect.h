@@ -8,6 +8,7 @@
 #define HP_COLLECT_H
 
 #include "hp/aws.h"
+#include "hp/facts.h"
 #include "hp/snapshot.h"
 #include "hp/ssm.h"
 
@@ -147,8 +148,31 @@ void hp_probe_opts_defaults(struct hp_probe_opts *o);
  * Failed StartSession/TerminateSession calls go to "calls", one row per
  * distinct failure. It cannot fail the triage: what went wrong is in the
  * snapshot (a node's reason, probes_meta.note when nothing could be tried).
+ *
+ * Each node's output is decoded when its session ends (the sweep's
+ * decoder, hp_facts_decoder_of("probes")): the entry and its facts go to
+ * the snapshot's probe store without the raw text, which is written to
+ * the snapshot file at once when one is being saved
+ * (hp_snapshot_stream_open) and dropped otherwise.
  */
 void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s);
+
+/*
+ * A sweep of another script (NULL members: the node probe's): its remote
+ * command, the keys of its entries and of its summary, and the decoder of
+ * one node's output, run in the sweep's worker when that node's session
+ * ends. With no decoder (none given, none for key), the entries are kept
+ * whole in the document, raw output included, as for a single node.
+ */
+struct hp_probe_sweep {
+	const char *command;         /* NULL: the on-node probe (hp_probe_command) */
+	const char *key, *meta_key;  /* NULL: "probes", "probes_meta" */
+	hp_facts_decoder decode;     /* NULL: hp_facts_decoder_of(key) */
+};
+
+/* hp_collect_probes with a sweep of its own (sw NULL: the node probe's). */
+void hp_collect_probes_with(struct hp_aws *a, const struct hp_probe_opts *o,
+			    const struct hp_probe_sweep *sw, struct hp_snapshot *s);
 
 /*
  * Run command on one listed node over SSM (the Slurm controller probe) with

@@ -381,6 +381,19 @@ struct hp_ssm_config {
 	char client_id[37];
 	/* Set (by a signal handler) when the run is interrupted: no new session, open ones end. */
 	const volatile sig_atomic_t *stop;
+	/*
+	 * Per sweep, optional. on_done is called in the worker as soon as node
+	 * i's session is over (before progress; calls run at once in several
+	 * workers): the place to decode its output and keep what the caller
+	 * needs, so nothing of a node is held past its session. With on_done
+	 * set, hp_ssm_sweep's results may be NULL: each worker then uses a
+	 * result of its own, released after the call. target_of fills node i's
+	 * target when its turn comes (then targets may be NULL), so a sweep
+	 * over many nodes builds one target per worker, not one per node.
+	 */
+	void (*on_done)(void *ud, size_t i, struct hp_ssm_result *r);
+	void (*target_of)(void *ud, size_t i, struct hp_ssm_target *t);
+	void *hook_ud;
 };
 
 /* Fill the defaults: native, 16 workers, 3/s, 180 s, 8 attempts. */
@@ -415,9 +428,10 @@ struct hp_ssm_progress {
 
 /*
  * Probe every target with c->concurrency workers sharing one rate
- * limiter; results[i] belongs to targets[i]. progress (may be NULL) is
- * called under a lock after each node. Each worker gets a copy of a; the
- * call statistics are added back to a.
+ * limiter; results[i] belongs to targets[i] (either may be NULL with the
+ * config's hooks, above). progress (may be NULL) is called under a lock
+ * after each node. Each worker gets a copy of a; the call statistics are
+ * added back to a.
  */
 void hp_ssm_sweep(struct hp_aws *a, const struct hp_ssm_config *c,
 		  const struct hp_ssm_target *targets, size_t n, struct hp_ssm_result *results,

@@ -315,22 +315,30 @@ static int aws_setup(struct hp_cmd_ctx *c, struct hp_profile *prof, struct hp_aw
 	return rc;
 }
 
-/* collect(), --save-snapshot and the report; the exit status. */
+/*
+ * collect(), --save-snapshot and the report; the exit status. The snapshot
+ * file is begun before collecting, so a probe sweep writes each node's raw
+ * output to it as the node is done instead of keeping it; a file that
+ * cannot be begun is reported where a failed save is.
+ */
 static int collect_and_report(struct hp_cmd_ctx *c, struct hp_snapshot *snap,
 			      const struct run_clock *clock)
 {
-	struct hp_error e = HP_ERROR_INIT;
-	int rc, saved;
+	struct hp_error e = HP_ERROR_INIT, open_e = HP_ERROR_INIT;
+	int rc, saved, opened = 0;
 
+	if (c->o.save)
+		opened = !hp_snapshot_stream_open(snap, c->sys, c->o.save, &open_e);
 	if (c->cmd->ops->collect(c, snap, &e)) {
+		/* Nothing is saved: the file begun is removed with the snapshot. */
 		if (c->aws)
 			return fatal(&e, snap, c->aws->region);
 		fprintf(stderr, "hpnode %s: %s\n", c->cmd->name, e.msg);
 		return hp_err_exit_status(e.code);
 	}
-	saved = !c->o.save || !hp_snapshot_save(snap, c->sys, c->o.save, &e);
+	saved = !c->o.save || (opened && !hp_snapshot_save(snap, c->sys, c->o.save, &e));
 	if (!saved)
-		fprintf(stderr, "hpnode %s: %s\n", c->cmd->name, e.msg);
+		fprintf(stderr, "hpnode %s: %s\n", c->cmd->name, opened ? e.msg : open_e.msg);
 	/* The report is printed even when the snapshot could not be saved. */
 	rc = report(snap, c, clock);
 	if (!saved)

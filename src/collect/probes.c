@@ -3,13 +3,19 @@
  * (every Running node, the --node target, or a sample spread over the
  * instance groups), runs the SSM sweep, and records each node's outcome
  * under "probes" and the sweep's settings and totals under "probes_meta".
- * What the output means is for the checks; nothing is judged here.
+ * Each node's output is decoded in its worker as soon as its session ends
+ * (the sweep's decoder); the entry and its facts go to the snapshot's
+ * probe store and the raw text to the snapshot file being saved, if any,
+ * so nothing of a node stays in memory but its entry and facts. What the
+ * output means is for the checks; nothing is judged here.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hp/collect.h"
+#include "hp/pool.h"
 #include "hp/probe.h"
 #include "hp/json.h"
 
@@ -118,8 +124,26 @@ static void add_text(cJSON *o, const char *k, const struct hp_buf *b)
 	free(t);
 }
 
-static cJSON *entry(const cJSON *node, enum hp_ssm_state st, const char *reason,
-		    const struct hp_ssm_result *r)
+/* Drop the NUL bytes of b in place (as add_text does): what a saved entry holds. */
+static void drop_nuls(struct hp_buf *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < b->len; i++)
+		if (b->buf[i])
+			b->buf[n++] = b->buf[i];
+	b->len = n;
+	b->buf[n] = '\0';
+}
+
+/*
+ * A "probes" entry. With the raw output (out, err given), the entry holds
+ * it; without, "stdout" is an empty stand-in and "stderr" the part of it a
+ * finding can quote (HP_FACTS_STDERR_KEEP), for a sweep that writes the
+ * raw text to the snapshot file itself.
+ */
+static cJSON *entry_of(const cJSON *node, enum hp_ssm_state st, const char *reason,
+		       const struct hp_ssm_result *r, int with_output)
 {
 	cJSON *e = cJSON_CreateObject();
 	struct hp_buf empty = HP_BUF_INIT(1);
@@ -130,8 +154,16 @@ static cJSON *entry(const cJSON *node, enum hp_ssm_state st, const char *reason,
 		cJSON_AddNumberToObject(e, "exit_code", r->output.exit_code);
 	else
 		cJSON_AddNullToObject(e, "exit_code");
-	add_text(e, "stdout", r ? &r->output.out : &empty);
-	add_text(e, "stderr", r ? &r->output.err : &empty);
+	if (with_output || !r) {
+		add_text(e, "stdout", r ? &r->output.out : &empty);
+		add_text(e, "stderr", r ? &r->output.err : &empty);
+	} else {
+		char *cut = xstrndup(r->output.err.buf, strnlen(r->output.err.buf, HP_FACTS_STDERR_KEEP));
+
+		cJSON_AddStringToObject(e, "stdout", "");
+		cJSON_AddStringToObject(e, "stderr", cut);
+		free(cut);
+	}
 	cJSON_AddBoolToObject(e, "truncated", !r || !r->output.out.len ||
 			      !strstr(r->output.out.buf, DONE_MARKER));
 	cJSON_AddNumberToObject(e, "duration_ms", r ? (double)r->duration_ms : 0);
@@ -147,21 +179,28 @@ static cJSON *entry(const cJSON *node, enum hp_ssm_state st, const char *reason,
 	return e;
 }
 
+static cJSON *entry(const cJSON *node, enum hp_ssm_state st, const char *reason,
+		    const struct hp_ssm_result *r)
+{
+	return entry_of(node, st, reason, r, 1);
+}
+
 /* One "calls" row per distinct failure, however many nodes met it. */
-static void record_failure(struct hp_snapshot *s, const struct hp_ssm_result *r)
+static void record_failure(struct hp_snapshot *s, const char *action,
+			   const struct hp_aws_result *call)
 {
 	const cJSON *calls = hp_snapshot_get(s, "calls"), *c;
 
-	if (!r->failed_action)
+	if (!action)
 		return;
 	cJSON_ArrayForEach(c, calls) {
 		if (!strcmp(str_or(c, "service", ""), "ssm") &&
-		    !strcmp(str_or(c, "action", ""), r->failed_action) &&
-		    !strcmp(str_or(c, "class", ""), hp_aws_class_name(r->failed_call.cls)) &&
-		    !strcmp(str_or(c, "code", ""), r->failed_call.code))
+		    !strcmp(str_or(c, "action", ""), action) &&
+		    !strcmp(str_or(c, "class", ""), hp_aws_class_name(call->cls)) &&
+		    !strcmp(str_or(c, "code", ""), call->code))
 			return;
 	}
-	hp_collect_record(s, HP_SVC_SSM, r->failed_action, &r->failed_call);
+	hp_collect_record(s, HP_SVC_SSM, action, call);
 }
 
 /* The sweep's settings, the first half of "probes_meta". */
@@ -231,25 +270,14 @@ static size_t pick_nodes(const struct hp_probe_opts *o, const cJSON *nodes, cons
 	return npicks;
 }
 
-/* The SSM target of every pick to probe, in order; returns how many. */
-static size_t build_targets(const struct pick *picks, size_t npicks, const char *cluster_id,
-			    struct hp_ssm_target *targets)
+/* The SSM target of one node. */
+static void target_for(const cJSON *node, const char *cluster_id, struct hp_ssm_target *t)
 {
-	size_t i, nt = 0;
-
-	for (i = 0; i < npicks; i++) {
-		struct hp_ssm_target *t;
-
-		if (picks[i].reason)
-			continue;
-		t = &targets[nt++];
-		t->instance_id = hp_json_str(picks[i].node, "InstanceId");
-		t->group = hp_json_str(picks[i].node, "InstanceGroupName");
-		t->instance_type = hp_json_str(picks[i].node, "InstanceType");
-		snprintf(t->target, sizeof(t->target), "sagemaker-cluster:%s_%.200s-%.40s", cluster_id,
-			 t->group, t->instance_id);
-	}
-	return nt;
+	t->instance_id = hp_json_str(node, "InstanceId");
+	t->group = hp_json_str(node, "InstanceGroupName");
+	t->instance_type = hp_json_str(node, "InstanceType");
+	snprintf(t->target, sizeof(t->target), "sagemaker-cluster:%s_%.200s-%.40s", cluster_id,
+		 t->group, t->instance_id);
 }
 
 /* The sweep's configuration; the plugin is looked for (and named in meta) when it may be used. */
@@ -273,92 +301,226 @@ static void sweep_config(struct hp_aws *a, const struct hp_probe_opts *o, const 
 	}
 }
 
-/* One "probes" entry per pick (results[] in target order), counted by state. */
-static void record_results(struct hp_snapshot *s, const struct pick *picks, size_t npicks,
-			   const struct hp_ssm_result *results, cJSON *probes, size_t counts[3])
+/* What a node left after its session, for the steps taken in the sweep's order. */
+struct done {
+	const char *failed_action;        /* a call to record under "calls", or NULL */
+	struct hp_aws_result *failed_call;
+	cJSON *entry;                     /* document mode: the whole entry, until it is placed */
+};
+
+/* One sweep under way: what the workers' hook shares. */
+struct run {
+	struct hp_snapshot *s;
+	const char *key;
+	hp_facts_decoder decode;          /* NULL: document mode */
+	const char *cluster_id;
+	const struct pick *picks;
+	size_t *pick_of;                  /* target -> pick */
+	unsigned char *recorded;          /* per pick: the first of its id, so it gets an entry */
+	struct done *done;                /* per target */
+	size_t counts[3];
+	pthread_mutex_t lock;
+};
+
+static void run_target(void *ud, size_t k, struct hp_ssm_target *t)
 {
-	size_t i, k = 0;
+	const struct run *run = ud;
+
+	target_for(run->picks[run->pick_of[k]].node, run->cluster_id, t);
+}
+
+/*
+ * A node's session is over (in its worker): decode its output, hand the
+ * entry and the facts to the store and the raw text to the snapshot file
+ * when one is being saved; the raw text is released with the result.
+ */
+static void run_done(void *ud, size_t k, struct hp_ssm_result *r)
+{
+	struct run *run = ud;
+	size_t p = run->pick_of[k];
+	const cJSON *node = run->picks[p].node;
+	const char *iid = hp_json_str(node, "InstanceId");
+	struct done *d = &run->done[k];
+	cJSON *e = NULL, *facts = NULL;
+
+	if (run->recorded[p] && !run->decode) {
+		e = entry(node, r->state, r->reason, r);
+	} else if (run->recorded[p]) {
+		/* The text a saved entry holds: no NUL bytes ("truncated" reads stdout as it came). */
+		drop_nuls(&r->output.err);
+		e = entry_of(node, r->state, r->reason, r, 0);
+		drop_nuls(&r->output.out);
+		facts = run->decode(r->output.out.buf, r->output.out.len);
+	}
+	pthread_mutex_lock(&run->lock);
+	run->counts[r->state]++;
+	if (r->failed_action) {
+		d->failed_action = r->failed_action;
+		d->failed_call = xmalloc(sizeof(*d->failed_call));
+		*d->failed_call = r->failed_call;
+		memset(&r->failed_call, 0, sizeof(r->failed_call));
+	}
+	if (e && !run->decode) {
+		d->entry = e;
+		e = NULL;
+	} else if (e) {
+		hp_snapshot_stream_entry(run->s, run->key, iid, e, r->output.out.buf, r->output.out.len,
+					 r->output.err.buf, r->output.err.len);
+		hp_probes_add(run->s, run->key, iid, e, facts);
+	}
+	pthread_mutex_unlock(&run->lock);
+	cJSON_Delete(e);
+}
+
+/* Which picks get an entry: each id's first one (a listing that repeats an id keeps its first). */
+static void mark_recorded(const struct pick *picks, size_t npicks, unsigned char *recorded)
+{
+	struct hp_strtab seen = HP_STRTAB_INIT;
+	size_t i;
 
 	for (i = 0; i < npicks; i++) {
 		const char *iid = hp_json_str(picks[i].node, "InstanceId");
-		cJSON *ent;
+
+		if (picks[i].reason && !strcmp(picks[i].reason, "not in the sample"))
+			continue;
+		recorded[i] = hp_strtab_adds(&seen, iid) == seen.n - 1;
+	}
+	hp_strtab_release(&seen);
+}
+
+/*
+ * Probe the targets of picks; each pick's outcome becomes an entry of key
+ * (in the store, or in the document object probes when run.decode is
+ * NULL), in the order of the picks, and its failed calls go to "calls" in
+ * that order. Returns the number of targets.
+ */
+static size_t sweep(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s,
+		    struct run *run, const char *command, const struct pick *picks, size_t npicks,
+		    cJSON *probes, cJSON *meta)
+{
+	struct hp_ssm_config cfg;
+	const char **order = xcalloc(npicks ? npicks : 1, sizeof(*order));
+	size_t i, k, nt = 0, norder = 0;
+
+	run->pick_of = xcalloc(npicks ? npicks : 1, sizeof(*run->pick_of));
+	run->recorded = xcalloc(npicks ? npicks : 1, 1);
+	for (i = 0; i < npicks; i++)
+		if (!picks[i].reason)
+			run->pick_of[nt++] = i;
+	run->done = xcalloc(nt ? nt : 1, sizeof(*run->done));
+	run->picks = picks;
+	mark_recorded(picks, npicks, run->recorded);
+	sweep_config(a, o, command, nt, meta, &cfg);
+	cfg.on_done = run_done;
+	cfg.target_of = run_target;
+	cfg.hook_ud = run;
+	pthread_mutex_init(&run->lock, NULL);
+	hp_ssm_sweep(a, &cfg, NULL, nt, NULL, o->progress, o->progress_ud);
+	pthread_mutex_destroy(&run->lock);
+	/* In the order of the picks: skipped nodes' entries, failed calls, the document's entries. */
+	for (i = 0, k = 0; i < npicks; i++) {
+		const char *iid = hp_json_str(picks[i].node, "InstanceId");
+		cJSON *ent = NULL;
 
 		if (picks[i].reason) {
 			if (!strcmp(picks[i].reason, "not in the sample"))
 				continue;
-			ent = entry(picks[i].node, HP_SSM_SKIPPED, picks[i].reason, NULL);
-			counts[HP_SSM_SKIPPED]++;
+			run->counts[HP_SSM_SKIPPED]++;
+			if (run->recorded[i])
+				ent = entry(picks[i].node, HP_SSM_SKIPPED, picks[i].reason, NULL);
 		} else {
-			const struct hp_ssm_result *r = &results[k++];
+			struct done *d = &run->done[k++];
 
-			ent = entry(picks[i].node, r->state, r->reason, r);
-			counts[r->state]++;
-			record_failure(s, r);
+			record_failure(s, d->failed_action, d->failed_call);
+			if (d->failed_call) {
+				hp_aws_result_release(d->failed_call);
+				free(d->failed_call);
+			}
+			ent = d->entry;
 		}
-		/* A listing that repeats an id keeps its first entry. */
-		if (cJSON_GetObjectItemCaseSensitive(probes, iid))
+		if (!run->recorded[i]) {
 			cJSON_Delete(ent);
-		else
+			continue;
+		}
+		order[norder++] = iid;
+		if (ent && !run->decode) {
 			cJSON_AddItemToObject(probes, iid, ent);
+		} else if (ent) {
+			hp_snapshot_stream_entry(s, run->key, iid, ent, NULL, 0, NULL, 0);
+			hp_probes_add(s, run->key, iid, ent, NULL);
+			cJSON_Delete(ent);
+		}
 	}
+	if (run->decode) {
+		hp_probes_order(s, run->key, order, norder);
+		hp_snapshot_stream_end(s, run->key);
+	}
+	free(order);
+	free(run->done);
+	free(run->recorded);
+	free(run->pick_of);
+	return nt;
 }
 
-/* Probe the targets of picks and record every pick's outcome into probes. */
-static void sweep(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s,
-		  const char *cluster_id, const struct pick *picks, size_t npicks, cJSON *probes,
-		  cJSON *meta, size_t counts[3], size_t *nt)
-{
-	struct hp_ssm_target *targets = xcalloc(npicks ? npicks : 1, sizeof(*targets));
-	struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
-	struct hp_ssm_result *results;
-	struct hp_ssm_config cfg;
-	size_t i;
-
-	*nt = build_targets(picks, npicks, cluster_id, targets);
-	probe_command(&cmd);
-	sweep_config(a, o, cmd.buf, *nt, meta, &cfg);
-	results = xcalloc(*nt ? *nt : 1, sizeof(*results));
-	hp_ssm_sweep(a, &cfg, targets, *nt, results, o->progress, o->progress_ud);
-	record_results(s, picks, npicks, results, probes, counts);
-	for (i = 0; i < *nt; i++)
-		hp_ssm_result_release(&results[i]);
-	free(results);
-	free(targets);
-	hp_buf_release(&cmd);
-}
-
-void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s)
+void hp_collect_probes_with(struct hp_aws *a, const struct hp_probe_opts *o,
+			    const struct hp_probe_sweep *sw, struct hp_snapshot *s)
 {
 	const cJSON *nodes = hp_json_arr(s->root, "nodes"), *extra = unlisted_node(o, s, nodes);
-	cJSON *probes = cJSON_CreateObject(), *meta = sweep_meta(o);
-	size_t counts[3] = { 0, 0, 0 }, nt = 0;
+	const char *key = sw && sw->key ? sw->key : "probes";
+	const char *meta_key = sw && sw->meta_key ? sw->meta_key : "probes_meta";
+	cJSON *probes = NULL, *meta = sweep_meta(o);
+	struct run run;
+	size_t nt = 0;
 	int64_t t0 = a->sys->monotonic_ms(a->sys);
 	char id[64];
 
+	memset(&run, 0, sizeof(run));
+	run.s = s;
+	run.key = key;
+	run.decode = sw && sw->decode ? sw->decode : hp_facts_decoder_of(key);
+	run.cluster_id = id;
+	if (run.decode)
+		hp_probes_reset(s, key);
+	else
+		probes = cJSON_CreateObject();
 	hp_snap_cluster_id(s, id);
 	if (!id[0] || (!nodes && !extra)) {
 		/* Without the cluster id or the node list there is no SSM target to build. */
 		cJSON_AddStringToObject(meta, "note", !id[0] ? "cluster id unknown (DescribeCluster failed)"
 							    : "node list unavailable (ListClusterNodes failed)");
 	} else {
+		struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
 		struct pick *picks;
 		size_t npicks = pick_nodes(o, nodes, extra, &picks);
 
-		sweep(a, o, s, id, picks, npicks, probes, meta, counts, &nt);
+		if (sw && sw->command)
+			hp_buf_puts(&cmd, sw->command);
+		else
+			probe_command(&cmd);
+		nt = sweep(a, o, s, &run, cmd.buf, picks, npicks, probes, meta);
 		free(picks);
+		hp_buf_release(&cmd);
 	}
-	cJSON_AddNumberToObject(meta, "requested", (double)cJSON_GetArraySize(probes));
-	cJSON_AddNumberToObject(meta, "probed", (double)counts[HP_SSM_PROBED]);
-	cJSON_AddNumberToObject(meta, "unreachable", (double)counts[HP_SSM_UNREACHABLE]);
-	cJSON_AddNumberToObject(meta, "skipped", (double)counts[HP_SSM_SKIPPED]);
+	cJSON_AddNumberToObject(meta, "requested",
+				(double)(probes ? (size_t)cJSON_GetArraySize(probes)
+						: hp_probes_count(s, key)));
+	cJSON_AddNumberToObject(meta, "probed", (double)run.counts[HP_SSM_PROBED]);
+	cJSON_AddNumberToObject(meta, "unreachable", (double)run.counts[HP_SSM_UNREACHABLE]);
+	cJSON_AddNumberToObject(meta, "skipped", (double)run.counts[HP_SSM_SKIPPED]);
 	cJSON_AddNumberToObject(meta, "wall_ms", (double)(a->sys->monotonic_ms(a->sys) - t0));
 	/* Interrupted (SIGINT 2, SIGTERM 15): the report says N of M nodes probed. */
 	if (o->stop && *o->stop) {
 		cJSON_AddNumberToObject(meta, "interrupted", (double)*o->stop);
 		cJSON_AddNumberToObject(meta, "to_probe", (double)nt);
 	}
-	hp_snapshot_set(s, "probes", probes);
-	hp_snapshot_set(s, "probes_meta", meta);
+	if (probes)
+		hp_snapshot_set(s, key, probes);
+	hp_snapshot_set(s, meta_key, meta);
+}
+
+void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s)
+{
+	hp_collect_probes_with(a, o, NULL, s);
 }
 
 cJSON *hp_collect_probe_one(struct hp_aws *a, const struct hp_probe_opts *o,
@@ -397,7 +559,7 @@ cJSON *hp_collect_probe_one(struct hp_aws *a, const struct hp_probe_opts *o,
 	memset(&r, 0, sizeof(r));
 	hp_ssm_sweep(a, &cfg, &t, 1, &r, NULL, NULL);
 	ent = entry(node, r.state, r.reason, &r);
-	record_failure(s, &r);
+	record_failure(s, r.failed_action, &r.failed_call);
 	hp_ssm_result_release(&r);
 	return ent;
 }

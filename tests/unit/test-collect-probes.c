@@ -10,6 +10,7 @@
 
 #include "fake-sys.h"
 #include "hp/collect.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "t.h"
 
@@ -35,6 +36,24 @@ static void opts(struct hp_probe_opts *o)
 	o->rate_per_s = 1000;
 }
 
+/*
+ * The sweep's entries (in the snapshot's probe store) as one object, for
+ * reading with hp_json_*; freed by the caller. None has its raw output.
+ */
+static cJSON *probes_of(const struct hp_snapshot *s)
+{
+	cJSON *all = cJSON_CreateObject();
+	struct hp_probe_iter it;
+	const cJSON *e;
+
+	T_ASSERT(hp_snapshot_get(s, "probes") == NULL);
+	for (e = hp_probes_first(s, "probes", &it); e; e = hp_probes_next(&it)) {
+		T_ASSERT(!cJSON_GetObjectItem(e, "stdout"));
+		cJSON_AddItemToObject(all, e->string, cJSON_Duplicate(e, 1));
+	}
+	return all;
+}
+
 static int asked_for(const struct fake_sys *f, const char *target)
 {
 	size_t i;
@@ -51,7 +70,8 @@ static void t_every_running_node(void)
 	struct hp_aws a;
 	struct hp_snapshot s;
 	struct hp_probe_opts o;
-	const cJSON *p, *m;
+	const cJSON *m;
+	cJSON *p;
 	int i;
 
 	fake_sys_init(&f);
@@ -67,17 +87,22 @@ static void t_every_running_node(void)
 	T_ASSERT(!asked_for(&f, "i-c"));
 	/* The command is the on-node probe, shipped base64-encoded inside sh -c. */
 	T_ASSERT(asked_for(&f, " | base64 -d | sh'"));
-	p = hp_snapshot_get(&s, "probes");
+	p = probes_of(&s);
 	T_EQ(cJSON_GetArraySize(p), 5);
+	T_EQ(hp_probes_count(&s, "probes"), 5);
+	/* In the order of the node list. */
+	T_STREQ(p->child->string, "i-a");
+	T_STREQ(p->child->next->next->string, "i-c");
 	T_STREQ(hp_json_str(p, "i-a.state"), "unreachable");
 	T_CONTAINS(hp_json_str(p, "i-a.reason"), "TargetNotConnected");
 	T_STREQ(hp_json_str(p, "i-a.group"), "g1");
 	T_STREQ(hp_json_str(p, "i-a.instance_type"), "ml.p5.48xlarge");
 	T_ASSERT(cJSON_IsNull(hp_json_get(p, "i-a.exit_code")));
 	T_ASSERT(hp_json_bool(p, "i-a.truncated", 0));
-	T_STREQ(hp_json_str(p, "i-a.stdout"), "");
+	T_STREQ(hp_json_str(p, "i-a.stderr"), "");
 	T_STREQ(hp_json_str(p, "i-c.state"), "skipped");
 	T_STREQ(hp_json_str(p, "i-c.reason"), "node not Running (Failure)");
+	cJSON_Delete(p);
 	m = hp_snapshot_get(&s, "probes_meta");
 	T_EQ(hp_json_num(m, "requested", -1), 5);
 	T_EQ(hp_json_num(m, "probed", -1), 0);
@@ -97,7 +122,7 @@ static void t_sample_takes_turns_between_groups(void)
 	struct hp_aws a;
 	struct hp_snapshot s;
 	struct hp_probe_opts o;
-	const cJSON *p;
+	cJSON *p;
 	int i;
 
 	fake_sys_init(&f);
@@ -113,10 +138,11 @@ static void t_sample_takes_turns_between_groups(void)
 	T_ASSERT(asked_for(&f, "_g1-i-a\""));
 	T_ASSERT(asked_for(&f, "_g2-i-d\""));
 	T_ASSERT(asked_for(&f, "_g3-i-e\""));
-	p = hp_snapshot_get(&s, "probes");
+	p = probes_of(&s);
 	/* Nodes left out of the sample have no entry; the Failure node keeps its skip. */
 	T_ASSERT(hp_json_get(p, "i-b") == NULL);
 	T_STREQ(hp_json_str(p, "i-c.state"), "skipped");
+	cJSON_Delete(p);
 	T_STREQ(hp_json_str(hp_snapshot_get(&s, "probes_meta"), "selection"), "sample");
 	hp_snapshot_release(&s);
 	fake_sys_release(&f);
@@ -138,7 +164,7 @@ static void t_node_only(void)
 	hp_collect_probes(&a, &o, &s);
 	T_EQ(f.nreq, 1);
 	T_ASSERT(asked_for(&f, "_g2-i-d\""));
-	T_EQ(cJSON_GetArraySize(hp_snapshot_get(&s, "probes")), 1);
+	T_EQ(hp_probes_count(&s, "probes"), 1);
 	hp_snapshot_release(&s);
 
 	/* A --node that is not Running is skipped without a call. */
@@ -147,7 +173,12 @@ static void t_node_only(void)
 	o.node = "i-c";
 	hp_collect_probes(&a, &o, &s);
 	T_EQ(f.nreq, 0);
-	T_STREQ(hp_json_str(hp_snapshot_get(&s, "probes"), "i-c.state"), "skipped");
+	{
+		cJSON *p = probes_of(&s);
+
+		T_STREQ(hp_json_str(p, "i-c.state"), "skipped");
+		cJSON_Delete(p);
+	}
 	hp_snapshot_release(&s);
 	fake_sys_release(&f);
 }
@@ -197,7 +228,12 @@ static void t_denied_recorded_once(void)
 	T_STREQ(hp_json_str(cJSON_GetArrayItem(calls, 0), "action"), "StartSession");
 	T_STREQ(hp_json_str(cJSON_GetArrayItem(calls, 0), "class"), "denied");
 	T_EQ(hp_json_num(hp_snapshot_get(&s, "probes_meta"), "skipped", -1), 5);
-	T_CONTAINS(hp_json_str(hp_snapshot_get(&s, "probes"), "i-e.reason"), "not probed after ssm:StartSession");
+	{
+		cJSON *p = probes_of(&s);
+
+		T_CONTAINS(hp_json_str(p, "i-e.reason"), "not probed after ssm:StartSession");
+		cJSON_Delete(p);
+	}
 	hp_snapshot_release(&s);
 	fake_sys_release(&f);
 }

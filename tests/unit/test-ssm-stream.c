@@ -2,9 +2,11 @@
  * The reliable stream (reordering, de-duplication, retransmission timeout)
  * and whole sessions against a scripted agent in memory: handshake, output
  * streams, exit code, duplicates, reordering, bad digests, KMS refusal,
- * pings, fragmentation, caps, silence and dropped connections; and one
- * node end to end over a fake stream from sys->tls_connect. Time is a
- * fake clock that jumps to each deadline the client waits for.
+ * pings, fragmentation, caps, silence and dropped connections; one node
+ * end to end over a fake stream from sys->tls_connect; and the probe
+ * collector over it: the output decoded when the session ends, the raw
+ * text kept nowhere but in the snapshot file being saved. Time is a fake
+ * clock that jumps to each deadline the client waits for.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,8 +15,12 @@
 #include <cjson/cJSON.h>
 
 #include "fake-sys.h"
+#include "hp/check.h"
+#include "hp/collect.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "hp/ssm.h"
+#include "probe-t.h"
 #include "t.h"
 
 /* ------------------------------------------------------------ rx / tx */
@@ -938,7 +944,165 @@ static void t_url_parse(void)
 	T_STREQ(path, "/");
 }
 
-T_MAIN(T(t_node_over_a_fake_stream), T(t_rx_in_order_and_duplicates), T(t_rx_reorders), T(t_rx_bounded), T(t_tx_rto_and_resend),
+
+/* The agent of one node answering the on-node probe with out (in 1 KB messages, as agents send). */
+static void probe_agent(struct agent *ag, const char *out)
+{
+	size_t len = strlen(out), at;
+	int64_t seq = 2;
+
+	agent_init(ag);
+	out_msg(ag, 0, HP_SSM_PT_HANDSHAKE_REQUEST, hs_request);
+	out_msg(ag, 1, HP_SSM_PT_HANDSHAKE_COMPLETE, hs_complete);
+	for (at = 0; at < len; at += 1024) {
+		char *piece = xstrndup(out + at, 1024);
+
+		out_msg(ag, seq++, HP_SSM_PT_OUTPUT, piece);
+		free(piece);
+	}
+	out_msg(ag, seq++, HP_SSM_PT_STDERR, "probe: dmesg: read kernel buffer failed\n");
+	out_msg(ag, seq, HP_SSM_PT_EXIT_CODE, "EXIT_CODE: 0");
+	agent_msg(ag, "channel_closed", 0, 0, closed_ok, 0, 1);
+}
+
+/* A cluster of one Running node, i-0123456789abcdef0 in group workers. */
+static void one_node_cluster(struct hp_snapshot *s)
+{
+	hp_snapshot_init(s);
+	hp_snapshot_set(s, "cluster", cJSON_Parse(
+		"{\"ClusterName\":\"c\",\"ClusterArn\":\"arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456\"}"));
+	hp_snapshot_set(s, "nodes", cJSON_Parse(
+		"[{\"InstanceId\":\"i-0123456789abcdef0\",\"InstanceGroupName\":\"workers\","
+		"\"InstanceType\":\"ml.m5.2xlarge\",\"InstanceStatus\":{\"Status\":\"Running\"}}]"));
+}
+
+static const char one_started[] =
+	"{\"SessionId\":\"hpnode-ci-1\",\"TokenValue\":\"TOKEN-abc\",\"StreamUrl\":"
+	"\"wss://ssmmessages.us-west-2.amazonaws.com/v1/data-channel/hpnode-ci-1?role=publish_subscribe\"}";
+
+/* Whether any key or string in v holds needle. */
+static int tree_has(const cJSON *v, const char *needle)
+{
+	const cJSON *c;
+
+	if (v->string && strstr(v->string, needle))
+		return 1;
+	if (cJSON_IsString(v) && strstr(v->valuestring, needle))
+		return 1;
+	for (c = v->child; c; c = c->next)
+		if (tree_has(c, needle))
+			return 1;
+	return 0;
+}
+
+/* The on-node findings, one line each (message and evidence). */
+static char *node_findings(const struct hp_snapshot *s)
+{
+	static const char *const ids[] = { "node.*", "ssm.*", NULL };
+	struct hp_findings f = { 0 };
+	struct hp_buf b = HP_BUF_INIT((size_t)1 << 20);
+	size_t i;
+
+	hp_checks_run_only(s, ids, &f);
+	for (i = 0; i < f.n; i++) {
+		const cJSON *e;
+
+		hp_buf_printf(&b, "%s %d %s\n", f.v[i].check->id, f.v[i].tag, f.v[i].message);
+		cJSON_ArrayForEach(e, f.v[i].evidence)
+			hp_buf_printf(&b, "  %s\n", e->valuestring);
+	}
+	hp_findings_release(&f);
+	return hp_buf_detach(&b, NULL);
+}
+
+/*
+ * The probe collector decodes each node's output when its session ends:
+ * the store holds the entry and its facts, the checks decode nothing, and
+ * the raw text is nowhere in the snapshot. With a file being saved, the
+ * raw text is in the file, which is valid JSON and replays to the same
+ * findings.
+ */
+static void t_collector_decodes_at_session_end(void)
+{
+	char *out = pt_file("probe-debian-vm.txt"), *live, *replayed;
+	struct hp_facts_counts all0, all1, mine;
+	struct hp_probe_opts o;
+	struct hp_error e = HP_ERROR_INIT;
+	struct fake_sys f;
+	struct hp_aws a;
+	struct hp_snapshot s, r;
+	struct hp_probe_iter it;
+	struct agent ag;
+	const cJSON *ent;
+	cJSON *facts, *doc;
+	int saving;
+
+	for (saving = 0; saving < 2; saving++) {
+		memset(&f, 0, sizeof(f));
+		fake_aws(&f, &a, 3);
+		probe_agent(&ag, out);
+		ag.clock = &f.now_ms;
+		f.stream = &ag.io;
+		fake_reply(&f, 200, NULL, one_started);
+		one_node_cluster(&s);
+		if (saving)
+			T_EQ(hp_snapshot_stream_open(&s, &f.sys, "snap.json", &e), 0);
+		hp_probe_opts_defaults(&o);
+		o.concurrency = 1;
+		hp_facts_counts_all(&all0);
+		hp_collect_probes(&a, &o, &s);
+		hp_facts_counts_all(&all1);
+		/* Decoded once, by the sweep. */
+		T_EQ(all1.probe - all0.probe, 1);
+		T_ASSERT(hp_snapshot_get(&s, "probes") == NULL);
+		ent = hp_probes_first(&s, "probes", &it);
+		T_ASSERT(ent != NULL);
+		T_STREQ(ent->string, "i-0123456789abcdef0");
+		T_STREQ(hp_json_str(ent, "state"), "probed");
+		T_ASSERT(!cJSON_GetObjectItem(ent, "stdout"));
+		T_STREQ(hp_json_str(ent, "stderr"), "probe: dmesg: read kernel buffer failed\n");
+		T_ASSERT(!hp_json_bool(ent, "truncated", 1));
+		facts = hp_probes_facts(&it);
+		T_STREQ(hp_json_str(facts, "node.hostname"), "vm");
+		/* Nothing of the raw text is kept: no framing line in the entry or its facts. */
+		T_ASSERT(!tree_has(ent, "@@HP@@") && !tree_has(facts, "@@HP@@"));
+		cJSON_Delete(facts);
+		hp_probes_end(&it);
+		/* The checks read those facts: nothing decoded again. */
+		live = node_findings(&s);
+		T_CONTAINS(live, "On-node probe output received from node i-0123456789abcdef0");
+		hp_facts_counts(&s, &mine);
+		T_EQ(mine.probe, 0);
+		hp_facts_counts_all(&all1);
+		T_EQ(all1.probe - all0.probe, 1);
+		if (!saving) {
+			/* No file: the raw text went nowhere. */
+			T_EQ(f.nwrote, 0);
+		} else {
+			T_EQ(hp_snapshot_save(&s, &f.sys, "snap.json", &e), 0);
+			doc = cJSON_Parse(f.written);
+			T_ASSERT(doc != NULL);
+			T_STREQ(hp_json_str(hp_json_get(doc, "probes"), "i-0123456789abcdef0.stdout"), out);
+			T_STREQ(cJSON_GetArrayItem(hp_json_get(doc, "probes_order"), 0)->valuestring,
+				"i-0123456789abcdef0");
+			T_EQ(hp_json_num(doc, "probes_meta.probed", 0), 1);
+			cJSON_Delete(doc);
+			hp_snapshot_init(&r);
+			T_EQ(hp_snapshot_load(&r, &f.sys, "snap.json", &e), 0);
+			replayed = node_findings(&r);
+			T_STREQ(replayed, live);
+			free(replayed);
+			hp_snapshot_release(&r);
+		}
+		free(live);
+		hp_snapshot_release(&s);
+		agent_release(&ag);
+		fake_sys_release(&f);
+	}
+	free(out);
+}
+
+T_MAIN(T(t_node_over_a_fake_stream), T(t_collector_decodes_at_session_end), T(t_rx_in_order_and_duplicates), T(t_rx_reorders), T(t_rx_bounded), T(t_tx_rto_and_resend),
        T(t_session_happy_path), T(t_session_reorders_and_dedups), T(t_session_drops_bad_digest),
        T(t_session_refuses_kms), T(t_session_silent_agent_times_out), T(t_session_stops_when_interrupted),
        T(t_session_unanswered_handshake_is_resent), T(t_session_ack_stops_resends),

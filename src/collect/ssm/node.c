@@ -453,9 +453,17 @@ struct sweep {
 static void sweep_one(void *ud, size_t i, int w)
 {
 	struct sweep *s = ud;
-	struct hp_ssm_result *r = &s->results[i];
+	struct hp_ssm_result own, *r = s->results ? &s->results[i] : &own;
+	struct hp_ssm_target t;
+	const struct hp_ssm_target *target = s->targets ? &s->targets[i] : &t;
 
-	hp_ssm_probe_node(&s->workers[w], s->c, &s->sh, &s->targets[i], r);
+	if (!s->targets) {
+		memset(&t, 0, sizeof(t));
+		s->c->target_of(s->c->hook_ud, i, &t);
+	}
+	hp_ssm_probe_node(&s->workers[w], s->c, &s->sh, target, r);
+	if (s->c->on_done)
+		s->c->on_done(s->c->hook_ud, i, r);
 	pthread_mutex_lock(&s->progress_lock);
 	s->prog.done++;
 	if (r->state == HP_SSM_UNREACHABLE)
@@ -465,6 +473,8 @@ static void sweep_one(void *ud, size_t i, int w)
 	if (s->progress)
 		s->progress(s->ud, &s->prog);
 	pthread_mutex_unlock(&s->progress_lock);
+	if (!s->results)
+		hp_ssm_result_release(&own);
 }
 
 void hp_ssm_sweep(struct hp_aws *a, const struct hp_ssm_config *c,
@@ -477,7 +487,7 @@ void hp_ssm_sweep(struct hp_aws *a, const struct hp_ssm_config *c,
 	struct sweep s;
 	int workers = c->concurrency < 1 ? 1 : c->concurrency, k;
 
-	if (!n)
+	if (!n || (!targets && !c->target_of) || (!results && !c->on_done))
 		return;
 	/*
 	 * Set-up before any worker thread exists: the first random draw opens

@@ -21,8 +21,15 @@
 #define CLOSE_GRACE_MS 3000
 /* After refusing KMS, how long to let the agent hear it and close the channel. */
 #define KMS_GRACE_MS 2000
+/*
+ * The reorder window: messages held until the ones before them arrive. No
+ * more than the output a session keeps (what is past the caps is dropped
+ * anyway), so one session holds at most about 5 MiB whatever an agent
+ * sends (receive buffer 1 MiB, a fragmented message 2 MiB, this window,
+ * stdout and stderr), and a few tens of KiB for a probe's usual output.
+ */
 #define MAX_HELD 4096
-#define MAX_HELD_BYTES ((size_t)4 << 20)
+#define MAX_HELD_BYTES (HP_SSM_MAX_STDOUT + HP_SSM_MAX_STDERR)
 #define MAX_UNACKED 64
 
 const char *hp_ssm_end_name(enum hp_ssm_end e)
