@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "hp/buf.h"
 #include "hp/snapshot.h"
 #include "hp/util.h"
 
@@ -57,6 +58,9 @@ struct hp_check {
 	void (*each_node)(struct node_ctx *c);
 };
 
+/* Node ids per "nodes a-b of n:" evidence line of a folded finding. */
+#define HP_FINDING_IDS_PER_LINE 100
+
 struct hp_finding {
 	const struct hp_check *check;
 	enum hp_tag tag;
@@ -64,9 +68,23 @@ struct hp_finding {
 	char *section;         /* "" = no pointer */
 	char *message;         /* raw; the reporter sanitises */
 	char *node;            /* instance id or NULL */
-	cJSON *evidence;       /* array of strings, or NULL */
+	cJSON *evidence;       /* array of strings, or NULL (the id lines below come after it) */
 	cJSON *vars;           /* object: placeholder name ("SG_ID") -> string, or NULL */
-	cJSON *nodes;          /* array of instance ids a multi-node finding covers, or NULL */
+	/*
+	 * The instance ids a multi-node finding covers, in order (JSON "nodes",
+	 * one JUnit testcase each): nnodes of them. Each id is kept once for
+	 * the whole process, whatever the number of findings naming it (a
+	 * fleet's ids, not a copy per finding); the strings are not the
+	 * finding's to free.
+	 */
+	const char **nodes;
+	size_t nnodes, nodes_alloc;
+	/*
+	 * The evidence goes on with lines that list the first id_lines ids of
+	 * nodes, HP_FINDING_IDS_PER_LINE to a line ("nodes 1-100 of 250: i-…
+	 * i-…"); they are made when read (hp_finding_id_line), never kept.
+	 */
+	size_t id_lines;
 };
 
 struct hp_findings {
@@ -101,8 +119,23 @@ void hp_finding_evidence(struct hp_finding *f, const char *line);
  * value for the same name replaces the earlier one. Optional.
  */
 void hp_finding_var(struct hp_finding *f, const char *name, const char *value);
-/* Record one more instance id a finding covers (JSON "nodes", JUnit, text sample). */
+/*
+ * Record one more instance id a finding covers (JSON "nodes", JUnit, text
+ * sample). Not for threads: findings are made by one thread.
+ */
 void hp_finding_node(struct hp_finding *f, const char *id);
+/*
+ * End the finding's evidence with the id lines of the ids it covers so far
+ * (a folded finding, src/checks/fold.h). Evidence added later comes after
+ * them, as if they had been added as lines.
+ */
+void hp_finding_list_ids(struct hp_finding *f);
+/* How many id lines the finding's evidence ends with. */
+size_t hp_finding_id_lines(const struct hp_finding *f);
+/* Id line k (0-based) into out (emptied first): "nodes 101-200 of 250: i-… …". */
+void hp_finding_id_line(const struct hp_finding *f, size_t k, struct hp_buf *out);
+/* All its evidence lines: the cJSON ones and the id lines. */
+size_t hp_finding_lines(const struct hp_finding *f);
 
 /* The registry: every check, sorted by group and order (report order). */
 extern const struct hp_check *const hp_checks[];

@@ -44,7 +44,19 @@ struct hp_report_opts {
 	int suggest;            /* suggested commands under FAIL/WARN (include/hp/suggest.h) */
 	const struct hp_snapshot *snap; /* where --suggest finds ids; may be NULL */
 	const struct hp_report_run *run; /* header lines / JSON "run"; NULL = no header */
+	/*
+	 * Where the report goes as it is written: when set, what a renderer put
+	 * in its out buffer is handed to sink whenever it passes 64 KiB and at
+	 * the end (out is left empty), so no renderer holds a whole report (the
+	 * JSON or JUnit report of 20,000 nodes is tens of megabytes). NULL: the
+	 * whole report stays in out.
+	 */
+	void (*sink)(void *ud, const char *p, size_t n);
+	void *sink_ud;
 };
+
+/* Hand out's text to o's sink (past 64 KiB, or all of it when all is set); nothing without one. */
+void hp_report_drain(const struct hp_report_opts *o, struct hp_buf *out, int all);
 
 /* Text report into out. */
 void hp_report_text(const struct hp_findings *f, const struct hp_report_opts *o, struct hp_buf *out);

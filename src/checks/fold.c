@@ -106,36 +106,6 @@ static void emit_each(struct hp_emit *em, const struct hp_fold *f)
 	}
 }
 
-/* "nodes 1-100 of 250: i-… i-…" lines over the known ids. */
-static void id_lines(struct hp_finding *x, const struct hp_fold *f)
-{
-	size_t i, known = 0, done = 0;
-
-	for (i = 0; i < f->n; i++)
-		known += f->v[i].node != NULL;
-	for (i = 0; i < f->n;) {
-		struct hp_buf ids = HP_BUF_INIT(HP_MAX_LINE);
-		size_t first = done + 1, k = 0;
-
-		/* The range is written after the ids are counted, so gather them first. */
-		for (; i < f->n && k < HP_FOLD_IDS_PER_LINE; i++) {
-			if (!f->v[i].node)
-				continue;
-			hp_buf_printf(&ids, " %.40s", f->v[i].node);
-			k++;
-		}
-		if (k) {
-			struct hp_buf line = HP_BUF_INIT(HP_MAX_LINE);
-
-			done += k;
-			hp_buf_printf(&line, "nodes %zu-%zu of %zu:%s", first, done, known, ids.buf);
-			hp_finding_evidence(x, line.buf);
-			hp_buf_release(&line);
-		}
-		hp_buf_release(&ids);
-	}
-}
-
 static struct hp_finding *emit_folded(struct hp_emit *em, const struct hp_fold *f,
 				      const char *fmt, va_list ap) HP_PRINTF(3, 0);
 
@@ -156,7 +126,8 @@ static struct hp_finding *emit_folded(struct hp_emit *em, const struct hp_fold *
 		if (f->n <= HP_FOLD_SAMPLE)
 			return x;
 	}
-	id_lines(x, f);
+	/* "nodes 1-100 of 250: i-… i-…" lines over the known ids, made when read. */
+	hp_finding_list_ids(x);
 	return x;
 }
 

@@ -17,7 +17,8 @@
  *    message, or the shorter line hp_fold_line gave), and when there are
  *    more nodes than that, all ids after them, HP_FOLD_IDS_PER_LINE to a
  *    line ("nodes 1-100 of 250: i-… i-…"); for PASS and INFO it is the id
- *    lines alone. The nodes' own evidence lines are not kept. The text
+ *    lines alone (made from the finding's ids when read, never kept:
+ *    hp_finding_list_ids). The nodes' own evidence lines are not kept. The text
  *    report shows ten evidence lines and, for a PASS or INFO over more
  *    than ten nodes, a sample of five ids instead of the id lines.
  *
@@ -43,8 +44,8 @@
 #define HP_FOLD_MIN 4
 /* Lines of this many nodes stand in the evidence of a folded FAIL, WARN or SKIP. */
 #define HP_FOLD_SAMPLE 25
-/* Node ids per "nodes a-b of n:" evidence line. */
-#define HP_FOLD_IDS_PER_LINE 100
+/* Node ids per "nodes a-b of n:" evidence line (hp_finding_list_ids). */
+#define HP_FOLD_IDS_PER_LINE HP_FINDING_IDS_PER_LINE
 
 struct hp_fold_item;
 

@@ -32,15 +32,6 @@ static int check_writable(struct hp_sys *sys, const char *path, struct hp_error 
 	return 0;
 }
 
-/* An output file through sys->write_file: atomic, never through a symlink, 0666 less the umask. */
-static int write_file(struct hp_sys *sys, const char *path, const char *data, size_t len,
-		      struct hp_error *e)
-{
-	if (sys->write_file(sys, path, data, len, HP_SYS_MODE_DEFAULT))
-		return hp_error_set(e, HP_ERR_FILE, "cannot write '%s': %s", path, strerror(errno));
-	return 0;
-}
-
 static void print_clusters(const struct hp_snapshot *s, const char *region)
 {
 	const cJSON *list = hp_snapshot_get(s, "clusters"), *c;
@@ -147,25 +138,64 @@ static void render(enum fmt fmt, const struct hp_findings *f, const struct hp_re
 		hp_report_text(f, ro, out);
 }
 
-/* One output file, rendered without colour and written atomically. */
+/* A report file as it is rendered: its pieces go to sys->open_write's file; the first error is kept. */
+struct file_sink {
+	struct hp_file_out *out;
+	int err;
+};
+
+static void to_file(void *ud, const char *p, size_t n)
+{
+	struct file_sink *fs = ud;
+
+	if (!fs->err && fs->out->write(fs->out, p, n))
+		fs->err = errno ? errno : EIO;
+}
+
+static void to_stdout(void *ud, const char *p, size_t n)
+{
+	(void)ud;
+	fwrite(p, 1, n, stdout);
+}
+
+/*
+ * One output file, rendered without colour and written atomically, piece
+ * by piece as it is rendered (a report of 20,000 nodes is never whole in
+ * memory).
+ */
 static int write_output(struct hp_sys *sys, const char *path, enum fmt fmt,
 			const struct hp_findings *f, const struct hp_report_opts *ro, const char *name)
 {
 	struct hp_report_opts plain = *ro;
 	struct hp_buf out = HP_BUF_INIT((size_t)1 << 30);
-	struct hp_error e = HP_ERROR_INIT;
-	int rc = 0;
+	struct file_sink fs;
+	int err = 0;
 
 	if (!path)
 		return 0;
-	plain.color = 0;
-	render(fmt, f, &plain, &out);
-	if (write_file(sys, path, out.buf, out.len, &e)) {
-		fprintf(stderr, "hpnode %s: %s\n", name, e.msg);
-		rc = -1;
+	fs.err = 0;
+	fs.out = sys->open_write(sys, path, HP_SYS_MODE_DEFAULT);
+	if (!fs.out) {
+		err = errno ? errno : EIO;
+	} else {
+		plain.color = 0;
+		plain.sink = to_file;
+		plain.sink_ud = &fs;
+		render(fmt, f, &plain, &out);
+		hp_report_drain(&plain, &out, 1);
+		if (fs.err) {
+			err = fs.err;
+			fs.out->abort(fs.out);
+		} else if (fs.out->commit(fs.out)) {
+			err = errno ? errno : EIO;
+		}
 	}
 	hp_buf_release(&out);
-	return rc;
+	if (err) {
+		fprintf(stderr, "hpnode %s: cannot write '%s': %s\n", name, path, strerror(err));
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -221,8 +251,9 @@ static int report(const struct hp_snapshot *s, const struct hp_cmd_ctx *c,
 		ro.color = shown == FMT_TEXT &&
 			   hp_report_want_color(o->no_color, sys->getenv(sys, "NO_COLOR"),
 						sys->getenv(sys, "TERM"), isatty(1));
+		ro.sink = to_stdout;
 		render(shown, &f, &ro, &out);
-		fwrite(out.buf, 1, out.len, stdout);
+		hp_report_drain(&ro, &out, 1);
 	}
 	worst = hp_report_worst(&f);
 	if (o->fail_on != HP_PNONE && worst <= o->fail_on)

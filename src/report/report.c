@@ -462,19 +462,24 @@ static int is_id_list(const cJSON *item)
 }
 
 /* "    250 nodes, e.g. i-… i-… (every id: --output json, --junit-file)" */
-static void put_node_sample(struct hp_buf *out, const cJSON *nodes, int n)
+static void put_node_sample(struct hp_buf *out, const struct hp_finding *f)
 {
-	const cJSON *id;
-	int k = 0;
+	size_t k;
 
-	hp_buf_printf(out, "    %d nodes, e.g.", n);
-	cJSON_ArrayForEach(id, nodes) {
-		if (k++ == TEXT_NODE_SAMPLE)
-			break;
+	hp_buf_printf(out, "    %zu nodes, e.g.", f->nnodes);
+	for (k = 0; k < f->nnodes && k < TEXT_NODE_SAMPLE; k++) {
 		hp_buf_putc(out, ' ');
-		put_clean(out, cJSON_IsString(id) ? id->valuestring : "?", MAX_NAME, "?");
+		put_clean(out, f->nodes[k], MAX_NAME, "?");
 	}
 	hp_buf_puts(out, " " ELLIPSIS " (every id: --json-file or --junit-file)\n");
+}
+
+void hp_report_drain(const struct hp_report_opts *o, struct hp_buf *out, int all)
+{
+	if (!o || !o->sink || !out->len || (!all && out->len < ((size_t)64 << 10)))
+		return;
+	o->sink(o->sink_ud, out->buf, out->len);
+	hp_buf_reset(out);
 }
 
 static void put_finding(struct hp_buf *out, int color, const struct hp_finding *f,
@@ -488,9 +493,9 @@ static void put_finding(struct hp_buf *out, int color, const struct hp_finding *
 		[HP_TAG_SKIP] = NULL,
 	};
 	const cJSON *item, *list = cJSON_IsArray(f->evidence) ? f->evidence : NULL;
-	int shown = 0, total = list ? cJSON_GetArraySize(list) : 0;
-	int nnodes = cJSON_IsArray(f->nodes) ? cJSON_GetArraySize(f->nodes) : 0;
-	int sample = (f->tag == HP_TAG_PASS || f->tag == HP_TAG_INFO) && nnodes > TEXT_NODES_MAX;
+	size_t k, ids = hp_finding_id_lines(f);
+	int shown = 0, total = (list ? cJSON_GetArraySize(list) : 0) + (int)ids;
+	int sample = (f->tag == HP_TAG_PASS || f->tag == HP_TAG_INFO) && f->nnodes > TEXT_NODES_MAX;
 
 	hp_buf_puts(out, "  ");
 	if (tag_ok(f->tag)) {
@@ -509,7 +514,7 @@ static void put_finding(struct hp_buf *out, int color, const struct hp_finding *
 	hp_buf_putc(out, '\n');
 
 	if (sample)
-		put_node_sample(out, f->nodes, nnodes);
+		put_node_sample(out, f);
 	cJSON_ArrayForEach(item, list) {
 		if (sample && is_id_list(item)) {
 			total--;
@@ -520,6 +525,19 @@ static void put_finding(struct hp_buf *out, int color, const struct hp_finding *
 		hp_buf_puts(out, "    ");
 		put_evidence_item(out, item, MAX_TEXT_FIELD);
 		hp_buf_putc(out, '\n');
+		shown++;
+	}
+	/* The id lines after them: left out with the sample, else shown as lines. */
+	if (sample)
+		total -= (int)ids;
+	for (k = 0; !sample && k < ids && shown < TEXT_EVIDENCE; k++) {
+		struct hp_buf line = HP_BUF_INIT(HP_MAX_LINE);
+
+		hp_finding_id_line(f, k, &line);
+		hp_buf_puts(out, "    ");
+		hp_sanitize(line.buf, out, MAX_TEXT_FIELD);
+		hp_buf_putc(out, '\n');
+		hp_buf_release(&line);
 		shown++;
 	}
 	if (total > shown)
@@ -649,10 +667,12 @@ void hp_report_text(const struct hp_findings *f, const struct hp_report_opts *o,
 				put_header(out, o->color, groups[g].num, groups[g].name);
 			header = 1;
 			put_finding(out, o->color, x, sg);
+			hp_report_drain(o, out, 0);
 		}
 	}
 	put_summary(out, f, order, o);
 	put_footer(out, o);
+	hp_report_drain(o, out, 1);
 	if (sg)
 		hp_suggest_release(sg);
 	free(order);
@@ -781,12 +801,11 @@ static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *
 	json_add_str(o, "node", f->node);
 	{
 		cJSON *nodes = cJSON_CreateArray();
-		const cJSON *id;
+		size_t k;
 
-		if (cJSON_IsArray(f->nodes)) {
-			cJSON_ArrayForEach(id, f->nodes)
-				if (cJSON_IsString(id))
-					json_add_item_str(nodes, id->valuestring);
+		if (f->nodes) {
+			for (k = 0; k < f->nnodes; k++)
+				json_add_item_str(nodes, f->nodes[k]);
 		} else if (f->node) {
 			json_add_item_str(nodes, f->node);
 		}
@@ -799,6 +818,16 @@ static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *
 		cJSON_AddItemToArray(ev, cJSON_CreateString(b.buf));
 		hp_buf_release(&b);
 	}
+	{
+		struct hp_buf line = HP_BUF_INIT(HP_MAX_LINE);
+		size_t k, ids = hp_finding_id_lines(f);
+
+		for (k = 0; k < ids; k++) {
+			hp_finding_id_line(f, k, &line);
+			json_add_item_str(ev, line.buf);
+		}
+		hp_buf_release(&line);
+	}
 	cJSON_AddItemToObject(o, "evidence", ev);
 	if (sg)
 		hp_suggest_json(sg, f, o);
@@ -806,12 +835,34 @@ static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *
 	return o;
 }
 
-/* Writes the JSON document described at the top of this file, on one line. */
+/* ,"key":<item> as cJSON prints a member (item is freed). */
+static void put_member(struct hp_buf *out, const char *key, cJSON *item)
+{
+	cJSON *wrap = cJSON_CreateObject();
+	char *text;
+	size_t n;
+
+	cJSON_AddItemToObject(wrap, key, item);
+	text = cJSON_PrintUnformatted(wrap);
+	if (!text)
+		hp_die("out of memory");
+	n = strlen(text);
+	/* "{"key":...}" without its braces. */
+	hp_buf_putc(out, ',');
+	hp_buf_putn(out, text + 1, n - 2);
+	free(text);
+	cJSON_Delete(wrap);
+}
+
+/*
+ * Writes the JSON document described at the top of this file, on one
+ * line, a finding at a time: the same bytes cJSON would print for the
+ * whole document, without the whole document in memory.
+ */
 void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o, struct hp_buf *out)
 {
 	static const struct hp_report_opts none;
 	cJSON *doc = cJSON_CreateObject();
-	cJSON *list = cJSON_CreateArray();
 	cJSON *sum = cJSON_CreateObject();
 	struct hp_suggest store, *sg;
 	struct hp_error e = HP_ERROR_INIT;
@@ -834,9 +885,28 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 		cJSON_AddItemToObject(doc, "run", json_run(o));
 	else
 		cJSON_AddNullToObject(doc, "run");
-	for (i = 0; i < f->n; i++)
-		cJSON_AddItemToArray(list, json_finding(&f->v[order[i]], sg));
-	cJSON_AddItemToObject(doc, "findings", list);
+	text = cJSON_PrintUnformatted(doc);
+	if (!text)
+		hp_die("out of memory");
+	/* The members before "findings", without the closing brace. */
+	hp_buf_putn(out, text, strlen(text) - 1);
+	free(text);
+	cJSON_Delete(doc);
+	hp_buf_puts(out, ",\"findings\":[");
+	for (i = 0; i < f->n; i++) {
+		cJSON *x = json_finding(&f->v[order[i]], sg);
+
+		text = cJSON_PrintUnformatted(x);
+		if (!text)
+			hp_die("out of memory");
+		if (i)
+			hp_buf_putc(out, ',');
+		hp_buf_puts(out, text);
+		free(text);
+		cJSON_Delete(x);
+		hp_report_drain(o, out, 0);
+	}
+	hp_buf_putc(out, ']');
 	cJSON_AddNumberToObject(sum, "P0", (double)t.prio[HP_P0]);
 	cJSON_AddNumberToObject(sum, "P1", (double)t.prio[HP_P1]);
 	cJSON_AddNumberToObject(sum, "P2", (double)t.prio[HP_P2]);
@@ -845,17 +915,16 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	cJSON_AddNumberToObject(sum, "warn", (double)t.tag[HP_TAG_WARN]);
 	cJSON_AddNumberToObject(sum, "info", (double)t.tag[HP_TAG_INFO]);
 	cJSON_AddNumberToObject(sum, "skip", (double)t.tag[HP_TAG_SKIP]);
-	cJSON_AddItemToObject(doc, "summary", sum);
-	if (o->suggest && !sg)
-		json_add_str(doc, "suggestions_error", e.msg);
+	put_member(out, "summary", sum);
+	if (o->suggest && !sg) {
+		cJSON *tmp = cJSON_CreateObject();
 
-	text = cJSON_PrintUnformatted(doc);
-	if (!text)
-		hp_die("out of memory");
-	hp_buf_puts(out, text);
-	hp_buf_putc(out, '\n');
-	free(text);
-	cJSON_Delete(doc);
+		json_add_str(tmp, "x", e.msg);
+		put_member(out, "suggestions_error", cJSON_DetachItemFromObject(tmp, "x"));
+		cJSON_Delete(tmp);
+	}
+	hp_buf_puts(out, "}\n");
+	hp_report_drain(o, out, 1);
 	if (sg)
 		hp_suggest_release(sg);
 	free(order);

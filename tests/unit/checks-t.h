@@ -211,19 +211,40 @@ static inline const struct hp_finding *ck_one(const struct ck *c, enum hp_tag ta
 	return hit;
 }
 
-static inline int ck_evidence_has(const struct hp_finding *f, const char *sub)
+/* Evidence line i of a finding (its own lines, then the id lines), in a static buffer; "" past the end. */
+static inline const char *ck_line(const struct hp_finding *f, size_t i)
 {
-	const cJSON *e;
+	static char line[HP_MAX_LINE];
+	size_t own = (size_t)cJSON_GetArraySize(f->evidence);
 
-	cJSON_ArrayForEach(e, f->evidence)
-		if (cJSON_IsString(e) && strstr(e->valuestring, sub))
-			return 1;
-	return 0;
+	line[0] = '\0';
+	if (i < own) {
+		const cJSON *e = cJSON_GetArrayItem(f->evidence, (int)i);
+
+		hp_strlcpy(line, cJSON_IsString(e) ? e->valuestring : "", sizeof(line));
+	} else if (i - own < hp_finding_id_lines(f)) {
+		struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
+
+		hp_finding_id_line(f, i - own, &b);
+		hp_strlcpy(line, b.buf, sizeof(line));
+		hp_buf_release(&b);
+	}
+	return line;
 }
 
 static inline int ck_evidence_len(const struct hp_finding *f)
 {
-	return f->evidence ? cJSON_GetArraySize(f->evidence) : 0;
+	return (int)hp_finding_lines(f);
+}
+
+static inline int ck_evidence_has(const struct hp_finding *f, const char *sub)
+{
+	size_t i, n = hp_finding_lines(f);
+
+	for (i = 0; i < n; i++)
+		if (strstr(ck_line(f, i), sub))
+			return 1;
+	return 0;
 }
 
 #define CK_NO_PROBLEMS(c)                                                          \

@@ -271,10 +271,10 @@ static void t_many_nodes_aggregate(void)
 	T_EQ(ck_evidence_len(f), 26);
 	T_ASSERT(ck_evidence_has(f, "n24 (i-00001018) is UnschedulablePendingReboot"));
 	T_ASSERT(!ck_evidence_has(f, "n25 (i-00001019)"));
-	T_CONTAINS(cJSON_GetArrayItem(f->evidence, 25)->valuestring,
+	T_CONTAINS(ck_line(f, 25),
 		   "nodes 1-30 of 30: i-00001000 i-00001001");
-	T_EQ(cJSON_GetArraySize(f->nodes), 30);
-	T_STREQ(cJSON_GetArrayItem(f->nodes, 29)->valuestring, "i-0000101d");
+	T_EQ((int)f->nnodes, 30);
+	T_STREQ(f->nodes[29], "i-0000101d");
 	T_EQ(c.f.n, 1);
 	ck_run(&c, "kube.deep-health");
 	f = ck_one(&c, HP_TAG_FAIL, "30 HyperPod nodes failed their deep health checks");
@@ -282,7 +282,7 @@ static void t_many_nodes_aggregate(void)
 	T_EQ(c.f.n, 1);
 	ck_run(&c, "kube.node-ready");
 	f = ck_one(&c, HP_TAG_FAIL, "30 HyperPod nodes are NotReady");
-	T_EQ(cJSON_GetArraySize(f->nodes), 30);
+	T_EQ((int)f->nnodes, 30);
 	ck_free(&c);
 
 	/* The fold rule: four nodes alike fold, three stay one by one. */
@@ -302,7 +302,7 @@ static void t_many_nodes_aggregate(void)
 		T_EQ(ck_count(&c, HP_TAG_FAIL), i == 4 ? 1 : 3);
 		if (i == 4) {
 			f = ck_one(&c, HP_TAG_FAIL, "4 HyperPod nodes are NotReady");
-			T_EQ(cJSON_GetArraySize(f->nodes), 4);
+			T_EQ((int)f->nnodes, 4);
 			T_EQ(ck_evidence_len(f), 4);
 			T_ASSERT(ck_evidence_has(f, "n3 (i-00002003)"));
 		} else {

@@ -147,7 +147,7 @@ static void t_lifecycle_per_node(void)
 	T_STREQ(f->section, "D");
 	T_STREQ(f->node, "i-0aaaaaaaaaaaaaaa1");
 	T_EQ(ck_evidence_len(f), 3);
-	T_CONTAINS(cJSON_GetArrayItem(f->evidence, 0)->valuestring,
+	T_CONTAINS(ck_line(f, 0),
 		   "2025-01-01T12:00:00Z ERROR: step 1");
 	T_ASSERT(!ck_evidence_has(f, "0 errors"));
 	T_ASSERT(!ck_evidence_has(f, "step 4"));

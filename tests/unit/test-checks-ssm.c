@@ -96,8 +96,8 @@ static void t_many_unreachable_summarised(void)
 	T_ASSERT(ck_evidence_has(f, "i-149"));
 	/* 25 full reasons, then the id lines; every id in nodes. */
 	T_EQ(ck_evidence_len(f), 27);
-	T_STREQ(cJSON_GetArrayItem(f->evidence, 24)->valuestring, "i-024: timeout after 180 s");
-	T_EQ(cJSON_GetArraySize(f->nodes), 150);
+	T_STREQ(ck_line(f, 24), "i-024: timeout after 180 s");
+	T_EQ((int)f->nnodes, 150);
 	/* The three TargetNotConnected nodes are few enough to list one by one. */
 	T_EQ(ck_count_msg(&c, HP_TAG_FAIL, "Cannot reach node i-t"), 3);
 	T_EQ(ck_count(&c, HP_TAG_FAIL), 4);

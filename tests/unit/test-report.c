@@ -837,7 +837,160 @@ static void t_junit(void)
 	hp_findings_release(&f);
 }
 
-T_MAIN(T(t_command_line), T(t_text_header), T(t_node_sample), T(t_junit), T(t_text_exact), T(t_text_no_issues), T(t_text_empty_and_null_opts), T(t_text_pointer_forms),
+
+/* A folded finding over 2,500 nodes as fold.c makes it: 25 sample lines, then the ids. */
+static struct hp_finding *fold_2500(struct hp_emit *em, enum hp_tag tag, const char *msg)
+{
+	struct hp_finding *x = hp_emitx(em, tag, tag == HP_TAG_WARN ? HP_P1 : HP_PNONE, NULL, NULL,
+					"%s", msg);
+	int i;
+
+	for (i = 0; i < 2500; i++) {
+		char id[32];
+
+		snprintf(id, sizeof(id), "i-%017d", i);
+		hp_finding_node(x, id);
+		if (tag == HP_TAG_WARN && i < 25) {
+			char line[96];
+
+			snprintf(line, sizeof(line), "%s: root volume 91%% used", id);
+			hp_finding_evidence(x, line);
+		}
+	}
+	hp_finding_list_ids(x);
+	return x;
+}
+
+struct sink_log {
+	struct hp_buf all;
+	size_t pieces, largest;
+};
+
+static void log_sink(void *ud, const char *p, size_t n)
+{
+	struct sink_log *l = ud;
+
+	l->pieces++;
+	if (n > l->largest)
+		l->largest = n;
+	hp_buf_putn(&l->all, p, n);
+}
+
+/*
+ * JUnit at 2,500 nodes (it once stopped on "internal buffer cap
+ * exceeded"): a testcase per node, each with its finding's message and
+ * sample lines but not the 25 lines of ids (which made the report grow
+ * with the square of the nodes); JSON keeps every id line; the renderers
+ * hand the report out in pieces of about 64 KiB, the same bytes as whole.
+ */
+static void t_junit_and_json_at_2500_nodes(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_emit em = { &c_nodes, &f };
+	struct hp_buf j = HP_BUF_INIT((size_t)1 << 30), x = HP_BUF_INIT((size_t)1 << 30);
+	struct hp_buf piece = HP_BUF_INIT((size_t)1 << 30);
+	struct hp_report_opts o = plain;
+	struct sink_log log;
+	cJSON *doc;
+	const char *p;
+	size_t cases = 0;
+	int fmt;
+
+	fold_2500(&em, HP_TAG_WARN, "Root volume over 90% full on 2500 nodes");
+	fold_2500(&em, HP_TAG_PASS, "Time in sync on 2500 nodes");
+	T_EQ(hp_finding_id_lines(&f.v[0]), 25);
+	T_EQ(hp_finding_lines(&f.v[0]), 50);
+	hp_report_junit(&f, &plain, &x);
+	for (p = x.buf; (p = strstr(p, "<testcase ")); p++)
+		cases++;
+	T_EQ(cases, 2500);
+	T_ASSERT(!strstr(x.buf, "nodes 1-100 of 2500"));
+	HAS(x.buf, "name=\"nodes.status i-00000000000002499\" time=\"0\">\n      <skipped message=\"[P1] WARN: "
+		   "Root volume over 90% full on 2500 nodes");
+	HAS(x.buf, "[PASS] Time in sync on 2500 nodes</system-out>");
+	HAS(x.buf, "  i-00000000000000024: root volume 91% used\n[PASS]");
+	/* Linear in the nodes: a few hundred bytes of case and the 25 sample lines each. */
+	T_ASSERT(x.len < 2500 * 6000);
+	hp_report_json(&f, &plain, &j);
+	doc = cJSON_Parse(j.buf);
+	T_ASSERT(doc);
+	{
+		const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "findings"), 0);
+
+		T_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(w, "nodes")), 2500);
+		T_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(w, "evidence")), 50);
+		struct hp_buf want = HP_BUF_INIT(1 << 16);
+		int k;
+
+		hp_buf_puts(&want, "nodes 2401-2500 of 2500:");
+		for (k = 2400; k < 2500; k++)
+			hp_buf_printf(&want, " i-%017d", k);
+		T_ASSERT(!strcmp(cJSON_GetArrayItem(cJSON_GetObjectItem(w, "evidence"), 49)->valuestring,
+				 want.buf));
+		hp_buf_release(&want);
+	}
+	cJSON_Delete(doc);
+	/* Through a sink: the same bytes, in pieces, out never holding more than a piece. */
+	for (fmt = 0; fmt < 3; fmt++) {
+		memset(&log, 0, sizeof(log));
+		hp_buf_init(&log.all, (size_t)1 << 30);
+		o.sink = log_sink;
+		o.sink_ud = &log;
+		hp_buf_reset(&piece);
+		if (fmt == 0)
+			hp_report_text(&f, &o, &piece);
+		else if (fmt == 1)
+			hp_report_json(&f, &o, &piece);
+		else
+			hp_report_junit(&f, &o, &piece);
+		T_EQ(piece.len, 0);
+		if (fmt == 1)
+			T_STREQ(log.all.buf, j.buf);
+		if (fmt == 2) {
+			T_STREQ(log.all.buf, x.buf);
+			T_ASSERT(log.pieces > 10);
+		}
+		T_ASSERT(log.largest < ((size_t)192 << 10));
+		hp_buf_release(&log.all);
+	}
+	hp_buf_release(&piece);
+	hp_buf_release(&j);
+	hp_buf_release(&x);
+	hp_findings_release(&f);
+}
+
+/* Evidence added after the id lines keeps its place: the ids become lines first. */
+static void t_id_lines_then_evidence(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_emit em = { &c_nodes, &f };
+	struct hp_finding *x = hp_emitx(&em, HP_TAG_PASS, HP_PNONE, "", NULL, "five");
+	struct hp_buf j = HP_BUF_INIT(1 << 20);
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "i-%d", i);
+		hp_finding_node(x, id);
+	}
+	hp_finding_node(x, "i-0");
+	T_EQ(x->nnodes, 6);
+	/* One copy of each id, however many findings name it. */
+	T_ASSERT(x->nodes[0] == x->nodes[5]);
+	hp_finding_list_ids(x);
+	hp_finding_evidence(x, "after");
+	T_EQ(hp_finding_id_lines(x), 0);
+	T_EQ(cJSON_GetArraySize(x->evidence), 2);
+	T_STREQ(cJSON_GetArrayItem(x->evidence, 0)->valuestring, "nodes 1-6 of 6: i-0 i-1 i-2 i-3 i-4 i-0");
+	T_STREQ(cJSON_GetArrayItem(x->evidence, 1)->valuestring, "after");
+	hp_report_json(&f, &plain, &j);
+	HAS(j.buf, "\"evidence\":[\"nodes 1-6 of 6: i-0 i-1 i-2 i-3 i-4 i-0\",\"after\"]");
+	hp_buf_release(&j);
+	hp_findings_release(&f);
+}
+
+T_MAIN(T(t_junit_and_json_at_2500_nodes), T(t_id_lines_then_evidence), T(t_command_line), T(t_text_header), T(t_node_sample), T(t_junit), T(t_text_exact), T(t_text_no_issues), T(t_text_empty_and_null_opts), T(t_text_pointer_forms),
        T(t_pointer_document_of_the_check),
        T(t_text_color), T(t_text_color_only_difference), T(t_sanitize_table), T(t_sanitize_appends),
        T(t_sanitize_any_bytes), T(t_evidence_cap), T(t_json), T(t_json_empty), T(t_worst),

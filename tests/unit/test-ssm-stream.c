@@ -955,7 +955,7 @@ static void probe_agent(struct agent *ag, const char *out)
 	out_msg(ag, 0, HP_SSM_PT_HANDSHAKE_REQUEST, hs_request);
 	out_msg(ag, 1, HP_SSM_PT_HANDSHAKE_COMPLETE, hs_complete);
 	for (at = 0; at < len; at += 1024) {
-		char *piece = xstrndup(out + at, 1024);
+		char *piece = xstrndup(out + at, len - at < 1024 ? len - at : 1024);
 
 		out_msg(ag, seq++, HP_SSM_PT_OUTPUT, piece);
 		free(piece);
