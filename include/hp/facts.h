@@ -219,8 +219,8 @@ const cJSON *hp_vpc_ids(const cJSON *cluster, const cJSON *group, const char *fi
  * the document (hand-built snapshots, `hpnode node`, one entry each) or,
  * for a sweep over the cluster and for a replayed file, the snapshot's
  * probe store: each entry packed without its raw output (no stdout;
- * stderr cut to HP_FACTS_STDERR_KEEP bytes, which is all a finding quotes
- * of it), with the facts decoded from that output. A document member wins
+ * stderr cut to the HP_FACTS_STDERR_CHARS characters a finding quotes of
+ * it), with the facts decoded from that output. A document member wins
  * over a store of the same key. Readers see both alike:
  *
  *	struct hp_probe_iter it;
@@ -237,8 +237,14 @@ const cJSON *hp_vpc_ids(const cJSON *cluster, const cJSON *group, const char *fi
  * order the sweep chose its nodes), else the order they were added.
  */
 
-/* The part of a node's stderr an entry keeps (a finding quotes at most 200 characters). */
-#define HP_FACTS_STDERR_KEEP ((size_t)1024)
+/*
+ * What an entry keeps of a node's stderr: all a finding quotes of it, its
+ * first HP_FACTS_STDERR_CHARS UTF-8 characters and "…" when it was longer
+ * (hp_clip_utf8; the checks' clip is as long, src/checks/node-system.c),
+ * at most HP_FACTS_STDERR_SIZE bytes whatever the node printed.
+ */
+#define HP_FACTS_STDERR_CHARS 200
+#define HP_FACTS_STDERR_SIZE HP_CLIP_SIZE(HP_FACTS_STDERR_CHARS)
 
 /* A decoder of one node's raw output (hp_probe_parse). */
 typedef cJSON *(*hp_facts_decoder)(const char *text, size_t len);

@@ -65,5 +65,13 @@ void hp_free_secret(char *s);
 void hp_redact_urls(const char *in, char *out, size_t n);
 void hp_clean_text(char *s);
 void hp_safe_text(const char *in, char *out, size_t n);
+/*
+ * The first chars UTF-8 characters of s (NULL reads as "") into out, with
+ * "…" appended when anything was cut; returns out, which must hold
+ * HP_CLIP_SIZE(chars) bytes. A character is a lead byte and at most three
+ * continuation bytes (more count anew), so a cut never splits one.
+ */
+#define HP_CLIP_SIZE(chars) ((chars) * 4 + 8)
+const char *hp_clip_utf8(const char *s, size_t chars, char *out);
 
 #endif

@@ -65,7 +65,7 @@
 
 /* Free text from the cluster is cut at this many characters, plus "…". */
 #define HP_CHECK_CLIP_CHARS 200
-#define HP_CHECK_CLIP_SIZE (HP_CHECK_CLIP_CHARS * 4 + 8)
+#define HP_CHECK_CLIP_SIZE HP_CLIP_SIZE(HP_CHECK_CLIP_CHARS)
 
 /*
  * Copy s (NULL reads as "") into out, cut after HP_CHECK_CLIP_CHARS UTF-8

@@ -21,6 +21,10 @@
 /* Kernel lines shown per finding. */
 #define KERNEL_EVIDENCE 5
 
+/* A probe entry keeps what this check quotes of the node's stderr, no more. */
+_Static_assert(HP_FACTS_STDERR_CHARS == HP_CHECK_CLIP_CHARS,
+	       "an entry's stderr is cut where the check clips it");
+
 static void judge_probe(struct node_ctx *c)
 {
 	const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(c->facts, "blocks");

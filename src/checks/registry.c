@@ -85,30 +85,7 @@ void hp_checks_run_only(const struct hp_snapshot *snap, const char *const *ids,
 
 const char *hp_check_clip(const char *s, char out[HP_CHECK_CLIP_SIZE])
 {
-	size_t i = 0, chars = 0;
-
-	if (!s)
-		s = "";
-	while (s[i] && chars < HP_CHECK_CLIP_CHARS) {
-		size_t cont = 0;
-
-		/*
-		 * Step over one UTF-8 character: its lead byte and at most three
-		 * continuation bytes (more would be malformed; they count anew).
-		 */
-		i++;
-		while (cont < 3 && (s[i] & 0xC0) == 0x80) {
-			i++;
-			cont++;
-		}
-		chars++;
-	}
-	memcpy(out, s, i);
-	if (s[i])
-		memcpy(out + i, "\xE2\x80\xA6", 4);
-	else
-		out[i] = '\0';
-	return out;
+	return hp_clip_utf8(s, HP_CHECK_CLIP_CHARS, out);
 }
 
 const char *hp_check_iso_time(double s, char out[32])

@@ -139,8 +139,8 @@ static void drop_nuls(struct hp_buf *b)
 /*
  * A "probes" entry. With the raw output (out, err given), the entry holds
  * it; without, "stdout" is an empty stand-in and "stderr" the part of it a
- * finding can quote (HP_FACTS_STDERR_KEEP), for a sweep that writes the
- * raw text to the snapshot file itself.
+ * finding can quote (HP_FACTS_STDERR_CHARS characters), for a sweep that
+ * writes the raw text to the snapshot file itself.
  */
 static cJSON *entry_of(const cJSON *node, enum hp_ssm_state st, const char *reason,
 		       const struct hp_ssm_result *r, int with_output)
@@ -158,11 +158,11 @@ static cJSON *entry_of(const cJSON *node, enum hp_ssm_state st, const char *reas
 		add_text(e, "stdout", r ? &r->output.out : &empty);
 		add_text(e, "stderr", r ? &r->output.err : &empty);
 	} else {
-		char *cut = xstrndup(r->output.err.buf, strnlen(r->output.err.buf, HP_FACTS_STDERR_KEEP));
+		char cut[HP_FACTS_STDERR_SIZE];
 
 		cJSON_AddStringToObject(e, "stdout", "");
-		cJSON_AddStringToObject(e, "stderr", cut);
-		free(cut);
+		cJSON_AddStringToObject(e, "stderr", hp_clip_utf8(r->output.err.buf,
+								  HP_FACTS_STDERR_CHARS, cut));
 	}
 	cJSON_AddBoolToObject(e, "truncated", !r || !r->output.out.len ||
 			      !strstr(r->output.out.buf, DONE_MARKER));

@@ -92,6 +92,30 @@ size_t hp_strlcpy(char *dst, const char *src, size_t n)
 	return len;
 }
 
+const char *hp_clip_utf8(const char *s, size_t chars, char *out)
+{
+	size_t i = 0, n = 0;
+
+	if (!s)
+		s = "";
+	while (s[i] && n < chars) {
+		size_t cont = 0;
+
+		i++;
+		while (cont < 3 && (s[i] & 0xC0) == 0x80) {
+			i++;
+			cont++;
+		}
+		n++;
+	}
+	memcpy(out, s, i);
+	if (s[i])
+		memcpy(out + i, "\xE2\x80\xA6", 4);
+	else
+		out[i] = '\0';
+	return out;
+}
+
 const char *hp_strcasestr(const char *hay, const char *needle)
 {
 	size_t nl = strlen(needle);

@@ -1355,6 +1355,54 @@ static void t_probe_output_problems(void)
 	hp_buf_release(&out);
 }
 
+/*
+ * A long stderr (5,000 bytes, multi-byte characters at the cut): the probe
+ * store keeps only what the finding quotes, and the finding is the same
+ * as from the whole text in a document entry.
+ */
+static void t_probe_stderr_kept_as_quoted(void)
+{
+	struct hp_buf err = HP_BUF_INIT(8192);
+	char line[2][HP_CLIP_SIZE(HP_FACTS_STDERR_CHARS) + 16];
+	const struct hp_finding *f;
+	struct snap s;
+	cJSON *e;
+	int i, k;
+
+	for (i = 0; i < 1000; i++)
+		hp_buf_puts(&err, i % 3 ? "ab\xC3\xA9 " : "x\n");
+	for (k = 0; k < 2; k++) {
+		snap_init(&s, NULL, 1);
+		e = snap_node(&s, NODE_B, NULL, "probed", NULL);
+		cJSON_ReplaceItemInObject(e, "stderr", cJSON_CreateString(err.buf));
+		cJSON_ReplaceItemInObject(e, "exit_code", cJSON_CreateNumber(2));
+		if (k) {
+			/* The store's view of the same entry (a live sweep, a replayed file). */
+			cJSON *copy = cJSON_Duplicate(e, 1);
+			const cJSON *kept;
+			struct hp_probe_iter it;
+
+			hp_probes_reset(&s.c.snap, "probes");
+			hp_probes_add(&s.c.snap, "probes", NODE_B, copy, hp_probe_parse("", 0));
+			cJSON_Delete(copy);
+			kept = cJSON_GetObjectItem(hp_probes_first(&s.c.snap, "probes", &it), "stderr");
+			T_ASSERT(cJSON_IsString(kept));
+			/* Exactly the 200 characters the finding quotes, and "…". */
+			T_ASSERT(!strcmp(kept->valuestring, hp_clip_utf8(err.buf, 200, line[1])));
+			T_ASSERT(strlen(kept->valuestring) < HP_FACTS_STDERR_SIZE);
+			hp_probes_end(&it);
+		}
+		ck_run(&s.c, "node.probe");
+		f = expect(&s, HP_TAG_WARN, HP_P1, "K.5", "holds no probe data");
+		T_ASSERT(ck_evidence_has(f, "stderr: x"));
+		T_ASSERT(hp_finding_lines(f) >= 1);
+		hp_strlcpy(line[k], ck_line(f, 0), sizeof(line[k]));
+		snap_free(&s);
+	}
+	T_ASSERT(!strcmp(line[0], line[1]));
+	hp_buf_release(&err);
+}
+
 /* The development machine's own probe output, as `hpnode node` would see it. */
 static void t_local_machine_reports_absence(void)
 {
@@ -1387,4 +1435,4 @@ T_MAIN(T(t_healthy_gpu_node_has_no_problem), T(t_root_thresholds), T(t_root_unkn
        T(t_gpu_count), T(t_xid_classes), T(t_gpu_driver_texts), T(t_gpu_smi_aborted), T(t_gpu_unreadable), T(t_nvlink_and_nvvs),
        T(t_node_extras), T(t_ecc), T(t_remap), T(t_recovery_and_clocks),
        T(t_dcgm), T(t_neuron), T(t_efa), T(t_many_nodes_summarised), T(t_probe_output_problems),
-       T(t_local_machine_reports_absence))
+       T(t_probe_stderr_kept_as_quoted), T(t_local_machine_reports_absence))

@@ -530,10 +530,13 @@ static void t_store_entries(void)
 		T_STREQ(e->string, ids[n]);
 		T_ASSERT(!cJSON_GetObjectItem(e, "stdout"));
 		T_ASSERT(cJSON_IsString(se));
-		T_ASSERT(strlen(se->valuestring) <= HP_FACTS_STDERR_KEEP);
+		T_ASSERT(strlen(se->valuestring) < HP_FACTS_STDERR_SIZE);
 		f = hp_probes_facts(&it);
 		if (n == 0) {
-			T_EQ(strlen(se->valuestring), HP_FACTS_STDERR_KEEP);
+			/* 5,000 bytes of stderr: the 200 characters a finding quotes, and "…". */
+			T_EQ(strlen(se->valuestring), HP_FACTS_STDERR_CHARS + 3);
+			T_ASSERT(!strncmp(se->valuestring, err, HP_FACTS_STDERR_CHARS));
+			T_STREQ(se->valuestring + HP_FACTS_STDERR_CHARS, "\xE2\x80\xA6");
 			T_STREQ(hp_json_str(f, "node.hostname"), "vm");
 		}
 		if (n == 1)

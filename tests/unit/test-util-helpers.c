@@ -1,8 +1,8 @@
 /*
  * The small shared helpers of src/util: the growable array (growth,
  * zero-filled pushes, release, sorting), the ISO-8601 parser on the
- * forms really seen (AWS, dmesg, journald, Slurm) and on bad input, and
- * the "string in a cJSON array" test.
+ * forms really seen (AWS, dmesg, journald, Slurm) and on bad input, the
+ * "string in a cJSON array" test and the UTF-8 clip.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include "hp/iso8601.h"
 #include "hp/json.h"
 #include "hp/pool.h"
+#include "hp/util.h"
 #include "t.h"
 
 struct item {
@@ -273,6 +274,27 @@ static void t_arena(void)
 	T_EQ(a.bytes, 0);
 }
 
+/* hp_clip_utf8: whole characters, "…" only when something was cut, idempotent. */
+static void t_clip_utf8(void)
+{
+	char out[HP_CLIP_SIZE(4)], again[HP_CLIP_SIZE(4)];
+
+	T_STREQ(hp_clip_utf8(NULL, 4, out), "");
+	T_STREQ(hp_clip_utf8("abcd", 4, out), "abcd");
+	T_STREQ(hp_clip_utf8("abcde", 4, out), "abcd\xE2\x80\xA6");
+	/* é (2 bytes), € (3), 𝄞 (4) are one character each. */
+	T_STREQ(hp_clip_utf8("\xC3\xA9\xE2\x82\xAC\xF0\x9D\x84\x9Ex", 3, out),
+		"\xC3\xA9\xE2\x82\xAC\xF0\x9D\x84\x9E\xE2\x80\xA6");
+	/* A fourth continuation byte starts a character of its own: a+3, then 4, then cut. */
+	T_EQ(strlen(hp_clip_utf8("a\x80\x80\x80\x80\x80\x80\x80\x80", 2, out)), 8 + 3);
+	/* Four 4-byte characters and more fill the buffer's size exactly: no overflow. */
+	T_EQ(strlen(hp_clip_utf8("\xF0\x9D\x84\x9E\xF0\x9D\x84\x9E\xF0\x9D\x84\x9E"
+				 "\xF0\x9D\x84\x9E\xF0\x9D\x84\x9E", 4, out)), 16 + 3);
+	/* Clipping a clipped text changes nothing (the checks clip a stored entry again). */
+	hp_clip_utf8("abcdefgh", 4, out);
+	T_STREQ(hp_clip_utf8(out, 4, again), out);
+}
+
 T_MAIN(T(t_array_push_grows_and_zeroes), T(t_array_append_reserve), T(t_array_sort),
        T(t_iso_forms_seen), T(t_iso_prefix_and_end), T(t_iso_bad_input), T(t_days_from_civil),
-       T(t_json_has_str), T(t_strtab), T(t_arena))
+       T(t_json_has_str), T(t_strtab), T(t_arena), T(t_clip_utf8))

@@ -248,12 +248,11 @@ static cJSON *slim(const cJSON *entry)
 
 		if (c->string && !strcmp(c->string, "stdout"))
 			continue;
-		if (c->string && !strcmp(c->string, "stderr") && cJSON_IsString(c) &&
-		    strlen(c->valuestring) > HP_FACTS_STDERR_KEEP) {
-			char *cut = xstrndup(c->valuestring, HP_FACTS_STDERR_KEEP);
+		if (c->string && !strcmp(c->string, "stderr") && cJSON_IsString(c)) {
+			char cut[HP_FACTS_STDERR_SIZE];
 
-			copy = cJSON_CreateString(cut);
-			free(cut);
+			copy = cJSON_CreateString(hp_clip_utf8(c->valuestring, HP_FACTS_STDERR_CHARS,
+							       cut));
 		} else {
 			copy = cJSON_Duplicate(c, 1);
 		}
