@@ -125,6 +125,12 @@ void hp_finding_var(struct hp_finding *f, const char *name, const char *value);
  */
 void hp_finding_node(struct hp_finding *f, const char *id);
 /*
+ * The process-wide copy of id that findings name (NULL for NULL): kept for
+ * the life of the process, never to be freed, so a check may hold ids of
+ * many nodes as pointers. Not for threads, like hp_finding_node.
+ */
+const char *hp_finding_id_ref(const char *id);
+/*
  * End the finding's evidence with the id lines of the ids it covers so far
  * (a folded finding, src/checks/fold.h). Evidence added later comes after
  * them, as if they had been added as lines.

@@ -9,11 +9,22 @@
 #include "fold.h"
 
 struct hp_fold_item {
-	char *node;        /* NULL: not known */
-	char *msg;         /* the node's own finding */
+	const char *node;  /* the process-wide id (hp_finding_id_ref); NULL: not known */
+	char *msg;         /* the node's own finding; NULL: not kept */
 	char *line;        /* its line in a folded finding; NULL: msg */
 	cJSON *evidence;   /* of its own finding */
+	enum hp_fold_keep keep;
 };
+
+enum hp_fold_keep hp_fold_keeps(enum hp_tag tag, size_t index)
+{
+	if (index < HP_FOLD_MIN)
+		return HP_FOLD_KEEP_ALL;
+	if ((tag == HP_TAG_FAIL || tag == HP_TAG_WARN || tag == HP_TAG_SKIP) &&
+	    index < HP_FOLD_SAMPLE)
+		return HP_FOLD_KEEP_LINE;
+	return HP_FOLD_KEEP_NODE;
+}
 
 /* fmt formatted, cut (never dropped) at the line cap; caller frees. */
 static char *vformat(const char *fmt, va_list ap) HP_PRINTF(1, 0);
@@ -27,8 +38,7 @@ static char *vformat(const char *fmt, va_list ap)
 	return hp_buf_detach(&b, NULL);
 }
 
-struct hp_fold_item *hp_fold_vadd(struct hp_fold *f, const char *node, const char *fmt,
-				  va_list ap)
+static struct hp_fold_item *push(struct hp_fold *f, const char *node)
 {
 	struct hp_fold_item *it;
 
@@ -36,10 +46,29 @@ struct hp_fold_item *hp_fold_vadd(struct hp_fold *f, const char *node, const cha
 		f->alloc = f->alloc ? f->alloc * 2 : 16;
 		f->v = xrealloc(f->v, f->alloc * sizeof(*f->v));
 	}
-	it = &f->v[f->n++];
+	it = &f->v[f->n];
 	memset(it, 0, sizeof(*it));
-	it->node = node ? xstrdup(node) : NULL;
-	it->msg = vformat(fmt, ap);
+	it->keep = hp_fold_keeps(f->tag, f->n++);
+	it->node = hp_finding_id_ref(node);
+	return it;
+}
+
+struct hp_fold_item *hp_fold_vadd(struct hp_fold *f, const char *node, const char *fmt,
+				  va_list ap)
+{
+	struct hp_fold_item *it = push(f, node);
+
+	if (it->keep != HP_FOLD_KEEP_NODE)
+		it->msg = vformat(fmt, ap);
+	return it;
+}
+
+struct hp_fold_item *hp_fold_add_node(struct hp_fold *f, const char *node)
+{
+	struct hp_fold_item *it = push(f, node);
+
+	if (it->keep != HP_FOLD_KEEP_NODE)
+		hp_die("internal error: a fold result without the message it needs");
 	return it;
 }
 
@@ -56,6 +85,8 @@ struct hp_fold_item *hp_fold_add(struct hp_fold *f, const char *node, const char
 
 void hp_fold_evidence(struct hp_fold_item *it, const char *line)
 {
+	if (it->keep != HP_FOLD_KEEP_ALL)
+		return;
 	if (!it->evidence && !(it->evidence = cJSON_CreateArray()))
 		hp_die("out of memory");
 	cJSON_AddItemToArray(it->evidence, cJSON_CreateString(line));
@@ -65,6 +96,8 @@ void hp_fold_line(struct hp_fold_item *it, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (it->keep == HP_FOLD_KEEP_NODE)
+		return;
 	free(it->line);
 	va_start(ap, fmt);
 	it->line = vformat(fmt, ap);
@@ -81,7 +114,6 @@ void hp_fold_release(struct hp_fold *f)
 	size_t i;
 
 	for (i = 0; i < f->n; i++) {
-		free(f->v[i].node);
 		free(f->v[i].msg);
 		free(f->v[i].line);
 		cJSON_Delete(f->v[i].evidence);

@@ -31,6 +31,14 @@
  *	hp_fold_emit(em, &down, "%zu Slurm nodes are down", hp_fold_count(&down));
  *
  * hp_fold_emit releases the results, so the fold can be filled again.
+ *
+ * Memory. A fold keeps of each result only what the rule can still use
+ * (hp_fold_keeps): from HP_FOLD_MIN results on it can only come out
+ * folded, so a result added then keeps no evidence, a PASS or INFO one no
+ * message either, and a FAIL, WARN or SKIP one after the first
+ * HP_FOLD_SAMPLE only its node. A fold over 20,000 nodes holds 20,000
+ * pointers to the process-wide ids (hp_finding_id_ref), not 20,000
+ * messages.
  */
 #ifndef HP_CHECKS_FOLD_H
 #define HP_CHECKS_FOLD_H
@@ -59,16 +67,32 @@ struct hp_fold {
 
 #define HP_FOLD_INIT(tag, prio, section) { (tag), (prio), (section), NULL, 0, 0 }
 
+/* What a fold keeps of a result (hp_fold_keeps). */
+enum hp_fold_keep {
+	HP_FOLD_KEEP_NODE = 0,      /* its node alone */
+	HP_FOLD_KEEP_LINE = 1,      /* and its message or line (a folded finding's evidence) */
+	HP_FOLD_KEEP_ALL = 2        /* and its own evidence (a finding of its own) */
+};
+
+/* What the index-th result (from 0) of a fold of tag can still be used for. */
+enum hp_fold_keep hp_fold_keeps(enum hp_tag tag, size_t index);
+
 /*
  * Add one node's result: node is its instance id (NULL when the check
  * could not tell it), the message is what a finding of that node alone
- * says. The item stays valid until the next add.
+ * says (not even formatted when the fold cannot use it). The item stays
+ * valid until the next add.
  */
 struct hp_fold_item *hp_fold_add(struct hp_fold *f, const char *node, const char *fmt, ...)
 	HP_PRINTF(3, 4);
 /* The same with a va_list. */
 struct hp_fold_item *hp_fold_vadd(struct hp_fold *f, const char *node, const char *fmt,
 				  va_list ap) HP_PRINTF(3, 0);
+/*
+ * A result whose message the fold cannot use (hp_fold_keeps gave
+ * HP_FOLD_KEEP_NODE for its place): its node alone.
+ */
+struct hp_fold_item *hp_fold_add_node(struct hp_fold *f, const char *node);
 /* An evidence line of the node's own finding (kept only when nothing folds). */
 void hp_fold_evidence(struct hp_fold_item *it, const char *line);
 /* The line standing for the node in a folded finding's evidence (default: its message). */

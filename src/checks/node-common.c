@@ -5,6 +5,10 @@
  * section and stem) go through one fold (fold.h), so those of many nodes
  * become one finding "<stem> on N nodes". Nodes that were not probed
  * belong to the SSM transport's own check.
+ *
+ * A result keeps what its fold can still use (hp_fold_keeps, counted per
+ * class of alike results as they come): over a fleet, most results are
+ * a node id in a class, not a message.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,19 +21,27 @@
 #include "fold.h"
 #include "node.h"
 
-struct node_say {
+/* Results alike: same tag, priority, section and stem. */
+struct say_class {
 	enum hp_tag tag;
 	enum hp_prio prio;
 	char *section;   /* NULL: the check's own */
 	char *stem;
-	char *msg;
-	char *node;
+	size_t n;        /* results so far */
+};
+
+struct node_say {
+	size_t cls;             /* index in classes */
+	enum hp_fold_keep keep; /* what its fold can use of it */
+	const char *node;       /* the process-wide id (hp_finding_id_ref) */
+	char *msg;              /* NULL: not kept */
 	cJSON *evidence;
 };
 
 struct node_results {
 	struct node_say *v;
 	size_t n, alloc;
+	HP_ARRAY(struct say_class) classes;
 };
 
 static int tag_rank(enum hp_tag t)
@@ -43,20 +55,45 @@ static int tag_rank(enum hp_tag t)
 	}
 }
 
+/* The class of a result, made on first use. */
+static size_t class_of(struct node_results *r, enum hp_tag tag, enum hp_prio prio,
+		       const char *section, const char *stem)
+{
+	struct say_class *k;
+	size_t i;
+
+	for (i = 0; i < r->classes.n; i++) {
+		k = &r->classes.v[i];
+		if (k->tag == tag && k->prio == prio && !strcmp(k->stem, stem) &&
+		    (k->section && section ? !strcmp(k->section, section) : k->section == section))
+			return i;
+	}
+	k = hp_array_push(&r->classes);
+	k->tag = tag;
+	k->prio = prio;
+	k->section = section ? xstrdup(section) : NULL;
+	k->stem = xstrdup(stem);
+	return r->classes.n - 1;
+}
+
 struct node_say *hp_node_say(struct node_ctx *c, enum hp_tag tag, enum hp_prio prio,
 			     const char *section, const char *stem, const char *fmt, ...)
 {
 	struct node_results *r = c->out;
 	struct node_say *s;
 	struct hp_buf msg = HP_BUF_INIT(HP_MAX_LINE);
+	size_t k;
 	va_list ap;
 
+	if (tag != HP_TAG_FAIL && tag != HP_TAG_WARN)
+		prio = HP_PNONE;
+	k = class_of(r, tag, prio, section, stem);
 	s = hp_array_push(r);
-	s->tag = tag;
-	s->prio = (tag == HP_TAG_FAIL || tag == HP_TAG_WARN) ? prio : HP_PNONE;
-	s->section = section ? xstrdup(section) : NULL;
-	s->stem = xstrdup(stem);
-	s->node = xstrdup(c->id);
+	s->cls = k;
+	s->keep = hp_fold_keeps(tag, r->classes.v[k].n++);
+	s->node = hp_finding_id_ref(c->id);
+	if (s->keep == HP_FOLD_KEEP_NODE)
+		return s;
 	va_start(ap, fmt);
 	if (hp_buf_vaddf(&msg, fmt, ap))
 		hp_buf_puts(&msg, "(message too long)");
@@ -70,6 +107,8 @@ void hp_node_evidence(struct node_say *s, const char *fmt, ...)
 	struct hp_buf line = HP_BUF_INIT(HP_MAX_LINE);
 	va_list ap;
 
+	if (s->keep != HP_FOLD_KEEP_ALL)
+		return;
 	va_start(ap, fmt);
 	if (hp_buf_vaddf(&line, fmt, ap))
 		hp_buf_puts(&line, "(line too long)");
@@ -80,78 +119,51 @@ void hp_node_evidence(struct node_say *s, const char *fmt, ...)
 	hp_buf_release(&line);
 }
 
-static int same(const struct node_say *a, const struct node_say *b)
-{
-	if (a->tag != b->tag || a->prio != b->prio || strcmp(a->stem, b->stem))
-		return 0;
-	if (!a->section || !b->section)
-		return a->section == b->section;
-	return !strcmp(a->section, b->section);
-}
-
 /*
- * The n results in idx (all alike) through one fold: one finding each
- * below HP_FOLD_MIN, else "<stem> on N nodes".
+ * The results of class k (all alike), in the order they came, through one
+ * fold: one finding each below HP_FOLD_MIN, else "<stem> on N nodes".
+ * Each result kept what that fold keeps of it (both counted the same way).
  */
-static void emit_class(struct hp_emit *em, const struct node_results *r, const size_t *idx,
-		       size_t n)
+static void emit_class(struct hp_emit *em, const struct node_results *r, size_t k)
 {
-	const struct node_say *s = &r->v[idx[0]];
-	struct hp_fold fold = HP_FOLD_INIT(s->tag, s->prio, s->section);
+	const struct say_class *c = &r->classes.v[k];
+	struct hp_fold fold = HP_FOLD_INIT(c->tag, c->prio, c->section);
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		const struct node_say *x = &r->v[idx[i]];
-		struct hp_fold_item *it = hp_fold_add(&fold, x->node, "%s", x->msg);
+	for (i = 0; i < r->n; i++) {
+		const struct node_say *x = &r->v[i];
+		struct hp_fold_item *it;
 		const cJSON *e;
 
+		if (x->cls != k)
+			continue;
+		if (!x->msg) {
+			hp_fold_add_node(&fold, x->node);
+			continue;
+		}
+		it = hp_fold_add(&fold, x->node, "%s", x->msg);
 		cJSON_ArrayForEach(e, x->evidence)
 			if (cJSON_IsString(e))
 				hp_fold_evidence(it, e->valuestring);
 	}
-	hp_fold_emit(em, &fold, "%s on %zu nodes", s->stem, n);
+	hp_fold_emit(em, &fold, "%s on %zu nodes", c->stem, c->n);
 }
 
 static void flush(struct hp_emit *em, struct node_results *r)
 {
-	size_t *group = xcalloc(r->n ? r->n : 1, sizeof(*group));
-	size_t *idx = xcalloc(r->n ? r->n : 1, sizeof(*idx));
-	size_t *reps = xcalloc(r->n ? r->n : 1, sizeof(*reps));
-	size_t i, j, k, nreps = 0;
+	size_t k;
 	int rank;
 
-	/* group[i]: index of the first result alike to result i (few distinct ones). */
-	for (i = 0; i < r->n; i++) {
-		group[i] = i;
-		for (j = 0; j < nreps; j++)
-			if (same(&r->v[reps[j]], &r->v[i])) {
-				group[i] = reps[j];
-				break;
-			}
-		if (group[i] == i)
-			reps[nreps++] = i;
-	}
 	/* Problems first, by priority; within a rank, first seen first. */
 	for (rank = 0; rank <= 4; rank++) {
 		int p;
 
-		for (p = HP_P0; p <= HP_PNONE; p++) {
-			for (j = 0; j < nreps; j++) {
-				size_t n = 0;
-
-				i = reps[j];
-				if (tag_rank(r->v[i].tag) != rank || (int)r->v[i].prio != p)
-					continue;
-				for (k = i; k < r->n; k++)
-					if (group[k] == i)
-						idx[n++] = k;
-				emit_class(em, r, idx, n);
-			}
-		}
+		for (p = HP_P0; p <= HP_PNONE; p++)
+			for (k = 0; k < r->classes.n; k++)
+				if (tag_rank(r->classes.v[k].tag) == rank &&
+				    (int)r->classes.v[k].prio == p)
+					emit_class(em, r, k);
 	}
-	free(reps);
-	free(group);
-	free(idx);
 }
 
 static void results_release(struct node_results *r)
@@ -159,13 +171,15 @@ static void results_release(struct node_results *r)
 	size_t i;
 
 	for (i = 0; i < r->n; i++) {
-		free(r->v[i].section);
-		free(r->v[i].stem);
 		free(r->v[i].msg);
-		free(r->v[i].node);
 		cJSON_Delete(r->v[i].evidence);
 	}
 	hp_array_release(r);
+	for (i = 0; i < r->classes.n; i++) {
+		free(r->classes.v[i].section);
+		free(r->classes.v[i].stem);
+	}
+	hp_array_release(&r->classes);
 }
 
 /* The cluster's orchestrator; a lone node (hpnode node) can name it in meta. */

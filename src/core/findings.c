@@ -152,6 +152,11 @@ void hp_finding_var(struct hp_finding *f, const char *name, const char *value)
  */
 static struct hp_strtab node_ids = HP_STRTAB_INIT;
 
+const char *hp_finding_id_ref(const char *id)
+{
+	return id ? hp_strtab_get(&node_ids, hp_strtab_adds(&node_ids, id)) : NULL;
+}
+
 void hp_finding_node(struct hp_finding *f, const char *id)
 {
 	if (!id)
@@ -160,7 +165,7 @@ void hp_finding_node(struct hp_finding *f, const char *id)
 		f->nodes_alloc = f->nodes_alloc ? 2 * f->nodes_alloc : 4;
 		f->nodes = xrealloc(f->nodes, f->nodes_alloc * sizeof(*f->nodes));
 	}
-	f->nodes[f->nnodes++] = hp_strtab_get(&node_ids, hp_strtab_adds(&node_ids, id));
+	f->nodes[f->nnodes++] = hp_finding_id_ref(id);
 }
 
 void hp_findings_release(struct hp_findings *f)

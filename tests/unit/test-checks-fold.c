@@ -174,5 +174,60 @@ static void t_emit_one(void)
 	hp_findings_release(&out);
 }
 
+/*
+ * What a fold keeps: only what its rule can still use, so a fold over a
+ * fleet formats a message for the first results alone and gives the same
+ * findings as one that kept everything.
+ */
+static void t_keeps_only_what_it_uses(void)
+{
+	static const enum hp_tag tags[] = { HP_TAG_FAIL, HP_TAG_WARN, HP_TAG_SKIP, HP_TAG_PASS,
+					    HP_TAG_INFO };
+	struct hp_findings out = { 0 };
+	struct hp_emit em = { &chk, &out };
+	size_t t, i;
+
+	for (t = 0; t < HP_ARRAY_LEN(tags); t++) {
+		int problem = tags[t] != HP_TAG_PASS && tags[t] != HP_TAG_INFO;
+		struct hp_fold f = HP_FOLD_INIT(tags[t], HP_P1, NULL);
+		struct hp_finding *x;
+		char id[32];
+
+		T_EQ(hp_fold_keeps(tags[t], 0), HP_FOLD_KEEP_ALL);
+		T_EQ(hp_fold_keeps(tags[t], HP_FOLD_MIN - 1), HP_FOLD_KEEP_ALL);
+		T_EQ(hp_fold_keeps(tags[t], HP_FOLD_MIN),
+		     problem ? HP_FOLD_KEEP_LINE : HP_FOLD_KEEP_NODE);
+		T_EQ(hp_fold_keeps(tags[t], HP_FOLD_SAMPLE - 1),
+		     problem ? HP_FOLD_KEEP_LINE : HP_FOLD_KEEP_NODE);
+		T_EQ(hp_fold_keeps(tags[t], HP_FOLD_SAMPLE), HP_FOLD_KEEP_NODE);
+		for (i = 0; i < 1000; i++) {
+			struct hp_fold_item *it;
+
+			snprintf(id, sizeof(id), "i-%04zu", i);
+			if (hp_fold_keeps(tags[t], i) == HP_FOLD_KEEP_NODE && i % 2) {
+				/* What hp_node_each hands over for a result it kept no message of. */
+				it = hp_fold_add_node(&f, id);
+			} else {
+				it = hp_fold_add(&f, id, "node %s is down", id);
+			}
+			hp_fold_evidence(it, "its own evidence");
+			hp_fold_line(it, "%s: down", id);
+		}
+		T_EQ(hp_fold_count(&f), 1000);
+		x = hp_fold_emit(&em, &f, "%zu nodes are down", hp_fold_count(&f));
+		T_EQ((int)x->nnodes, 1000);
+		T_STREQ(x->nodes[999], "i-0999");
+		T_EQ(ck_evidence_len(x), (problem ? HP_FOLD_SAMPLE : 0) + 10);
+		if (problem) {
+			T_STREQ(ck_line(x, 0), "i-0000: down");
+			T_STREQ(ck_line(x, HP_FOLD_SAMPLE - 1), "i-0024: down");
+		}
+		T_CONTAINS(ck_line(x, problem ? HP_FOLD_SAMPLE : 0), "nodes 1-100 of 1000: i-0000");
+		/* Ids are the process-wide copies findings name. */
+		T_ASSERT(x->nodes[5] == hp_finding_id_ref("i-0005"));
+		hp_findings_release(&out);
+	}
+}
+
 T_MAIN(T(t_empty_says_nothing), T(t_few_stay_apart), T(t_many_fold), T(t_bounded_evidence),
-       T(t_passes_list_ids_and_lines), T(t_emit_one))
+       T(t_passes_list_ids_and_lines), T(t_emit_one), T(t_keeps_only_what_it_uses))

@@ -1356,6 +1356,53 @@ static void t_probe_output_problems(void)
 }
 
 /*
+ * Two kinds of result interleaved over 60 nodes: each class counts its own
+ * results, so the folded FAIL keeps the lines of its first 25 nodes (not
+ * of the first 25 results) and every id, the PASS every id.
+ */
+static void t_many_nodes_interleaved(void)
+{
+	const struct hp_finding *f;
+	struct snap s;
+	char id[32];
+	int i, fails = 0;
+
+	snap_init(&s, NULL, 1);
+	for (i = 0; i < 60; i++) {
+		struct hp_buf out = HP_BUF_INIT(1 << 20);
+
+		snprintf(id, sizeof(id), "i-0%016d", i);
+		pt_block(&out, "df", 0, i % 3 ? DF_HEAD "/dev/x 100 93 7 93% /" : DF_HEAD "/dev/x 100 10 90 10% /");
+		pt_done(&out);
+		snap_node(&s, id, "ml.p5.48xlarge", "probed", &out);
+		hp_buf_release(&out);
+	}
+	ck_run(&s.c, "node.disk-root");
+	T_EQ(s.c.f.n, 2);
+	T_EQ(s.c.f.v[0].tag, HP_TAG_FAIL);
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "I.2", "Root volume over 90% full on 40 nodes");
+	T_EQ((int)f->nnodes, 40);
+	T_EQ(ck_evidence_len(f), 25 + 1);
+	for (i = 0; i < 60 && fails < 25; i++) {
+		char want[96];
+
+		if (!(i % 3))
+			continue;
+		snprintf(want, sizeof(want), "Root volume 93%% full on node i-0%016d", i);
+		T_CONTAINS(ck_line(f, (size_t)fails), want);
+		fails++;
+	}
+	T_CONTAINS(ck_line(f, 25), "nodes 1-40 of 40: i-00000000000000001 i-00000000000000002 "
+		   "i-00000000000000004");
+	T_STREQ(f->nodes[39], "i-00000000000000059");
+	f = expect(&s, HP_TAG_PASS, HP_PNONE, "I.2", "Root volume below 80% used on 20 nodes");
+	T_EQ((int)f->nnodes, 20);
+	T_EQ(ck_evidence_len(f), 1);
+	T_CONTAINS(ck_line(f, 0), "nodes 1-20 of 20: i-00000000000000000 i-00000000000000003");
+	snap_free(&s);
+}
+
+/*
  * A long stderr (5,000 bytes, multi-byte characters at the cut): the probe
  * store keeps only what the finding quotes, and the finding is the same
  * as from the whole text in a document entry.
@@ -1434,5 +1481,6 @@ T_MAIN(T(t_healthy_gpu_node_has_no_problem), T(t_root_thresholds), T(t_root_unkn
        T(t_oom), T(t_kernel), T(t_time), T(t_services_by_orchestrator), T(t_slurm_units),
        T(t_gpu_count), T(t_xid_classes), T(t_gpu_driver_texts), T(t_gpu_smi_aborted), T(t_gpu_unreadable), T(t_nvlink_and_nvvs),
        T(t_node_extras), T(t_ecc), T(t_remap), T(t_recovery_and_clocks),
-       T(t_dcgm), T(t_neuron), T(t_efa), T(t_many_nodes_summarised), T(t_probe_output_problems),
-       T(t_probe_stderr_kept_as_quoted), T(t_local_machine_reports_absence))
+       T(t_dcgm), T(t_neuron), T(t_efa), T(t_many_nodes_summarised), T(t_many_nodes_interleaved),
+       T(t_probe_output_problems), T(t_probe_stderr_kept_as_quoted),
+       T(t_local_machine_reports_absence))
