@@ -208,7 +208,10 @@ static int collect(struct hp_cmd_ctx *c, struct hp_snapshot *s, struct hp_error 
 	ko.aws_profile = c->o.profile;
 	ko.disabled = t->no_kube;
 	hp_collect_kube(a, &ko, s);
+	/* The API phase's replies are parsed: their text and buffers go back before the sweep. */
+	hp_heap_trim();
 	probe_nodes(a, t, s);
+	hp_heap_trim();
 	hp_collect_slurm_controller(a, &t->probe, !t->no_probe, s);
 	return 0;
 }

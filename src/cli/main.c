@@ -145,6 +145,7 @@ int hp_main(int argc, char **argv, struct hp_sys *sys)
 #ifndef HP_NO_MAIN
 int main(int argc, char **argv)
 {
+	hp_heap_setup();
 	hp_json_init();
 	return hp_main(argc, argv, hp_sys_real());
 }

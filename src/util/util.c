@@ -2,6 +2,9 @@
  * Allocation wrappers that die on failure, and small string helpers.
  */
 #include <ctype.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,20 @@ void hp_die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+void hp_heap_setup(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_ARENA_MAX, HP_HEAP_ARENAS);
+#endif
+}
+
+void hp_heap_trim(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 }
 
 void *xmalloc(size_t n)
