@@ -40,4 +40,19 @@ int hp_json_len(const cJSON *obj, const char *path);
 /* Whether the array arr (NULL or not an array: no) holds the string s. */
 int hp_json_has_str(const cJSON *arr, const char *s);
 
+/*
+ * Let tree's member names and string values of at most HP_JSON_SHARE_LEN
+ * bytes point into one process-wide table of strings kept once each
+ * (cJSON_StringIsConst, cJSON_IsReference), their own copies freed: a list
+ * of 20,000 nodes names the same few keys, groups, types and states over
+ * and over (a third of its memory). cJSON_Delete, cJSON_Duplicate, the
+ * printers and the getters treat the tree as any other; its strings must
+ * not be written to in place. The table lives as long as the process and
+ * stops taking strings at HP_JSON_SHARE_MAX bytes (what is not taken
+ * stays the tree's own). Safe to call from several threads.
+ */
+#define HP_JSON_SHARE_LEN 64
+#define HP_JSON_SHARE_MAX ((size_t)16 << 20)
+void hp_json_share(cJSON *tree);
+
 #endif

@@ -24,8 +24,11 @@ static void move_items(cJSON *dst, cJSON *src)
 {
 	cJSON *it;
 
-	while (src && (it = cJSON_DetachItemFromArray(src, 0)) != NULL)
+	while (src && (it = cJSON_DetachItemFromArray(src, 0)) != NULL) {
+		/* A page at a time, so what sharing frees is reused by the next page. */
+		hp_json_share(it);
 		cJSON_AddItemToArray(dst, it);
+	}
 }
 
 struct pager {

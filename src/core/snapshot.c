@@ -786,6 +786,8 @@ static int read_root(struct load *l)
 		} else {
 			cJSON *v = r_value(l, (size_t)HP_SNAPSHOT_MAX_BYTES, "a member");
 
+			/* The node list's keys, groups and states once each, as the collector keeps them. */
+			hp_json_share(v);
 			if (!v) {
 				rc = -1;
 			} else if (seen(l, key)) {

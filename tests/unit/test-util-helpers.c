@@ -2,7 +2,8 @@
  * The small shared helpers of src/util: the growable array (growth,
  * zero-filled pushes, release, sorting), the ISO-8601 parser on the
  * forms really seen (AWS, dmesg, journald, Slurm) and on bad input, the
- * "string in a cJSON array" test and the UTF-8 clip.
+ * "string in a cJSON array" test, the UTF-8 clip and the shared strings
+ * of hp_json_share.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -295,6 +296,67 @@ static void t_clip_utf8(void)
 	T_STREQ(hp_clip_utf8(out, 4, again), out);
 }
 
+/*
+ * hp_json_share: names and short values point into the shared table, the
+ * tree prints, compares, duplicates and deletes as before, long strings
+ * stay the tree's own.
+ */
+static void t_json_share(void)
+{
+	static const char text[] =
+		"[{\"InstanceGroupName\":\"gpu-p5\",\"InstanceId\":\"i-0aaaaaaaaaaaaaaa1\","
+		"\"InstanceStatus\":{\"Status\":\"Running\",\"Message\":\"\"},\"Count\":3,"
+		"\"Tags\":[\"a\",\"b\"],\"Long\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		"xxxxxxxxxxxxxxxxxxxxxxxx\"},{\"InstanceGroupName\":\"gpu-p5\",\"InstanceStatus\":"
+		"{\"Status\":\"Running\"}}]";
+	cJSON *a = cJSON_Parse(text), *b = cJSON_Parse(text), *dup, *n0, *n1;
+	char *before = cJSON_PrintUnformatted(a), *after;
+	const cJSON *g0, *g1, *lng;
+
+	T_ASSERT(a && b);
+	hp_json_share(a);
+	hp_json_share(b);
+	n0 = cJSON_GetArrayItem(a, 0);
+	n1 = cJSON_GetArrayItem(b, 1);
+	g0 = cJSON_GetObjectItemCaseSensitive(n0, "InstanceGroupName");
+	g1 = cJSON_GetObjectItemCaseSensitive(n1, "InstanceGroupName");
+	/* One copy of each name and value for both trees. */
+	T_ASSERT(g0->string == g1->string);
+	T_ASSERT(g0->valuestring == g1->valuestring);
+	T_ASSERT((g0->type & cJSON_StringIsConst) && (g0->type & cJSON_IsReference));
+	T_ASSERT(cJSON_IsString(g0));
+	T_ASSERT(hp_json_str(n1, "InstanceStatus.Status") ==
+		 hp_json_str(n0, "InstanceStatus.Status"));
+	T_STREQ(hp_json_str(n0, "InstanceStatus.Status"), "Running");
+	/* Array elements too. */
+	T_STREQ(cJSON_GetArrayItem(hp_json_arr(n0, "Tags"), 1)->valuestring, "b");
+	T_ASSERT(cJSON_GetArrayItem(hp_json_arr(n0, "Tags"), 1)->type & cJSON_IsReference);
+	lng = cJSON_GetObjectItemCaseSensitive(n0, "Long");
+	T_EQ(strlen(lng->valuestring), 72);
+	T_ASSERT(!(lng->type & cJSON_IsReference));
+	T_EQ(hp_json_num(n0, "Count", 0), 3);
+	/* The same document as before. */
+	after = cJSON_PrintUnformatted(a);
+	T_STREQ(after, before);
+	/* A copy owns its strings again; sharing twice changes nothing. */
+	dup = cJSON_Duplicate(a, 1);
+	T_ASSERT(cJSON_Compare(dup, a, 1));
+	T_ASSERT(!(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(dup, 0),
+						     "InstanceGroupName")->type & cJSON_IsReference));
+	hp_json_share(a);
+	T_ASSERT(cJSON_Compare(dup, a, 1));
+	/* Replacing a shared member, and deleting it all, frees what the trees own (ASan). */
+	cJSON_ReplaceItemInObjectCaseSensitive(n0, "InstanceGroupName", cJSON_CreateString("cpu"));
+	T_STREQ(hp_json_str(n0, "InstanceGroupName"), "cpu");
+	hp_json_share(NULL);
+	cJSON_free(before);
+	cJSON_free(after);
+	cJSON_Delete(dup);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+}
+
 T_MAIN(T(t_array_push_grows_and_zeroes), T(t_array_append_reserve), T(t_array_sort),
        T(t_iso_forms_seen), T(t_iso_prefix_and_end), T(t_iso_bad_input), T(t_days_from_civil),
-       T(t_json_has_str), T(t_strtab), T(t_arena), T(t_clip_utf8))
+       T(t_json_has_str), T(t_strtab), T(t_arena), T(t_clip_utf8),
+       T(t_json_share))
