@@ -161,7 +161,7 @@ static void t_load_too_big(void)
 {
 	struct hp_error e = HP_ERROR_INIT;
 	struct hp_sys sys = ck_disk_sys();
-	struct hp_snapshot s = { NULL };
+	struct hp_snapshot s = { NULL, NULL, NULL };
 
 	sys.open_read = too_big;
 	T_EQ(hp_snapshot_load(&s, &sys, "huge.json", &e), -1);
@@ -363,7 +363,7 @@ static void t_load_hostile_files(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < 4; i++) {
 		struct hp_error e = HP_ERROR_INIT;
-		struct hp_snapshot s = { NULL };
+		struct hp_snapshot s = { NULL, NULL, NULL };
 
 		T_EQ(hp_snapshot_load(&s, hp_sys_real(), paths[i], &e), -1);
 		T_EQ(e.code, HP_ERR_FILE);
