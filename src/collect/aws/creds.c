@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/aws.h"
 #include "hp/creds.h"
 #include "hp/iso8601.h"
@@ -985,10 +986,7 @@ struct argv_list {
 
 static void argv_push(struct argv_list *a, char *s)
 {
-	if (a->n + 2 > a->alloc) {
-		a->alloc = a->alloc ? a->alloc * 2 : 8;
-		a->v = xrealloc(a->v, a->alloc * sizeof(*a->v));
-	}
+	hp_array_reserve(a, 2);  /* s and the NULL after it */
 	a->v[a->n++] = s;
 	a->v[a->n] = NULL;
 }
