@@ -120,7 +120,7 @@ $(BUILD)/libhp.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(HPNODE): $(BUILD)/src/main.o $(BUILD)/libhp.a
+$(HPNODE): $(BUILD)/src/cli/main.o $(BUILD)/libhp.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(TOOLBIN)/%: $(BUILD)/tests/tools/%.o $(BUILD)/libhp.a
