@@ -21,4 +21,12 @@ const cJSON *hp_json_arr(const cJSON *obj, const char *path);
 /* Number of array elements at path (0 when absent). */
 int hp_json_len(const cJSON *obj, const char *path);
 
+/*
+ * cJSON_ParseWithLengthOpts (require_null_terminated 0) for code that may
+ * run on several threads at once: libcjson writes its last-error position
+ * to one process-wide variable on every parse, so parses are serialised
+ * through one lock. end may be NULL.
+ */
+cJSON *hp_json_parse(const char *text, size_t len, const char **end);
+
 #endif

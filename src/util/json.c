@@ -1,10 +1,26 @@
 /*
- * Dotted-path getters over cJSON (include/hp/json.h).
+ * Dotted-path getters over cJSON, and the one serialised parse (include/hp/json.h).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hp/json.h"
+
+static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
+
+cJSON *hp_json_parse(const char *text, size_t len, const char **end)
+{
+	const char *stop = NULL;
+	cJSON *j;
+
+	pthread_mutex_lock(&parse_lock);
+	j = cJSON_ParseWithLengthOpts(text, len, &stop, 0);
+	pthread_mutex_unlock(&parse_lock);
+	if (end)
+		*end = stop;
+	return j;
+}
 
 const cJSON *hp_json_get(const cJSON *obj, const char *path)
 {
