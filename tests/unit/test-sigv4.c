@@ -686,12 +686,13 @@ static void scan_block(const unsigned char *p, size_t n)
 	}
 }
 
+/* ASan and TSan bring their own allocator: watch frees through their hooks, never free() itself. */
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define T_UNDER_ASAN 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(T_UNDER_ASAN)
+#if (defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)) && !defined(T_UNDER_ASAN)
 #define T_UNDER_ASAN 1
 #endif
 
