@@ -231,7 +231,6 @@ static void set_request(CURL *c, const struct hp_http_req *req, struct curl_slis
 	if (share)
 		curl_easy_setopt(c, CURLOPT_SHARE, share);
 	curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-	curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 131072L);
 	curl_easy_setopt(c, CURLOPT_URL, req->url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "hpnode/" HP_VERSION);
