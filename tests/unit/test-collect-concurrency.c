@@ -16,6 +16,7 @@
 #include "fake-sys.h"
 #include "hp/collect.h"
 #include "hp/json.h"
+#include "hp/tasks.h"
 #include "t.h"
 
 #define WAIT_MS 5000
@@ -100,6 +101,8 @@ struct scene {
 	const char *until_op;       /* ... until this operation has been answered */
 	int held_timeout;           /* the hold gave up: the calls did not overlap */
 	int answered_until;
+	int ec2_timeout;            /* every EC2 request times out */
+	int ec2_sent;               /* EC2 requests that reached the fake */
 	int late_clock;             /* advance the clock past the budget after: 1 DescribeCluster, 2 page 1 */
 	int64_t late_ms;
 	int first_connection_done;
@@ -165,7 +168,7 @@ static int route(struct fake_sys *f, const struct hp_http_req *req, struct hp_ht
 	char op[64];
 	const struct route *r = NULL;
 	size_t i;
-	int xml;
+	int xml, ec2;
 
 	(void)f;
 	op_of(req, op, sizeof(op));
@@ -187,7 +190,15 @@ static int route(struct fake_sys *f, const struct hp_http_req *req, struct hp_ht
 				break;
 			}
 	}
+	ec2 = req->body && hp_starts_with(req->body, "Action=") && strcmp(op, "GetCallerIdentity");
+	if (ec2)
+		sc.ec2_sent++;
 	pthread_mutex_unlock(&sc.lock);
+	if (ec2 && sc.ec2_timeout) {
+		resp->net = HP_NET_TIMEOUT;
+		hp_strlcpy(resp->errmsg, "fake: timed out", sizeof(resp->errmsg));
+		return -1;
+	}
 	if (sc.seed) {
 		/* A delay of 0-3 ms from the operation and the seed: a different end order per seed. */
 		unsigned h = sc.seed;
@@ -443,6 +454,41 @@ static void t_budget_spent_mid_pager_leaves_no_silent_gap(void)
 	hp_snapshot_release(&s);
 }
 
+/*
+ * EC2 (on its own endpoint) times out on every request, and timeouts are
+ * retried (3 attempts): the four EC2 reads would send 12 requests, but the
+ * breaker opens after 3 consecutive timeouts however many were in flight,
+ * so at most 3 more (the other EC2 slots) are sent. Every EC2 read is
+ * recorded as a timeout; the other services' reads are untouched.
+ */
+static void t_breaker_holds_across_concurrent_calls(void)
+{
+	struct hp_snapshot s;
+	const cJSON *c;
+	char *out;
+	int recorded = 0;
+
+	scene_reset();
+	aws.max_attempts = 3;
+	hp_strlcpy(aws.endpoint[HP_SVC_EC2], "http://127.0.0.1:10", sizeof(aws.endpoint[HP_SVC_EC2]));
+	sc.ec2_timeout = 1;
+	out = collect(8, &s);
+	T_ASSERT(sc.ec2_sent >= HP_AWS_BREAKER_LIMIT);
+	T_ASSERT(sc.ec2_sent <= HP_AWS_BREAKER_LIMIT + hp_task_limit(HP_SVC_EC2) - 1);
+	cJSON_ArrayForEach(c, hp_snapshot_get(&s, "calls")) {
+		T_STREQ(hp_json_str(c, "service"), "ec2");
+		T_STREQ(hp_json_str(c, "code"), "Timeout");
+		recorded++;
+	}
+	/* DescribeInstanceTypes, DescribeSecurityGroups, DescribeSubnets, DescribeNetworkInterfaces. */
+	T_EQ(recorded, 4);
+	T_EQ(cJSON_GetArraySize(hp_snapshot_get(&s, "nodes")), 9);
+	T_ASSERT(hp_json_bool(hp_snapshot_get(&s, "logs"), "group_found", 0));
+	T_ASSERT(hp_snapshot_get(&s, "instance_types") == NULL);
+	free(out);
+	hp_snapshot_release(&s);
+}
+
 static void t_connections_opened_are_counted(void)
 {
 	char *out;
@@ -456,4 +502,5 @@ static void t_connections_opened_are_counted(void)
 
 T_MAIN(T(t_snapshot_is_the_sequential_one_for_any_reply_order), T(t_node_pager_overlaps_the_network_reads),
        T(t_failed_concurrent_call_is_recorded_in_place), T(t_budget_spent_before_the_steps_cuts_them_all),
-       T(t_budget_spent_mid_pager_leaves_no_silent_gap), T(t_connections_opened_are_counted))
+       T(t_budget_spent_mid_pager_leaves_no_silent_gap), T(t_breaker_holds_across_concurrent_calls),
+       T(t_connections_opened_are_counted))
