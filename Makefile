@@ -15,8 +15,9 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lutil -lm -pthread
 
-# gcc builds go to build/default (./hpnode) and build/san; clang builds
-# (`make CC=clang`) to build/clang and build/clang-san, binary included.
+# gcc builds go to build/default (./hpnode) and build/san (build/tsan for
+# SANITIZE=thread); clang builds (`make CC=clang`) to build/clang and
+# build/clang-san (build/clang-tsan), binary included.
 IS_CLANG := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),1,)
 
 ifdef FUZZ
@@ -28,7 +29,8 @@ LDFLAGS += -fsanitize=address,undefined
 HPNODE  := $(BUILD)/hpnode
 TOOLBIN := $(BUILD)/bin
 else ifdef SANITIZE
-BUILD   := build/$(if $(IS_CLANG),clang-san,san)
+# SANITIZE=thread (TSan cannot be combined with ASan) builds apart, in build/tsan.
+BUILD   := build/$(if $(IS_CLANG),clang-,)$(if $(filter thread,$(SANITIZE)),tsan,san)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
 HPNODE  := $(BUILD)/hpnode

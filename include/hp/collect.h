@@ -45,16 +45,20 @@ struct hp_collect_opts {
 /*
  * A function hp_collect_cluster calls after each page of a list call
  * (nodes, events, log streams), e.g. for a progress line; NULL for none.
+ * It may be called from any of the API phase's threads, one call at a time.
  */
 void hp_collect_set_progress(void (*fn)(void *ud, const char *action, int page, size_t items),
 			     void *ud);
 
 /*
- * Cluster-level collection: identity, DescribeCluster, nodes, events,
- * instance types, CloudWatch logs. Returns -1 with e set only for what
- * makes a triage impossible: credentials rejected (HP_ERR_CREDS), no
- * reply at all (HP_ERR_HTTP), the cluster not found (HP_ERR_NOT_FOUND,
- * with "clusters" filled when they could be listed) or not readable.
+ * Cluster-level collection: identity, DescribeCluster, then at once (up to
+ * a->concurrency reads; see tasks.h) nodes, events, instance types,
+ * CloudWatch logs and the network facts, merged in that order so the
+ * snapshot never depends on which reply came first. Returns -1 with e
+ * set only for what makes a triage impossible: credentials rejected
+ * (HP_ERR_CREDS), no reply at all (HP_ERR_HTTP), the cluster not found
+ * (HP_ERR_NOT_FOUND, with "clusters" filled when they could be listed) or
+ * not readable.
  */
 int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct hp_snapshot *s,
 		       struct hp_error *e);

@@ -151,7 +151,7 @@ int hp_snapshot_load(struct hp_snapshot *s, struct hp_sys *sys, const char *path
 		return hp_error_set(e, HP_ERR_FILE, "cannot read snapshot '%s': %s", path,
 				    strerror(err));
 	}
-	doc = cJSON_ParseWithLengthOpts(b.buf, b.len, &end, 0);
+	doc = hp_json_parse(b.buf, b.len, &end);
 	if (!doc) {
 		size_t at = end && end >= b.buf ? (size_t)(end - b.buf) : 0;
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hp/array.h"
+#include "hp/json.h"
 #include "hp/kube.h"
 #include "hp/util.h"
 
@@ -290,7 +291,7 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 	if (r->status == HP_KUBE_OK && (flags & HP_KUBE_JSON)) {
 		const char *end = NULL;
 
-		r->json = cJSON_ParseWithOpts(res.out.buf, &end, 0);
+		r->json = hp_json_parse(res.out.buf, res.out.len, &end);
 		/* One JSON document and nothing after it but white space. */
 		while (r->json && end && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
 			end++;
