@@ -159,7 +159,7 @@ static void t_load_too_big(void)
 {
 	struct hp_error e = HP_ERROR_INIT;
 	struct hp_sys sys = ck_disk_sys();
-	struct hp_snapshot s = { NULL };
+	struct hp_snapshot s = { NULL, NULL };
 
 	sys.read_file = too_big;
 	T_EQ(hp_snapshot_load(&s, &sys, "huge.json", &e), -1);
@@ -361,7 +361,7 @@ static void t_load_hostile_files(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < 4; i++) {
 		struct hp_error e = HP_ERROR_INIT;
-		struct hp_snapshot s = { NULL };
+		struct hp_snapshot s = { NULL, NULL };
 
 		T_EQ(hp_snapshot_load(&s, hp_sys_real(), paths[i], &e), -1);
 		T_EQ(e.code, HP_ERR_FILE);
