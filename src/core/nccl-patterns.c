@@ -593,7 +593,7 @@ void hp_nccl_scan_line(struct hp_nccl_scan *s, const char *source, const char *l
 
 void hp_nccl_scan_text(struct hp_nccl_scan *s, const char *source, const char *text, size_t len)
 {
-	const char *p = text, *end = text + (text ? len : 0);
+	const char *p = text, *end = text ? text + len : NULL;
 
 	while (p && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -238,8 +238,11 @@ void hp_nccl_frame_split(struct hp_nccl_frame *f, const char *text, size_t len)
 	} *where = NULL;
 
 	memset(f, 0, sizeof(*f));
-	if (!text)
+	if (!text) {
+		text = "";
 		len = 0;
+	}
+	p = text;
 	end = text + len;
 	/* Cleaned lines go to one store; their offsets are fixed up once it stops growing. */
 	while (p < end) {
