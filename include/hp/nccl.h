@@ -19,6 +19,25 @@
  * hp_refdoc_title(HP_REFDOC_NCCL, id) in include/hp/refdoc.h.
  */
 
+/* ---- instance types ---- */
+
+struct hp_snapshot;
+
+/*
+ * An instance type's DescribeInstanceTypes facts (snapshot key
+ * "instance_types", EC2 names; "ml." dropped from type), or NULL.
+ */
+const cJSON *hp_nccl_type_info(const struct hp_snapshot *s, const char *type);
+/*
+ * Whether an instance type ("ml.p5.48xlarge") is accelerated: GPUs
+ * (gpuInfo) or EFA (networkInfo.efaSupported) in those facts, never a name
+ * pattern. 1, 0, or -1 when the type's facts were not collected.
+ */
+int hp_nccl_type_accelerated(const struct hp_snapshot *s, const char *type);
+/* GPUs and EFA interfaces of the type by those facts; -1 when unknown. */
+int hp_nccl_type_gpus(const struct hp_snapshot *s, const char *type);
+int hp_nccl_type_efa(const struct hp_snapshot *s, const char *type);
+
 /* ---- the log error-pattern table (§ NC23) ---- */
 
 /* Pattern flags. */

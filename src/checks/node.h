@@ -22,8 +22,14 @@ struct node_ctx {
 	const char *type;           /* "ml.p5.48xlarge", NULL when unknown */
 	const cJSON *type_info;     /* instance_types entry (EC2 XML names) or NULL */
 	const char *orchestrator;   /* "EKS", "Slurm" or "Unknown" */
-	const cJSON *entry;         /* the "probes" entry */
-	const cJSON *facts;         /* hp_facts_node(): the node's probe facts */
+	const cJSON *entry;         /* the "probes" (or "nccl_probes") entry */
+	const cJSON *facts;         /* hp_facts_node() (or hp_facts_nccl_node()): the node's facts */
+	/*
+	 * For a check of the NCCL probe (HP_SOURCE_NCCL_PROBE): the node probe's
+	 * facts of the same node when it was probed too, else NULL. For the node
+	 * probe's own checks: facts again.
+	 */
+	const cJSON *node_facts;
 	struct node_results *out;
 };
 
@@ -37,6 +43,9 @@ struct node_say;
  */
 void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		  void (*judge)(struct node_ctx *c));
+/* The same over the nodes of the NCCL probe ("nccl_probes"), with hp_facts_nccl_node(). */
+void hp_node_each_nccl(const struct hp_snapshot *snap, struct hp_emit *em,
+		       void (*judge)(struct node_ctx *c));
 
 /*
  * Record a result for c's node. stem names the result without the node
