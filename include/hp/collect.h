@@ -216,6 +216,7 @@ struct hp_nccl_collect_opts {
 	int cw_pages;             /* FilterLogEvents pages per filter; 0: 5 */
 	int cw_events;            /* events kept per filter; 0: 2000 */
 	int cloudwatch;           /* 1: also scan the cluster's log group */
+	int exec;                 /* 1 (--exec): run the read-only script in running containers */
 };
 
 /* Bounds. */

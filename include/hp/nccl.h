@@ -222,4 +222,14 @@ void hp_nccl_decode_numa(const struct hp_nccl_frame *f, cJSON *facts);
 void hp_nccl_decode_firewall(const struct hp_nccl_frame *f, cJSON *facts);
 void hp_nccl_decode_environment(const struct hp_nccl_frame *f, cJSON *facts);
 
+/*
+ * The output of the read-only script `hpnode nccl --exec` runs in a
+ * container (src/collect/nccl-exec.c; same framing) as facts:
+ *   {done, env: {NAME: value} (NCCL/FI/rendezvous names only, never a name
+ *    holding KEY, SECRET, TOKEN, PASSWORD or CREDENTIAL), torch, torch_nccl
+ *    ("2.21.5"), torch_error, libnccl: [paths], libnccl_version, shm_kb (the
+ *    size of /dev/shm in KiB, exact), shm_error}
+ */
+cJSON *hp_nccl_exec_parse(const char *text, size_t len);
+
 #endif

@@ -3,6 +3,7 @@
  * key, whether its Kubernetes part can be judged, the job's pods grouped
  * into jobs, and small helpers over the pods the collector kept.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
+#include "fold.h"
 #include "nccl.h"
 
 #define L_KUBEFLOW "training.kubeflow.org/job-name"
@@ -180,4 +182,130 @@ void hp_nck_jobs(const cJSON *nccl, struct hp_nck_jobs *out)
 void hp_nck_jobs_release(struct hp_nck_jobs *j)
 {
 	hp_array_release(j);
+}
+
+/* ---- many pods, one finding ---- */
+
+struct hp_nck_pod_item {
+	char *msg;
+	char *ns, *pod, *container, *job, *node_name;
+	char *iid;           /* the pod's node's instance id, or NULL */
+	cJSON *evidence;
+};
+
+struct hp_nck_pod_item *hp_nck_pods_add(struct hp_nck_pods *p, const struct hp_snapshot *snap,
+					const cJSON *pod, const char *container, const char *fmt, ...)
+{
+	struct hp_nck_pod_item *it = hp_array_push(p);
+	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
+	const char *job = hp_nck_label(pod, L_KUBEFLOW) ? hp_nck_label(pod, L_KUBEFLOW)
+							: hp_nck_label(pod, L_JOB);
+	const char *iid = hp_nck_node_iid(snap, hp_json_str(pod, "node"));
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (hp_buf_vaddf(&b, fmt, ap))
+		hp_buf_puts(&b, "(message too long)");
+	va_end(ap);
+	it->msg = hp_buf_detach(&b, NULL);
+	it->ns = hp_json_str(pod, "namespace") ? xstrdup(hp_json_str(pod, "namespace")) : NULL;
+	it->pod = hp_json_str(pod, "name") ? xstrdup(hp_json_str(pod, "name")) : NULL;
+	it->container = container ? xstrdup(container) : NULL;
+	it->job = job ? xstrdup(job) : NULL;
+	it->node_name = hp_json_str(pod, "node") ? xstrdup(hp_json_str(pod, "node")) : NULL;
+	it->iid = iid ? xstrdup(iid) : NULL;
+	return it;
+}
+
+void hp_nck_pods_evidence(struct hp_nck_pod_item *it, const char *line)
+{
+	if (!it->evidence)
+		it->evidence = cJSON_CreateArray();
+	cJSON_AddItemToArray(it->evidence, cJSON_CreateString(line));
+}
+
+size_t hp_nck_pods_count(const struct hp_nck_pods *p)
+{
+	return p->n;
+}
+
+static void item_vars(struct hp_finding *f, const struct hp_nck_pod_item *it)
+{
+	if (it->ns)
+		hp_finding_var(f, "NAMESPACE", it->ns);
+	if (it->pod)
+		hp_finding_var(f, "POD", it->pod);
+	if (it->container)
+		hp_finding_var(f, "CONTAINER", it->container);
+	if (it->job)
+		hp_finding_var(f, "JOB", it->job);
+	if (it->node_name)
+		hp_finding_var(f, "NODE_NAME", it->node_name);
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+struct hp_finding *hp_nck_pods_emit(struct hp_emit *em, struct hp_nck_pods *p, const char *fmt,
+				    ...)
+{
+	struct hp_finding *x = NULL;
+	size_t i;
+
+	if (p->n && p->n < HP_FOLD_MIN) {
+		for (i = 0; i < p->n; i++) {
+			struct hp_nck_pod_item *it = &p->v[i];
+			struct hp_finding *f = hp_emitx(em, p->tag, p->prio, p->section, it->iid, "%s",
+							it->msg);
+			const cJSON *e;
+
+			cJSON_ArrayForEach(e, it->evidence)
+				if (cJSON_IsString(e))
+					hp_finding_evidence(f, e->valuestring);
+			item_vars(f, it);
+		}
+	} else if (p->n) {
+		struct hp_buf msg = HP_BUF_INIT(HP_MAX_LINE);
+		va_list ap;
+		int one_ns = 1, one_job = 1;
+
+		va_start(ap, fmt);
+		if (hp_buf_vaddf(&msg, fmt, ap))
+			hp_buf_puts(&msg, "(message too long)");
+		va_end(ap);
+		x = hp_emitx(em, p->tag, p->prio, p->section, NULL, "%s", msg.buf);
+		hp_buf_release(&msg);
+		for (i = 0; i < p->n; i++) {
+			if (p->v[i].iid)
+				hp_finding_node(x, p->v[i].iid);
+			if (i < HP_FOLD_SAMPLE)
+				hp_finding_evidence(x, p->v[i].msg);
+			one_ns &= same_str(p->v[i].ns, p->v[0].ns);
+			one_job &= same_str(p->v[i].job, p->v[0].job);
+		}
+		if (p->n > HP_FOLD_SAMPLE) {
+			char more[64];
+
+			snprintf(more, sizeof(more), "and %zu more pods", p->n - HP_FOLD_SAMPLE);
+			hp_finding_evidence(x, more);
+		}
+		if (one_ns)
+			hp_finding_var(x, "NAMESPACE", p->v[0].ns);
+		if (one_job && p->v[0].job)
+			hp_finding_var(x, "JOB", p->v[0].job);
+	}
+	for (i = 0; i < p->n; i++) {
+		free(p->v[i].msg);
+		free(p->v[i].ns);
+		free(p->v[i].pod);
+		free(p->v[i].container);
+		free(p->v[i].job);
+		free(p->v[i].node_name);
+		free(p->v[i].iid);
+		cJSON_Delete(p->v[i].evidence);
+	}
+	hp_array_release(p);
+	return x;
 }

@@ -59,6 +59,12 @@ const cJSON *hp_nck_main_container(const cJSON *pod);
 /* Sum of nvidia.com/gpu limits (else requests) of the pod's containers. */
 int hp_nck_pod_gpus(const cJSON *pod);
 
+/* A Kubernetes quantity ("64Mi", "10Gi", "1G", "500000000") in bytes; -1 when unreadable. */
+double hp_nck_quantity_bytes(const char *q);
+
+/* KiB as "64 MiB", "1.5 GiB"; returns out. */
+const char *hp_nck_kib(double kib, char out[32]);
+
 /* Attach the pod's names to a finding's placeholders (NAMESPACE, POD, CONTAINER, JOB). */
 void hp_nck_pod_vars(struct hp_finding *f, const cJSON *pod, const char *container,
 		     const char *job);
@@ -67,3 +73,29 @@ void hp_nck_pod_vars(struct hp_finding *f, const cJSON *pod, const char *contain
 const char *hp_nck_node_iid(const struct hp_snapshot *snap, const char *node_name);
 
 #endif
+
+/*
+ * Many pods, one finding, by the rule of fold.h: results that are alike
+ * (one check, tag, priority, section, wording but the pod) are one finding
+ * per pod below HP_FOLD_MIN pods, with the pod's placeholders (NAMESPACE,
+ * POD, CONTAINER, JOB) and its node; from HP_FOLD_MIN on one finding with
+ * the count, the first HP_FOLD_SAMPLE pods' lines and every node.
+ */
+struct hp_nck_pod_item;
+struct hp_nck_pods {
+	enum hp_tag tag;
+	enum hp_prio prio;
+	const char *section;        /* NULL: the check's own */
+	struct hp_nck_pod_item *v;
+	size_t n, alloc;
+};
+#define HP_NCK_PODS_INIT(tag, prio, section) { (tag), (prio), (section), NULL, 0, 0 }
+
+struct hp_nck_pod_item *hp_nck_pods_add(struct hp_nck_pods *p, const struct hp_snapshot *snap,
+					const cJSON *pod, const char *container, const char *fmt,
+					...) HP_PRINTF(5, 6);
+void hp_nck_pods_evidence(struct hp_nck_pod_item *it, const char *line);
+size_t hp_nck_pods_count(const struct hp_nck_pods *p);
+/* Emit by the rule above (fmt words the folded finding) and release; the folded one, or NULL. */
+struct hp_finding *hp_nck_pods_emit(struct hp_emit *em, struct hp_nck_pods *p, const char *fmt,
+				    ...) HP_PRINTF(3, 4);

@@ -353,6 +353,7 @@ static int collect(struct hp_cmd_ctx *c, struct hp_snapshot *s, struct hp_error 
 	no.namespace_ = t->ns;
 	no.job = t->job;
 	no.since_s = t->since_s;
+	no.exec = t->exec;
 	/* Slurm always, EKS when kubectl cannot be trusted: the training logs in CloudWatch. */
 	no.cloudwatch = !eks || !kube_trusted(s);
 	hp_nccl_collect(a, &ko, &no, s);
