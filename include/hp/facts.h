@@ -142,6 +142,9 @@ cJSON *hp_probe_parse(const char *stdout_text, size_t len);
  *   squeue    {exit, text, jobs: [{id, state, end, start, nodes, name}]}
  *   services  {exit, text, units: {munge: {LoadState, ActiveState, SubState},
  *             slurmctld: {...}}}
+ *   nccl_env  {exit, text, files: [paths read], vars: {NAME: value}, from: {NAME: path}}
+ *             the NCCL_*, FI_*, MASTER_* settings of the profile scripts,
+ *             /etc/environment, nccl.conf and the prolog scripts (`export` lines too)
  * exit is the block's exit status, null when its END marker is missing;
  * text is the block's first lines (for messages when it failed).
  */

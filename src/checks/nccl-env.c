@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
 #include "nccl.h"
@@ -432,8 +433,89 @@ static void run_versions(const struct hp_snapshot *snap, struct hp_emit *em)
 	hp_nck_jobs_release(&jobs);
 }
 
+/* ---- nccl.slurm-env ---- */
+
+static const char *slurm_var(const cJSON *ne, const char *name, const char **from)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(hp_json_get(ne, "vars"), name);
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(hp_json_get(ne, "from"), name);
+
+	if (from)
+		*from = cJSON_IsString(f) ? f->valuestring : "?";
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void run_slurm_env(const struct hp_snapshot *snap, struct hp_emit *em)
+{
+	const cJSON *facts, *ne, *v;
+	const char *dbg, *prov, *from, *ifname;
+	struct hp_buf list = HP_BUF_INIT(HP_MAX_LINE);
+	struct hp_finding *f;
+	int problems = 0;
+
+	if (!hp_nck_data(snap) || strcmp(hp_snap_orchestrator(snap), "Slurm"))
+		return;
+	facts = hp_facts_slurm(snap);
+	ne = hp_json_get(facts, "nccl_env");
+	if (!facts || !ne) {
+		hp_emit(em, HP_TAG_SKIP, "NCCL settings of the Slurm profile and prolog files not read: %s",
+			!facts ? "the controller probe did not run" : "the controller probe's output has "
+								      "no nccl_env block");
+		return;
+	}
+	if (!hp_json_len(ne, "files")) {
+		HP_CHECK_INFO(em, "No profile, prolog or nccl.conf file on the Slurm controller sets NCCL "
+			      "variables (every job brings its own)");
+		return;
+	}
+	if ((dbg = slurm_var(ne, "NCCL_DEBUG", &from)) && !strcasecmp(dbg, "TRACE")) {
+		hp_emitx(em, HP_TAG_WARN, HP_P1, "NC24", NULL, "NCCL_DEBUG=TRACE in %s gives every Slurm "
+			 "job NCCL tracing: roughly 50-80%% of throughput", from);
+		problems++;
+	} else if (dbg && !strcasecmp(dbg, "INFO")) {
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "NC24", NULL, "NCCL_DEBUG=INFO in %s gives every Slurm "
+			 "job NCCL's INFO logging: roughly 10-30%% of throughput; use WARN", from);
+		problems++;
+	}
+	if ((prov = slurm_var(ne, "FI_PROVIDER", &from)) && strcasecmp(prov, "efa")) {
+		hp_emitx(em, HP_TAG_WARN, HP_P1, "NC13", NULL, "FI_PROVIDER=%s in %s: libfabric will not "
+			 "use EFA for the cluster's jobs", prov, from);
+		problems++;
+	} else if (!prov) {
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "NC13", NULL, "FI_PROVIDER=efa is not set in the Slurm "
+			 "profile or prolog files: each job must set it");
+		problems++;
+	}
+	if (!(ifname = slurm_var(ne, "NCCL_SOCKET_IFNAME", NULL))) {
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "NC3", NULL, "NCCL_SOCKET_IFNAME is not set in the Slurm "
+			 "profile or prolog files: use ^lo,docker,efa,veth,virbr");
+		problems++;
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(hp_json_get(ne, "vars"), "NCCL_P2P_DISABLE")) &&
+	    cJSON_IsString(v) && is_one(v->valuestring)) {
+		slurm_var(ne, "NCCL_P2P_DISABLE", &from);
+		hp_emitx(em, HP_TAG_WARN, HP_P1, "NC14", NULL, "NCCL_P2P_DISABLE=1 in %s: every "
+			 "intra-node transfer of the cluster's jobs goes through host memory", from);
+		problems++;
+	}
+	cJSON_ArrayForEach(v, hp_json_get(ne, "vars"))
+		if (v->string && cJSON_IsString(v) && list.len < 600)
+			hp_buf_printf(&list, "%s%s=%s", list.len ? ", " : "", v->string, v->valuestring);
+	f = problems ? HP_CHECK_INFO(em, "NCCL settings of the Slurm profile and prolog files: %s",
+				     list.len ? list.buf : "none")
+		     : hp_emit(em, HP_TAG_PASS, "NCCL settings of the Slurm profile and prolog files as "
+			       "the guide recommends: %s", list.buf);
+	cJSON_ArrayForEach(v, hp_json_get(ne, "files"))
+		if (cJSON_IsString(v))
+			hp_finding_evidence(f, v->valuestring);
+	hp_buf_release(&list);
+}
+
 HP_CHECK(nccl_env, HP_GROUP_NCCL_ENV, 10,
 	 .id = "nccl.env", .doc = HP_REFDOC_NCCL, .section = "NC24", .prio = HP_P2, .run = run_env);
 HP_CHECK(nccl_versions, HP_GROUP_NCCL_ENV, 20,
 	 .id = "nccl.versions", .doc = HP_REFDOC_NCCL, .section = "NC10", .prio = HP_P1,
 	 .run = run_versions);
+HP_CHECK(nccl_slurm_env, HP_GROUP_NCCL_ENV, 30,
+	 .id = "nccl.slurm-env", .doc = HP_REFDOC_NCCL, .section = "NC8", .prio = HP_P2,
+	 .run = run_slurm_env);

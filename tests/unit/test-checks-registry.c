@@ -241,6 +241,7 @@ static void t_report_order(void)
 		{ "nccl.logs", HP_GROUP_NCCL_LOGS },
 		{ "nccl.env", HP_GROUP_NCCL_ENV },
 		{ "nccl.versions", HP_GROUP_NCCL_ENV },
+		{ "nccl.slurm-env", HP_GROUP_NCCL_ENV },
 		{ "api.logs", HP_GROUP_LOGS },
 		{ "logs.group", HP_GROUP_LOGS },
 		{ "logs.lifecycle", HP_GROUP_LOGS },
