@@ -242,6 +242,7 @@ static void t_report_order(void)
 		{ "nccl.env", HP_GROUP_NCCL_ENV },
 		{ "nccl.versions", HP_GROUP_NCCL_ENV },
 		{ "nccl.slurm-env", HP_GROUP_NCCL_ENV },
+		{ "nccl.node-versions", HP_GROUP_NCCL_ENV },
 		{ "api.logs", HP_GROUP_LOGS },
 		{ "logs.group", HP_GROUP_LOGS },
 		{ "logs.lifecycle", HP_GROUP_LOGS },
@@ -280,6 +281,19 @@ static void t_report_order(void)
 		{ "node.efa", HP_GROUP_ONNODE },
 		{ "node.net-errors", HP_GROUP_ONNODE },
 		{ "node.imds", HP_GROUP_ONNODE },
+		{ "nccl.node-probe", HP_GROUP_NCCL_NODE },
+		{ "nccl.topology", HP_GROUP_NCCL_NODE },
+		{ "nccl.p2p", HP_GROUP_NCCL_NODE },
+		{ "nccl.peermem", HP_GROUP_NCCL_NODE },
+		{ "nccl.ofi-plugin", HP_GROUP_NCCL_NODE },
+		{ "nccl.efa-software", HP_GROUP_NCCL_NODE },
+		{ "nccl.nccl-lib", HP_GROUP_NCCL_NODE },
+		{ "nccl.mtu", HP_GROUP_NCCL_NODE },
+		{ "nccl.limits", HP_GROUP_NCCL_NODE },
+		{ "nccl.hugepages", HP_GROUP_NCCL_NODE },
+		{ "nccl.shm-stale", HP_GROUP_NCCL_NODE },
+		{ "nccl.numa", HP_GROUP_NCCL_NODE },
+		{ "nccl.firewall", HP_GROUP_NCCL_NODE },
 		{ "slurm.mapping", HP_GROUP_SLURM_MAP },
 	};
 	size_t i;
@@ -289,9 +303,16 @@ static void t_report_order(void)
 			T_FAILF("check %zu is '%s' (group %d), expected '%s' (group %d)", i,
 				hp_checks[i]->id, hp_checks[i]->group, want[i].id, want[i].group);
 	T_EQ(hp_checks_count, HP_ARRAY_LEN(want));
-	/* Every on-node check goes through the per-node frame, and only they do. */
-	for (i = 0; i < hp_checks_count; i++)
-		T_EQ(!!hp_checks[i]->each_node, hp_checks[i]->group == HP_GROUP_ONNODE);
+	/*
+	 * Every on-node check goes through the per-node frame, and only they do;
+	 * the NCCL probe's own group and only it walks the NCCL probe's nodes.
+	 */
+	for (i = 0; i < hp_checks_count; i++) {
+		T_EQ(!!hp_checks[i]->each_node, hp_checks[i]->group == HP_GROUP_ONNODE ||
+						hp_checks[i]->group == HP_GROUP_NCCL_NODE);
+		T_EQ(hp_checks[i]->source == HP_SOURCE_NCCL_PROBE,
+		     hp_checks[i]->group == HP_GROUP_NCCL_NODE);
+	}
 }
 
 /* ---- README's check tables against the registry ---- */
