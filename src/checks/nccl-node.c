@@ -157,6 +157,9 @@ static void judge_p2p(struct node_ctx *c)
 			cJSON_ArrayForEach(e, hp_json_arr(acs, "enabled_bridges"))
 				if (cJSON_IsString(e))
 					hp_node_evidence(s, "%s SrcValid+", e->valuestring);
+			if (hp_json_len(acs, "enabled_bridges") == 1)
+				hp_node_var(s, "DEVICE", hp_json_str(cJSON_GetArrayItem(
+							 hp_json_get(acs, "enabled_bridges"), 0), ""));
 			problem = 1;
 		}
 	}
@@ -380,7 +383,8 @@ static void judge_limits(struct node_ctx *c)
 {
 	const cJSON *p, *src = NULL, *e;
 	double mem, stack;
-	char who[128];
+	char who[128], pid[32];
+	struct node_say *s = NULL;
 
 	cJSON_ArrayForEach(p, hp_json_arr(c->facts, "procs.list"))
 		if (!src && cJSON_IsTrue(cJSON_GetObjectItem(p, "training")) &&
@@ -396,20 +400,23 @@ static void judge_limits(struct node_ctx *c)
 	stack = limit_of(src, "stack_soft");
 	if (mem == -2)
 		return;
+	pid[0] = '\0';
+	if (!strncmp(who, "training", 8))
+		snprintf(pid, sizeof(pid), "%.0f", hp_json_num(src, "pid", 0));
 	if (mem >= 0 && mem <= 65536) {
-		hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "memlock too small for RDMA",
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "memlock too small for RDMA",
 			    "memlock is %.0f KiB for %s on %s: EFA memory registration fails (ibv_reg_mr)",
 			    mem / 1024, who, c->who);
 	} else if (mem >= 0 && mem < 8 * GIB && has_efa(c)) {
-		hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "memlock below 8 GiB",
+		s = hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "memlock below 8 GiB",
 			    "memlock is %.0f MiB for %s on %s: use 8388608 KiB (8 GiB) or more",
 			    mem / 1048576, who, c->who);
 	} else if (mem == -1 && stack == -1) {
-		hp_node_say(c, HP_TAG_WARN, HP_P2, "NC17.2", "memlock and stack both unlimited",
+		s = hp_node_say(c, HP_TAG_WARN, HP_P2, "NC17.2", "memlock and stack both unlimited",
 			    "memlock and stack are both unlimited for %s on %s: large jobs have hung in "
 			    "NCCL's topology search; use memlock 8388608 and stack 8192 KiB", who, c->who);
 	} else if (stack >= 0 && stack < 4096.0 * 1024) {
-		hp_node_say(c, HP_TAG_FAIL, HP_P1, "NC17.2", "stack too small for NCCL",
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P1, "NC17.2", "stack too small for NCCL",
 			    "stack is %.0f KiB for %s on %s: NCCL's threads need 4096 KiB or more",
 			    stack / 1024, who, c->who);
 	} else {
@@ -422,6 +429,8 @@ static void judge_limits(struct node_ctx *c)
 			    stack == -1 ? "unlimited" : stack >= 0 ? hp_nck_kib(stack / 1024, st) : "unknown",
 			    who, c->who);
 	}
+	if (s && *pid)
+		hp_node_var(s, "PID", pid);
 	/* The defaults of new sessions, when no process shows what a job really gets. */
 	if (strncmp(who, "training", 8))
 		cJSON_ArrayForEach(e, hp_json_arr(c->facts, "limits_conf.entries")) {
@@ -473,14 +482,14 @@ static void judge_shm_stale(struct node_ctx *c)
 	struct node_say *s;
 
 	if (lg && cJSON_IsTrue(cJSON_GetObjectItem(lg, "remove_ipc")))
-		hp_node_say(c, HP_TAG_WARN, slurm ? HP_P1 : HP_P2, NULL, "RemoveIPC=yes",
+		hp_node_say(c, HP_TAG_WARN, slurm ? HP_P1 : HP_P2, "NC15.2", "RemoveIPC=yes",
 			    "RemoveIPC=yes on %s (%s): systemd-logind removes a user's shared memory "
 			    "when the session ends%s", c->who, hp_check_str(lg, "source", "default"),
 			    slurm ? ", under running Slurm jobs" : "");
 	if (!shm || !cJSON_IsTrue(cJSON_GetObjectItem(shm, "read")))
 		return;
 	if (seg > 0 && training == 0) {
-		s = hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, "Stale NCCL shared memory segments",
+		s = hp_node_say(c, HP_TAG_WARN, HP_P2, "NC15.1", "Stale NCCL shared memory segments",
 				"%.0f stale /dev/shm/nccl-* segments on %s, where no training process runs",
 				seg, c->who);
 		cJSON_ArrayForEach(e, hp_json_arr(shm, "names"))

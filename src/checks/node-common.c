@@ -25,6 +25,7 @@ struct node_say {
 	char *msg;
 	char *node;
 	cJSON *evidence;
+	cJSON *vars;     /* placeholder values, or NULL */
 };
 
 struct node_results {
@@ -80,6 +81,16 @@ void hp_node_evidence(struct node_say *s, const char *fmt, ...)
 	hp_buf_release(&line);
 }
 
+void hp_node_var(struct node_say *s, const char *name, const char *value)
+{
+	if (!name || !value)
+		return;
+	if (!s->vars)
+		s->vars = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(s->vars, name);
+	cJSON_AddStringToObject(s->vars, name, value);
+}
+
 static int same(const struct node_say *a, const struct node_say *b)
 {
 	if (a->tag != b->tag || a->prio != b->prio || strcmp(a->stem, b->stem))
@@ -108,6 +119,9 @@ static void emit_class(struct hp_emit *em, const struct node_results *r, const s
 		cJSON_ArrayForEach(e, x->evidence)
 			if (cJSON_IsString(e))
 				hp_fold_evidence(it, e->valuestring);
+		cJSON_ArrayForEach(e, x->vars)
+			if (e->string && cJSON_IsString(e))
+				hp_fold_var(it, e->string, e->valuestring);
 	}
 	hp_fold_emit(em, &fold, "%s on %zu nodes", s->stem, n);
 }
@@ -164,6 +178,7 @@ static void results_release(struct node_results *r)
 		free(r->v[i].msg);
 		free(r->v[i].node);
 		cJSON_Delete(r->v[i].evidence);
+		cJSON_Delete(r->v[i].vars);
 	}
 	hp_array_release(r);
 }

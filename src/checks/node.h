@@ -57,6 +57,8 @@ struct node_say *hp_node_say(struct node_ctx *c, enum hp_tag tag, enum hp_prio p
 	HP_PRINTF(6, 7);
 /* Add an evidence line to a result. */
 void hp_node_evidence(struct node_say *s, const char *fmt, ...) HP_PRINTF(2, 3);
+/* A placeholder value of the result's finding (--suggest), kept while it is not folded. */
+void hp_node_var(struct node_say *s, const char *name, const char *value);
 
 /* Expected counts from the instance type; -1 when not known. */
 int hp_node_type_gpus(const struct node_ctx *c);
