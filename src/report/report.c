@@ -617,7 +617,7 @@ static void put_layout_summary(struct hp_buf *out, const struct hp_findings *f,
 		hp_buf_puts(out, "    \xe2\x80\xa2 [INFO] and [SKIP] lines above show what this run "
 			     "could not judge.\n");
 		if (l->confirm) {
-			hp_buf_puts(out, "    \xe2\x80\xa2 If the job still fails, run it again with it: ");
+			hp_buf_puts(out, "    \xe2\x80\xa2 If the job still fails, run this again while it fails: ");
 			put_clean(out, l->confirm, MAX_TEXT_FIELD, "");
 			hp_buf_putc(out, '\n');
 		}
