@@ -38,6 +38,9 @@ int hp_nccl_type_accelerated(const struct hp_snapshot *s, const char *type);
 int hp_nccl_type_gpus(const struct hp_snapshot *s, const char *type);
 int hp_nccl_type_efa(const struct hp_snapshot *s, const char *type);
 
+/* A Kubernetes quantity ("64Mi", "10Gi", "1G", "500000000") in bytes; -1 when unreadable. */
+double hp_nccl_quantity_bytes(const char *q);
+
 /* ---- the log error-pattern table (§ NC23) ---- */
 
 /* Pattern flags. */

@@ -454,32 +454,6 @@ static void run_init(const struct hp_snapshot *snap, struct hp_emit *em)
 
 /* ---- nccl.dshm ---- */
 
-/* A Kubernetes quantity ("64Mi", "10Gi", "1G", "500000000") in bytes; -1 when unreadable. */
-double hp_nck_quantity_bytes(const char *q)
-{
-	static const struct {
-		const char *suffix;
-		double mul;
-	} units[] = {
-		{ "Ki", 1024.0 }, { "Mi", 1048576.0 }, { "Gi", 1073741824.0 },
-		{ "Ti", 1099511627776.0 }, { "Pi", 1125899906842624.0 }, { "k", 1e3 }, { "K", 1e3 },
-		{ "M", 1e6 }, { "G", 1e9 }, { "T", 1e12 }, { "P", 1e15 }, { "m", 1e-3 }, { "", 1 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	if (!q || !*q)
-		return -1;
-	v = strtod(q, &end);
-	if (end == q || v < 0)
-		return -1;
-	for (i = 0; i < HP_ARRAY_LEN(units); i++)
-		if (!strcmp(end, units[i].suffix))
-			return v * units[i].mul;
-	return -1;
-}
-
 /* The volume named name of the pod's spec, or NULL. */
 static const cJSON *volume(const cJSON *pod, const char *name)
 {
@@ -554,7 +528,7 @@ static void run_dshm(const struct hp_snapshot *snap, struct hp_emit *em)
 		} else if (is(hp_json_str(vol, "kind"), "emptyDir") &&
 			   is(hp_json_str(vol, "medium"), "Memory")) {
 			const char *lim = hp_json_str(vol, "size_limit");
-			double bytes = hp_nck_quantity_bytes(lim);
+			double bytes = hp_nccl_quantity_bytes(lim);
 
 			if (lim && bytes >= 0 && bytes < 1073741824.0)
 				hp_nck_pods_add(&small, snap, pod, cname, "Pod %s limits /dev/shm to %s "

@@ -59,9 +59,6 @@ const cJSON *hp_nck_main_container(const cJSON *pod);
 /* Sum of nvidia.com/gpu limits (else requests) of the pod's containers. */
 int hp_nck_pod_gpus(const cJSON *pod);
 
-/* A Kubernetes quantity ("64Mi", "10Gi", "1G", "500000000") in bytes; -1 when unreadable. */
-double hp_nck_quantity_bytes(const char *q);
-
 /* KiB as "64 MiB", "1.5 GiB"; returns out. */
 const char *hp_nck_kib(double kib, char out[32]);
 

@@ -386,6 +386,7 @@ static char *resolve(const struct hp_suggest *s, const struct hp_finding *f, con
 	struct where w;
 	const char *v;
 	size_t i;
+	int nccl;
 
 	v = hp_json_str(f->vars, name);
 	if (v && *v)
@@ -399,6 +400,7 @@ static char *resolve(const struct hp_suggest *s, const struct hp_finding *f, con
 		return NULL;
 	}
 	where_of(s, f, &w);
+	nccl = !strcmp(hp_check_doc(f->check), HP_REFDOC_NCCL);
 	if (!strcmp(name, "INSTANCE_ID")) {
 		if (w.iid)
 			return xstrdup(w.iid);
@@ -438,7 +440,10 @@ static char *resolve(const struct hp_suggest *s, const struct hp_finding *f, con
 		return network_id(s, &w, "SecurityGroupIds", "security group", why);
 	if (!strcmp(name, "SUBNET_ID"))
 		return network_id(s, &w, "Subnets", "subnet", why);
-	return resolve_job(s, &w, name, why);
+	if (nccl)
+		return resolve_job(s, &w, name, why);
+	*why = xstrdup("hpnode has no value for it in this finding or the snapshot");
+	return NULL;
 }
 
 /* One placeholder's value for a finding, refused when unsafe for a shell. */

@@ -146,7 +146,7 @@ static void t_unknown_reasons(void)
 	expect(&x, f, "NODE_IP", NULL, "names no single node");
 	/* No group: every security group of the cluster and its overrides counts. */
 	expect(&x, f, "SG_ID", NULL, "the cluster uses 3 security groups (sg-1, sg-2, sg-9)");
-	expect(&x, f, "POD", NULL, "this finding names no single pod");
+	expect(&x, f, "POD", NULL, "no value for it in this finding or the snapshot");
 	expect(&x, f, "NODE_NAME", NULL, "no value for it");
 	fx_close(&x);
 
