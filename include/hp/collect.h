@@ -155,6 +155,23 @@ void hp_probe_opts_defaults(struct hp_probe_opts *o);
 void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s);
 
 /*
+ * What hp_collect_probes_set sweeps: listed nodes only (every Running node
+ * when ids is NULL), any command, recorded under other keys of the same
+ * shapes ("probes", "probes_meta"). NULL members keep hp_collect_probes'.
+ */
+struct hp_probe_set {
+	const char *const *ids;      /* instance ids to probe (listed nodes), or NULL */
+	size_t n;
+	const char *command;         /* NULL: the on-node probe */
+	const char *key, *meta_key;  /* NULL: "probes", "probes_meta" */
+	const char *selection;       /* probes_meta.selection; NULL: node|sample|all */
+};
+
+/* hp_collect_probes over set (hpnode nccl: the NCCL probe on the chosen nodes). */
+void hp_collect_probes_set(struct hp_aws *a, const struct hp_probe_opts *o,
+			   const struct hp_probe_set *set, struct hp_snapshot *s);
+
+/*
  * Run command on one listed node over SSM (the Slurm controller probe) with
  * o's transport, rate and deadline. Returns one "probes"-shaped entry (the
  * caller owns it), or NULL when the node or the cluster id is unknown.
@@ -203,6 +220,7 @@ struct hp_nccl_collect_opts {
 	int cw_pages;             /* FilterLogEvents pages per filter; 0: 5 */
 	int cw_events;            /* events kept per filter; 0: 2000 */
 	int cloudwatch;           /* 1: also scan the cluster's log group */
+	int exec;                 /* 1 (--exec): run the read-only script in running containers */
 };
 
 /* Bounds. */
@@ -218,6 +236,25 @@ struct hp_nccl_collect_opts {
  */
 void hp_nccl_collect(struct hp_aws *a, const struct hp_kube_opts *ko,
 		     const struct hp_nccl_collect_opts *o, struct hp_snapshot *s);
+
+/* What decides the nodes hpnode nccl probes. */
+struct hp_nccl_node_opts {
+	const char *node;         /* --node: that node alone */
+	int job;                  /* --job was given: the nodes of the job's pods (nccl.pods) */
+	int sample;               /* that many nodes; 0: every Running node but the controller */
+};
+
+/*
+ * The nodes to probe, in order, as owned copies into *ids (free with
+ * hp_nccl_nodes_free); the choice goes into rec: {selection "node"|"job"|
+ * "sample", requested (n or "all"), chosen [{id, group, type, why}],
+ * pods_unmapped, note}. Samples take Running nodes of accelerated groups
+ * first (hp_nccl_type_accelerated, include/hp/nccl.h), one per group per round, then the
+ * others; never the Slurm controller's group or a Login group.
+ */
+size_t hp_nccl_choose_nodes(const struct hp_snapshot *s, const struct hp_nccl_node_opts *o,
+			    cJSON *rec, char ***ids);
+void hp_nccl_nodes_free(char **ids, size_t n);
 
 /* The Kubernetes part alone (pods, services, policies, DaemonSets, logs) into nccl. */
 void hp_nccl_collect_kube(struct hp_aws *a, const struct hp_kube_opts *ko,

@@ -19,6 +19,28 @@
  * hp_refdoc_title(HP_REFDOC_NCCL, id) in include/hp/refdoc.h.
  */
 
+/* ---- instance types ---- */
+
+struct hp_snapshot;
+
+/*
+ * An instance type's DescribeInstanceTypes facts (snapshot key
+ * "instance_types", EC2 names; "ml." dropped from type), or NULL.
+ */
+const cJSON *hp_nccl_type_info(const struct hp_snapshot *s, const char *type);
+/*
+ * Whether an instance type ("ml.p5.48xlarge") is accelerated: GPUs
+ * (gpuInfo) or EFA (networkInfo.efaSupported) in those facts, never a name
+ * pattern. 1, 0, or -1 when the type's facts were not collected.
+ */
+int hp_nccl_type_accelerated(const struct hp_snapshot *s, const char *type);
+/* GPUs and EFA interfaces of the type by those facts; -1 when unknown. */
+int hp_nccl_type_gpus(const struct hp_snapshot *s, const char *type);
+int hp_nccl_type_efa(const struct hp_snapshot *s, const char *type);
+
+/* A Kubernetes quantity ("64Mi", "10Gi", "1G", "500000000") in bytes; -1 when unreadable. */
+double hp_nccl_quantity_bytes(const char *q);
+
 /* ---- the log error-pattern table (§ NC23) ---- */
 
 /* Pattern flags. */
@@ -202,5 +224,15 @@ void hp_nccl_decode_shm(const struct hp_nccl_frame *f, cJSON *facts);
 void hp_nccl_decode_numa(const struct hp_nccl_frame *f, cJSON *facts);
 void hp_nccl_decode_firewall(const struct hp_nccl_frame *f, cJSON *facts);
 void hp_nccl_decode_environment(const struct hp_nccl_frame *f, cJSON *facts);
+
+/*
+ * The output of the read-only script `hpnode nccl --exec` runs in a
+ * container (src/collect/nccl-exec.c; same framing) as facts:
+ *   {done, env: {NAME: value} (NCCL/FI/rendezvous names only, never a name
+ *    holding KEY, SECRET, TOKEN, PASSWORD or CREDENTIAL), torch, torch_nccl
+ *    ("2.21.5"), torch_error, libnccl: [paths], libnccl_version, shm_kb (the
+ *    size of /dev/shm in KiB, exact), shm_error}
+ */
+cJSON *hp_nccl_exec_parse(const char *text, size_t len);
 
 #endif

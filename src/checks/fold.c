@@ -13,6 +13,7 @@ struct hp_fold_item {
 	char *msg;         /* the node's own finding */
 	char *line;        /* its line in a folded finding; NULL: msg */
 	cJSON *evidence;   /* of its own finding */
+	cJSON *vars;       /* placeholder values of its own finding, or NULL */
 };
 
 /* fmt formatted, cut (never dropped) at the line cap; caller frees. */
@@ -61,6 +62,16 @@ void hp_fold_evidence(struct hp_fold_item *it, const char *line)
 	cJSON_AddItemToArray(it->evidence, cJSON_CreateString(line));
 }
 
+void hp_fold_var(struct hp_fold_item *it, const char *name, const char *value)
+{
+	if (!name || !value)
+		return;
+	if (!it->vars && !(it->vars = cJSON_CreateObject()))
+		hp_die("out of memory");
+	cJSON_DeleteItemFromObjectCaseSensitive(it->vars, name);
+	cJSON_AddStringToObject(it->vars, name, value);
+}
+
 void hp_fold_line(struct hp_fold_item *it, const char *fmt, ...)
 {
 	va_list ap;
@@ -85,6 +96,7 @@ void hp_fold_release(struct hp_fold *f)
 		free(f->v[i].msg);
 		free(f->v[i].line);
 		cJSON_Delete(f->v[i].evidence);
+		cJSON_Delete(f->v[i].vars);
 	}
 	free(f->v);
 	f->v = NULL;
@@ -103,6 +115,9 @@ static void emit_each(struct hp_emit *em, const struct hp_fold *f)
 		cJSON_ArrayForEach(e, f->v[i].evidence)
 			if (cJSON_IsString(e))
 				hp_finding_evidence(x, e->valuestring);
+		cJSON_ArrayForEach(e, f->v[i].vars)
+			if (e->string && cJSON_IsString(e))
+				hp_finding_var(x, e->string, e->valuestring);
 	}
 }
 

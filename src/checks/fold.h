@@ -70,6 +70,11 @@ struct hp_fold_item *hp_fold_vadd(struct hp_fold *f, const char *node, const cha
 				  va_list ap) HP_PRINTF(3, 0);
 /* An evidence line of the node's own finding (kept only when nothing folds). */
 void hp_fold_evidence(struct hp_fold_item *it, const char *line);
+/*
+ * A placeholder value of the node's own finding (hp_finding_var, for
+ * --suggest); a folded finding keeps none, since its nodes differ.
+ */
+void hp_fold_var(struct hp_fold_item *it, const char *name, const char *value);
 /* The line standing for the node in a folded finding's evidence (default: its message). */
 void hp_fold_line(struct hp_fold_item *it, const char *fmt, ...) HP_PRINTF(2, 3);
 /* Results added so far. */

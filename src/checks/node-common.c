@@ -25,6 +25,7 @@ struct node_say {
 	char *msg;
 	char *node;
 	cJSON *evidence;
+	cJSON *vars;     /* placeholder values, or NULL */
 };
 
 struct node_results {
@@ -80,6 +81,16 @@ void hp_node_evidence(struct node_say *s, const char *fmt, ...)
 	hp_buf_release(&line);
 }
 
+void hp_node_var(struct node_say *s, const char *name, const char *value)
+{
+	if (!name || !value)
+		return;
+	if (!s->vars)
+		s->vars = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(s->vars, name);
+	cJSON_AddStringToObject(s->vars, name, value);
+}
+
 static int same(const struct node_say *a, const struct node_say *b)
 {
 	if (a->tag != b->tag || a->prio != b->prio || strcmp(a->stem, b->stem))
@@ -108,6 +119,9 @@ static void emit_class(struct hp_emit *em, const struct node_results *r, const s
 		cJSON_ArrayForEach(e, x->evidence)
 			if (cJSON_IsString(e))
 				hp_fold_evidence(it, e->valuestring);
+		cJSON_ArrayForEach(e, x->vars)
+			if (e->string && cJSON_IsString(e))
+				hp_fold_var(it, e->string, e->valuestring);
 	}
 	hp_fold_emit(em, &fold, "%s on %zu nodes", s->stem, n);
 }
@@ -164,6 +178,7 @@ static void results_release(struct node_results *r)
 		free(r->v[i].msg);
 		free(r->v[i].node);
 		cJSON_Delete(r->v[i].evidence);
+		cJSON_Delete(r->v[i].vars);
 	}
 	hp_array_release(r);
 }
@@ -191,10 +206,12 @@ static const cJSON *type_info_of(const struct hp_snapshot *snap, const char *typ
 	return cJSON_GetObjectItemCaseSensitive(types, type);
 }
 
-void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
-		  void (*judge)(struct node_ctx *c))
+/* The walk of one probe's entries (key "probes" or "nccl_probes"). */
+static void each_in(const struct hp_snapshot *snap, struct hp_emit *em, int nccl,
+		    void (*judge)(struct node_ctx *c))
 {
-	const cJSON *probes = hp_json_get(snap->root, "probes"), *p;
+	const cJSON *probes = hp_json_get(snap->root, nccl ? "nccl_probes" : "probes"), *p;
+	const cJSON *node_probes = hp_json_get(snap->root, "probes");
 	struct node_results out = { 0 };
 	const char *orch = orchestrator_of(snap);
 
@@ -203,7 +220,7 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 	cJSON_ArrayForEach(p, probes) {
 		const char *state = hp_json_str(p, "state");
 		struct node_ctx c;
-		cJSON *facts;
+		cJSON *facts, *node_facts = NULL;
 
 		if (!p->string || !cJSON_IsObject(p) || !state || strcmp(state, "probed"))
 			continue;
@@ -217,7 +234,17 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		c.type_info = type_info_of(snap, c.type);
 		c.entry = p;
 		c.out = &out;
-		c.facts = facts = hp_facts_node(snap, p);
+		if (nccl) {
+			const cJSON *np = cJSON_GetObjectItemCaseSensitive(node_probes, c.id);
+			const char *nst = hp_json_str(np, "state");
+
+			c.facts = facts = hp_facts_nccl_node(snap, p);
+			if (nst && !strcmp(nst, "probed"))
+				node_facts = hp_facts_node(snap, np);
+			c.node_facts = node_facts;
+		} else {
+			c.facts = c.node_facts = facts = hp_facts_node(snap, p);
+		}
 		c.orchestrator = orch;
 		/* Without a cluster, the node's own services tell what runs it. */
 		if (!strcmp(orch, "Unknown")) {
@@ -228,9 +255,22 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		}
 		judge(&c);
 		cJSON_Delete(facts);
+		cJSON_Delete(node_facts);
 	}
 	flush(em, &out);
 	results_release(&out);
+}
+
+void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
+		  void (*judge)(struct node_ctx *c))
+{
+	each_in(snap, em, 0, judge);
+}
+
+void hp_node_each_nccl(const struct hp_snapshot *snap, struct hp_emit *em,
+		       void (*judge)(struct node_ctx *c))
+{
+	each_in(snap, em, 1, judge);
 }
 
 int hp_node_type_gpus(const struct node_ctx *c)
@@ -276,7 +316,8 @@ int hp_node_type_instance_store(const struct node_ctx *c)
 
 const cJSON *hp_node_unit(const struct node_ctx *c, const char *unit)
 {
-	const cJSON *units = hp_json_get(c->facts, "services.units");
+	/* Services are the node probe's facts (an NCCL probe check reads them there too). */
+	const cJSON *units = hp_json_get(c->node_facts, "services.units");
 
 	return cJSON_GetObjectItemCaseSensitive(units, unit);
 }

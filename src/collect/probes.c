@@ -15,10 +15,26 @@
 
 #define DONE_MARKER "@@HP@@ DONE"
 
-/* The command every node runs: the on-node probe (src/collect/probe/probe.sh), base64 inside sh -c. */
-static void probe_command(struct hp_buf *out)
+/* The command every node runs: set->command, else the on-node probe (probe.sh, base64 inside sh -c). */
+static void probe_command(const struct hp_probe_set *set, struct hp_buf *out)
 {
-	hp_probe_command(out);
+	if (set && set->command)
+		hp_buf_puts(out, set->command);
+	else
+		hp_probe_command(out);
+}
+
+/* Whether iid is one of the set's ids (every node when the set names none). */
+static int in_set(const struct hp_probe_set *set, const char *iid)
+{
+	size_t i;
+
+	if (!set || !set->ids)
+		return 1;
+	for (i = 0; i < set->n; i++)
+		if (set->ids[i] && !strcmp(set->ids[i], iid))
+			return 1;
+	return 0;
 }
 
 static const char *transport_name(enum hp_ssm_transport t)
@@ -165,7 +181,7 @@ static void record_failure(struct hp_snapshot *s, const struct hp_ssm_result *r)
 }
 
 /* The sweep's settings, the first half of "probes_meta". */
-static cJSON *sweep_meta(const struct hp_probe_opts *o)
+static cJSON *sweep_meta(const struct hp_probe_opts *o, const struct hp_probe_set *set)
 {
 	cJSON *meta = cJSON_CreateObject();
 
@@ -173,7 +189,8 @@ static cJSON *sweep_meta(const struct hp_probe_opts *o)
 	cJSON_AddNumberToObject(meta, "concurrency", o->concurrency);
 	cJSON_AddNumberToObject(meta, "rate_per_s", o->rate_per_s);
 	cJSON_AddNumberToObject(meta, "timeout_s", (double)(o->timeout_ms / 1000));
-	cJSON_AddStringToObject(meta, "selection", o->node ? "node" : o->sample ? "sample" : "all");
+	cJSON_AddStringToObject(meta, "selection", set && set->selection ? set->selection :
+				o->node ? "node" : o->sample ? "sample" : "all");
 	if (o->sample)
 		cJSON_AddNumberToObject(meta, "sample", o->sample);
 	return meta;
@@ -200,8 +217,8 @@ static const cJSON *unlisted_node(const struct hp_probe_opts *o, const struct hp
  * with the reason it is skipped; a sample leaves the others "not in the
  * sample". Returns the count; *out is freed by the caller.
  */
-static size_t pick_nodes(const struct hp_probe_opts *o, const cJSON *nodes, const cJSON *extra,
-			 struct pick **out)
+static size_t pick_nodes(const struct hp_probe_opts *o, const struct hp_probe_set *set,
+			 const cJSON *nodes, const cJSON *extra, struct pick **out)
 {
 	struct pick *picks = NULL;
 	const cJSON *n;
@@ -213,7 +230,8 @@ static size_t pick_nodes(const struct hp_probe_opts *o, const cJSON *nodes, cons
 		const char *iid = hp_json_str(node, "InstanceId");
 		struct pick *p;
 
-		if (!cJSON_IsObject(node) || !iid || (o->node && strcmp(o->node, iid)))
+		if (!cJSON_IsObject(node) || !iid || (o->node && strcmp(o->node, iid)) ||
+		    !in_set(set, iid))
 			continue;
 		p = &picks[npicks++];
 		p->node = node;
@@ -304,9 +322,9 @@ static void record_results(struct hp_snapshot *s, const struct pick *picks, size
 }
 
 /* Probe the targets of picks and record every pick's outcome into probes. */
-static void sweep(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s,
-		  const char *cluster_id, const struct pick *picks, size_t npicks, cJSON *probes,
-		  cJSON *meta, size_t counts[3], size_t *nt)
+static void sweep(struct hp_aws *a, const struct hp_probe_opts *o, const struct hp_probe_set *set,
+		  struct hp_snapshot *s, const char *cluster_id, const struct pick *picks,
+		  size_t npicks, cJSON *probes, cJSON *meta, size_t counts[3], size_t *nt)
 {
 	struct hp_ssm_target *targets = xcalloc(npicks ? npicks : 1, sizeof(*targets));
 	struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
@@ -315,7 +333,7 @@ static void sweep(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_sna
 	size_t i;
 
 	*nt = build_targets(picks, npicks, cluster_id, targets);
-	probe_command(&cmd);
+	probe_command(set, &cmd);
 	sweep_config(a, o, cmd.buf, *nt, meta, &cfg);
 	results = xcalloc(*nt ? *nt : 1, sizeof(*results));
 	hp_ssm_sweep(a, &cfg, targets, *nt, results, o->progress, o->progress_ud);
@@ -329,8 +347,14 @@ static void sweep(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_sna
 
 void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s)
 {
+	hp_collect_probes_set(a, o, NULL, s);
+}
+
+void hp_collect_probes_set(struct hp_aws *a, const struct hp_probe_opts *o,
+			   const struct hp_probe_set *set, struct hp_snapshot *s)
+{
 	const cJSON *nodes = hp_json_arr(s->root, "nodes"), *extra = unlisted_node(o, s, nodes);
-	cJSON *probes = cJSON_CreateObject(), *meta = sweep_meta(o);
+	cJSON *probes = cJSON_CreateObject(), *meta = sweep_meta(o, set);
 	size_t counts[3] = { 0, 0, 0 }, nt = 0;
 	int64_t t0 = a->sys->monotonic_ms(a->sys);
 	char id[64];
@@ -342,9 +366,9 @@ void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct h
 							    : "node list unavailable (ListClusterNodes failed)");
 	} else {
 		struct pick *picks;
-		size_t npicks = pick_nodes(o, nodes, extra, &picks);
+		size_t npicks = pick_nodes(o, set, nodes, extra, &picks);
 
-		sweep(a, o, s, id, picks, npicks, probes, meta, counts, &nt);
+		sweep(a, o, set, s, id, picks, npicks, probes, meta, counts, &nt);
 		free(picks);
 	}
 	cJSON_AddNumberToObject(meta, "requested", (double)cJSON_GetArraySize(probes));
@@ -357,8 +381,8 @@ void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct h
 		cJSON_AddNumberToObject(meta, "interrupted", (double)*o->stop);
 		cJSON_AddNumberToObject(meta, "to_probe", (double)nt);
 	}
-	hp_snapshot_set(s, "probes", probes);
-	hp_snapshot_set(s, "probes_meta", meta);
+	hp_snapshot_set(s, set && set->key ? set->key : "probes", probes);
+	hp_snapshot_set(s, set && set->meta_key ? set->meta_key : "probes_meta", meta);
 }
 
 cJSON *hp_collect_probe_one(struct hp_aws *a, const struct hp_probe_opts *o,

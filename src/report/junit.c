@@ -290,7 +290,7 @@ void hp_report_junit(const struct hp_findings *f, const struct hp_report_opts *o
 	for (g = 0; g < HP_GROUP__COUNT; g++) {
 		struct cases c = { 0 };
 		size_t nf = 0, ns = 0;
-		const char *num, *name = hp_report_group_name((enum hp_group)g, &num);
+		const char *num, *name = hp_report_group_title(o, (enum hp_group)g, &num);
 		char title[160];
 
 		group_cases(f, (enum hp_group)g, &c);

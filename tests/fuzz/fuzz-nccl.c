@@ -85,6 +85,22 @@ static void fuzz_probe(const char *text, size_t len)
 	}
 	hp_nccl_frame_release(&f);
 	cJSON_Delete(all);
+
+	/* The same text as the --exec script's output: clean facts, never a secret-looking name. */
+	all = hp_nccl_exec_parse(text, len);
+	if (!all || !cJSON_IsObject(all))
+		fz_fail("hp_nccl_exec_parse: not an object", NULL, 0);
+	assert_clean_tree(all);
+	{
+		const cJSON *k;
+
+		cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(all, "env"))
+			if (!k->string || strstr(k->string, "SECRET") || strstr(k->string, "TOKEN") ||
+			    strstr(k->string, "KEY") || strstr(k->string, "PASSWORD"))
+				fz_fail("exec env keeps a secret-looking name", k->string,
+					k->string ? strlen(k->string) : 0);
+	}
+	cJSON_Delete(all);
 }
 
 static void fuzz_lines(const char *text, size_t len, const char *source)

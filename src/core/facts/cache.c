@@ -15,6 +15,7 @@
 #include "facts-int.h"
 #include "hp/array.h"
 #include "hp/json.h"
+#include "hp/nccl.h"
 #include "hp/util.h"
 
 struct node_rec {
@@ -37,7 +38,7 @@ struct hp_facts {
 };
 
 /* Every decoder run in the process, by any caller (the decoders may run in threads). */
-static atomic_size_t runs_probe, runs_slurm, runs_kube;
+static atomic_size_t runs_probe, runs_slurm, runs_kube, runs_nccl;
 
 void hp_facts_count_run(enum facts_decoder d)
 {
@@ -50,6 +51,7 @@ void hp_facts_counts_all(struct hp_facts_counts *out)
 	out->probe = atomic_load(&runs_probe);
 	out->slurm = atomic_load(&runs_slurm);
 	out->kube = atomic_load(&runs_kube);
+	out->nccl = atomic_load(&runs_nccl);
 }
 
 /* The cache of s, created on first use: the one part of a const snapshot that changes. */
@@ -162,6 +164,35 @@ cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry)
 				    : hp_probe_parse("", 0);
 	f->counts.probe++;
 	insert(f, id, entry, pack(facts));
+	return facts;
+}
+
+/*
+ * The NCCL probe's facts of a "nccl_probes" entry, in the same table under
+ * "nccl:<id>" (a collector never sets those, so the entry always decides).
+ */
+cJSON *hp_facts_nccl_node(const struct hp_snapshot *s, const cJSON *entry)
+{
+	struct hp_facts *f = cache_of(s);
+	const cJSON *out;
+	struct node_rec *r;
+	cJSON *facts;
+	char *id;
+
+	if (!entry)
+		return NULL;
+	id = xasprintf("nccl:%s", entry->string ? entry->string : "");
+	if ((r = find(f, id, entry))) {
+		free(id);
+		return unpack(r->packed);
+	}
+	out = cJSON_GetObjectItemCaseSensitive(entry, "stdout");
+	facts = cJSON_IsString(out) ? hp_nccl_probe_parse(out->valuestring, strlen(out->valuestring))
+				    : hp_nccl_probe_parse("", 0);
+	f->counts.nccl++;
+	atomic_fetch_add(&runs_nccl, 1);
+	insert(f, id, entry, pack(facts));
+	free(id);
 	return facts;
 }
 
