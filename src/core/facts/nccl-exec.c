@@ -24,7 +24,7 @@ static int wanted(const char *name)
 	int want = 0;
 
 	for (i = 0; i < HP_ARRAY_LEN(prefixes); i++)
-		want |= nf_prefix(name, prefixes[i]);
+		want |= pb_prefix(name, prefixes[i]);
 	for (i = 0; i < HP_ARRAY_LEN(names); i++)
 		want |= !strcmp(name, names[i]);
 	for (i = 0; want && i < HP_ARRAY_LEN(secret); i++)
@@ -33,27 +33,27 @@ static int wanted(const char *name)
 	return want;
 }
 
-static void decode_env(const struct hp_nccl_frame *f, cJSON *out)
+static void decode_env(const struct pb_input *f, cJSON *out)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "env");
+	const struct pb_block *b = pb_find(f, "env");
 	cJSON *env;
 	size_t i;
 
 	if (!b)
 		return;
-	env = nf_obj(out, "env");
-	for (i = 0; i < b->nkept && cJSON_GetArraySize(env) < 200; i++) {
-		const char *eq = strchr(b->lines[i], '=');
-		char name[NF_FIELD];
+	env = pb_obj(out, "env");
+	for (i = 0; i < b->lines.n && cJSON_GetArraySize(env) < 200; i++) {
+		const char *eq = strchr(b->lines.v[i], '=');
+		char name[PB_FIELD];
 		size_t n;
 
-		if (!eq || eq == b->lines[i] || (n = (size_t)(eq - b->lines[i])) >= sizeof(name))
+		if (!eq || eq == b->lines.v[i] || (n = (size_t)(eq - b->lines.v[i])) >= sizeof(name))
 			continue;
-		memcpy(name, b->lines[i], n);
+		memcpy(name, b->lines.v[i], n);
 		name[n] = '\0';
 		if (!wanted(name) || cJSON_GetObjectItemCaseSensitive(env, name))
 			continue;
-		nf_str(env, name, eq + 1);
+		pb_set_str(env, name, eq + 1);
 	}
 }
 
@@ -67,7 +67,7 @@ static int nccl_version(const char *v, char *out, size_t n)
 		snprintf(out, n, "%u.%u.%u", a, b, c);
 		return 1;
 	}
-	if (!nf_count(v, &code) || code < 1000 || code > 999999)
+	if (!pb_count(v, &code) || code < 1000 || code > 999999)
 		return 0;
 	if (code >= 10000)
 		snprintf(out, n, "%u.%u.%u", (unsigned)(code / 10000), (unsigned)code / 100 % 100,
@@ -78,26 +78,26 @@ static int nccl_version(const char *v, char *out, size_t n)
 	return 1;
 }
 
-static void decode_torch(const struct hp_nccl_frame *f, cJSON *out)
+static void decode_torch(const struct pb_input *f, cJSON *out)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "torch");
+	const struct pb_block *b = pb_find(f, "torch");
 	size_t i;
 
 	if (!b)
 		return;
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i];
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i];
 		char v[64];
 
-		if (nf_prefix(l, "torch ")) {
-			nf_str(out, "torch", nf_skip(l + 6));
-		} else if (nf_prefix(l, "nccl ") && nccl_version(nf_skip(l + 5), v, sizeof(v))) {
-			nf_str(out, "torch_nccl", v);
+		if (pb_prefix(l, "torch ")) {
+			pb_set_str(out, "torch", pb_skip(l + 6));
+		} else if (pb_prefix(l, "nccl ") && nccl_version(pb_skip(l + 5), v, sizeof(v))) {
+			pb_set_str(out, "torch_nccl", v);
 		} else if (!cJSON_GetObjectItem(out, "torch_error") && *l) {
 			char clip[200];
 
 			snprintf(clip, sizeof(clip), "%s", l);
-			nf_str(out, "torch_error", clip);
+			pb_set_str(out, "torch_error", clip);
 		}
 	}
 }
@@ -114,53 +114,53 @@ static int lib_version(const char *path, char *out, size_t n)
 	return 1;
 }
 
-static void decode_libnccl(const struct hp_nccl_frame *f, cJSON *out)
+static void decode_libnccl(const struct pb_input *f, cJSON *out)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "libnccl");
+	const struct pb_block *b = pb_find(f, "libnccl");
 	cJSON *libs;
 	size_t i;
 
 	if (!b)
 		return;
-	libs = nf_arr(out, "libnccl");
-	for (i = 0; i < b->nkept && i < NF_LIST; i++) {
+	libs = pb_arr(out, "libnccl");
+	for (i = 0; i < b->lines.n && i < NF_LIST; i++) {
 		char v[64];
 
-		if (b->lines[i][0] != '/')
+		if (b->lines.v[i][0] != '/')
 			continue;
-		cJSON_AddItemToArray(libs, cJSON_CreateString(b->lines[i]));
-		if (lib_version(b->lines[i], v, sizeof(v)) && !cJSON_GetObjectItem(out, "libnccl_version"))
-			nf_str(out, "libnccl_version", v);
+		cJSON_AddItemToArray(libs, cJSON_CreateString(b->lines.v[i]));
+		if (lib_version(b->lines.v[i], v, sizeof(v)) && !cJSON_GetObjectItem(out, "libnccl_version"))
+			pb_set_str(out, "libnccl_version", v);
 	}
 }
 
 /* df -Pk: "tmpfs 65536 0 65536 0% /dev/shm" -> its size in KiB (exact, never rounded). */
-static void decode_shm(const struct hp_nccl_frame *f, cJSON *out)
+static void decode_shm(const struct pb_input *f, cJSON *out)
 {
-	const char *l = nf_first(hp_nccl_frame_find(f, "shm"));
-	char w[6][NF_FIELD];
+	const char *l = pb_first_line(pb_find(f, "shm"));
+	char w[6][PB_FIELD];
 	double kib;
 
 	if (!l)
 		return;
-	if (nf_words(l, w, 6) == 6 && nf_count(w[1], &kib))
-		nf_num(out, "shm_kb", kib);
+	if (pb_words(l, w, 6) == 6 && pb_count(w[1], &kib))
+		pb_set_num(out, "shm_kb", kib);
 	else
-		nf_str(out, "shm_error", l);
+		pb_set_str(out, "shm_error", l);
 }
 
 cJSON *hp_nccl_exec_parse(const char *text, size_t len)
 {
-	struct hp_nccl_frame f;
+	struct pb_input f;
 	cJSON *out = cJSON_CreateObject();
 
 	memset(&f, 0, sizeof(f));
-	hp_nccl_frame_split(&f, text ? text : "", text ? len : 0);
-	nf_bool(out, "done", f.done);
+	pb_frame(&f, text, text ? len : 0, &pb_nccl_frame);
+	pb_set_bool(out, "done", f.done);
 	decode_env(&f, out);
 	decode_torch(&f, out);
 	decode_libnccl(&f, out);
 	decode_shm(&f, out);
-	hp_nccl_frame_release(&f);
+	pb_release(&f);
 	return out;
 }
