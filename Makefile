@@ -93,14 +93,20 @@ $(BUILD)/gen/hp_refdoc.h: $(wildcard references/*.md) tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ $(sort $(wildcard references/*.md))
 
-$(BUILD)/gen/hp_probe.h: src/collect/probe/probe.sh tests/tools/embed.sh
+# The on-node probes as they travel: frame.sh put in at their "#@include frame.sh" line.
+$(BUILD)/gen/probe/%.sh: src/collect/probe/%.sh src/collect/probe/frame.sh
 	@mkdir -p $(dir $@)
-	sh tests/tools/embed.sh $@ src/collect/probe/probe.sh
+	sed -e '/^#@include frame.sh$$/{r src/collect/probe/frame.sh' -e 'd;}' $< >$@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/gen/hp_probe.h: $(BUILD)/gen/probe/probe.sh tests/tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tests/tools/embed.sh $@ $(BUILD)/gen/probe/probe.sh
 
 # The on-node NCCL probe script, carried by the binary (src/collect/probe/nccl-probe.c).
-$(BUILD)/gen/hp_nccl_probe.h: src/collect/probe/nccl-probe.sh tests/tools/embed.sh
+$(BUILD)/gen/hp_nccl_probe.h: $(BUILD)/gen/probe/nccl-probe.sh tests/tools/embed.sh
 	@mkdir -p $(dir $@)
-	sh tests/tools/embed.sh $@ src/collect/probe/nccl-probe.sh
+	sh tests/tools/embed.sh $@ $(BUILD)/gen/probe/nccl-probe.sh
 
 # The Slurm controller probe script, carried by the binary (src/collect/slurm/probe.c).
 $(BUILD)/gen/hp_slurm_probe.h: src/collect/slurm/slurm-probe.sh tests/tools/embed.sh

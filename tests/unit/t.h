@@ -70,6 +70,13 @@ extern char t_why[1024];
 
 int t_run(const char *file, const struct t_case *cases, size_t n, int argc, char **argv);
 
+/*
+ * A probe script of src/collect/probe/ as the build embeds it: the file with
+ * src/collect/probe/frame.sh put in at its "#@include frame.sh" line, read
+ * here line by line (tests run from the repository root). Free it.
+ */
+char *t_probe_script(const char *name);
+
 #define T_MAIN(...)                                                    \
 	int main(int argc, char **argv)                                \
 	{                                                              \

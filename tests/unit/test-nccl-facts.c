@@ -698,18 +698,13 @@ static void t_script_and_command(void)
 
 	T_ASSERT(hp_starts_with(s, "#!/bin/sh"));
 	{
-		/* The embedded copy is the file (tests run from the repository root). */
-		FILE *fp = fopen("src/collect/probe/nccl-probe.sh", "rb");
-		struct hp_buf file = HP_BUF_INIT(1 << 20);
-		char chunk[4096];
-		size_t n;
+		/* The embedded copy is the file with frame.sh put in (tests run from the repository root). */
+		char *file = t_probe_script("nccl-probe.sh");
 
-		T_ASSERT(fp != NULL);
-		while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-			hp_buf_putn(&file, chunk, n);
-		fclose(fp);
-		T_STREQ(file.buf, s);
-		hp_buf_release(&file);
+		T_STREQ(file, s);
+		T_CONTAINS(s, "\nblock() {\n");
+		T_NOT_CONTAINS(s, "\n#@include");
+		free(file);
 	}
 	T_CONTAINS(s, "@@HP@@ DONE");
 	for (i = 0; i < HP_ARRAY_LEN(blocks); i++) {
