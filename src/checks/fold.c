@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/buf.h"
 #include "fold.h"
 
@@ -33,12 +34,7 @@ struct hp_fold_item *hp_fold_vadd(struct hp_fold *f, const char *node, const cha
 {
 	struct hp_fold_item *it;
 
-	if (f->n == f->alloc) {
-		f->alloc = f->alloc ? f->alloc * 2 : 16;
-		f->v = xrealloc(f->v, f->alloc * sizeof(*f->v));
-	}
-	it = &f->v[f->n++];
-	memset(it, 0, sizeof(*it));
+	it = hp_array_push(f);
 	it->node = node ? xstrdup(node) : NULL;
 	it->msg = vformat(fmt, ap);
 	return it;

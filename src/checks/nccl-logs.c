@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/json.h"
 #include "checks.h"
 #include "fold.h"
@@ -123,10 +124,7 @@ static void emit_code(const struct hp_snapshot *snap, struct hp_emit *em, const 
 			if (!strcmp(v[i].ns, ns) && !strcmp(v[i].pod, pod))
 				break;
 		if (i == n) {
-			if (n == alloc) {
-				alloc = alloc ? alloc * 2 : 8;
-				v = xrealloc(v, alloc * sizeof(*v));
-			}
+			v = hp_array_grow(v, &alloc, n, 1, sizeof(*v));
 			memset(&v[n], 0, sizeof(v[n]));
 			hp_strlcpy(v[n].ns, ns, sizeof(v[n].ns));
 			hp_strlcpy(v[n].pod, pod, sizeof(v[n].pod));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/collect.h"
 #include "hp/json.h"
 #include "hp/tasks.h"
@@ -264,7 +265,7 @@ static void collect_event_details(struct hp_aws *a, struct hp_snapshot *s, const
 {
 	cJSON *events = (cJSON *)hp_snapshot_get(s, "events"), *ev;
 	struct ev_ref *v = NULL;
-	size_t n = 0, i, read = 0, capped = 0, failed = 0;
+	size_t n = 0, alloc = 0, i, read = 0, capped = 0, failed = 0;
 	int stop = 0;
 
 	cJSON_ArrayForEach(ev, events) {
@@ -273,7 +274,7 @@ static void collect_event_details(struct hp_aws *a, struct hp_snapshot *s, const
 		if (!lvl || (strcmp(lvl, "Error") && strcmp(lvl, "Warn")) ||
 		    !hp_json_str(ev, "EventId"))
 			continue;
-		v = xrealloc(v, (n + 1) * sizeof(*v));
+		v = hp_array_grow(v, &alloc, n, 1, sizeof(*v));
 		v[n].ev = ev;
 		v[n].t = hp_json_num(ev, "EventTime", 0);
 		v[n].pos = (int)n;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/nccl.h"
 #include "hp/util.h"
 
@@ -524,10 +525,7 @@ static struct source *source_of(struct hp_nccl_scan *s, const char *raw)
 		hp_buf_release(&clean);
 		return NULL;
 	}
-	if (s->nsrc == s->alloc) {
-		s->alloc = s->alloc ? s->alloc * 2 : 16;
-		s->src = xrealloc(s->src, s->alloc * sizeof(*s->src));
-	}
+	s->src = hp_array_grow(s->src, &s->alloc, s->nsrc, 1, sizeof(*s->src));
 	x = &s->src[s->nsrc++];
 	memset(x, 0, sizeof(*x));
 	x->name = hp_buf_detach(&clean, NULL);

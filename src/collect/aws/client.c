@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hp/array.h"
 #include "hp/json.h"
 #include "hp/aws.h"
 #include "hp/sigv4.h"
@@ -900,10 +901,7 @@ int hp_aws_rest_get(struct hp_aws *a, enum hp_svc svc, const char *op, const cha
 
 void hp_aws_params_add(struct hp_aws_params *p, const char *name, const char *value)
 {
-	if (p->n + 2 > p->alloc) {
-		p->alloc = p->alloc ? p->alloc * 2 : 16;
-		p->kv = xrealloc(p->kv, p->alloc * sizeof(*p->kv));
-	}
+	p->kv = hp_array_grow(p->kv, &p->alloc, p->n, 2, sizeof(*p->kv));
 	p->kv[p->n++] = xstrdup(name);
 	p->kv[p->n++] = xstrdup(value);
 }
