@@ -309,3 +309,21 @@ struct hp_finding *hp_nck_pods_emit(struct hp_emit *em, struct hp_nck_pods *p, c
 	hp_array_release(p);
 	return x;
 }
+
+size_t hp_nck_job_nodes(const struct hp_nck_job *j)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < j->npods; i++) {
+		const char *node = hp_json_str(j->pods[i], "node");
+
+		if (!node)
+			continue;
+		for (k = 0; k < i; k++)
+			if (hp_json_str(j->pods[k], "node") &&
+			    !strcmp(hp_json_str(j->pods[k], "node"), node))
+				break;
+		n += k == i;
+	}
+	return n;
+}

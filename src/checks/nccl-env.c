@@ -136,25 +136,6 @@ static int ifname_bad(const char *v)
 	return 0;
 }
 
-/* Distinct nodes of the job's pods. */
-static size_t job_nodes(const struct hp_nck_job *j)
-{
-	size_t i, k, n = 0;
-
-	for (i = 0; i < j->npods; i++) {
-		const char *node = hp_json_str(j->pods[i], "node");
-
-		if (!node)
-			continue;
-		for (k = 0; k < i; k++)
-			if (hp_json_str(j->pods[k], "node") &&
-			    !strcmp(hp_json_str(j->pods[k], "node"), node))
-				break;
-		n += k == i;
-	}
-	return n;
-}
-
 static void judge_replica(const struct hp_nck_job *j, const struct replica *rep, struct rule *r)
 {
 	const cJSON *c = hp_nck_main_container(rep->pod);
@@ -162,7 +143,7 @@ static void judge_replica(const struct hp_nck_job *j, const struct replica *rep,
 	const char *dbg = env_get(rep, "NCCL_DEBUG"), *prov = env_get(rep, "FI_PROVIDER");
 	const char *ifname = env_get(rep, "NCCL_SOCKET_IFNAME"), *ws = env_get(rep, "WORLD_SIZE");
 	const char *tmo = env_get(rep, "NCCL_TIMEOUT");
-	size_t pods = j->npods + j->more, nodes = job_nodes(j);
+	size_t pods = j->npods + j->more, nodes = hp_nck_job_nodes(j);
 	int gpus_per_pod = hp_nck_pod_gpus(rep->pod);
 
 	if (dbg && !strcasecmp(dbg, "TRACE"))

@@ -46,24 +46,6 @@ static void replica_counts(const struct hp_nck_job *j, struct hp_buf *out)
 		hp_buf_printf(out, "%s%.60s %zu", k ? ", " : "", types[k], counts[k]);
 }
 
-static size_t distinct_nodes(const struct hp_nck_job *j)
-{
-	size_t i, k, n = 0;
-
-	for (i = 0; i < j->npods; i++) {
-		const char *node = hp_json_str(j->pods[i], "node");
-
-		if (!node)
-			continue;
-		for (k = 0; k < i; k++)
-			if (hp_json_str(j->pods[k], "node") &&
-			    !strcmp(hp_json_str(j->pods[k], "node"), node))
-				break;
-		n += k == i;
-	}
-	return n;
-}
-
 static void run_job(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *nccl = hp_nck_data(snap), *k, *err;
@@ -114,7 +96,7 @@ static void run_job(const struct hp_snapshot *snap, struct hp_emit *em)
 		f = HP_CHECK_INFO(em, "Job %s (%s, label %s): %zu pod%s (%s) on %zu node%s",
 				  hp_nck_job_name(j, name, sizeof(name)), j->kind ? j->kind : "no owner",
 				  j->label, j->npods + j->more, j->npods + j->more == 1 ? "" : "s",
-				  reps.buf, distinct_nodes(j), distinct_nodes(j) == 1 ? "" : "s");
+				  reps.buf, hp_nck_job_nodes(j), hp_nck_job_nodes(j) == 1 ? "" : "s");
 		hp_finding_var(f, "JOB", j->name);
 		hp_finding_var(f, "NAMESPACE", j->ns);
 		hp_buf_release(&reps);

@@ -45,6 +45,8 @@ void hp_nck_jobs_release(struct hp_nck_jobs *j);
 
 /* "ml/llama-hang" */
 const char *hp_nck_job_name(const struct hp_nck_job *j, char *out, size_t n);
+/* How many distinct nodes the job's pods run on. */
+size_t hp_nck_job_nodes(const struct hp_nck_job *j);
 /* A pod's replica type (training.kubeflow.org/replica-type), or NULL. */
 const char *hp_nck_replica(const cJSON *pod);
 /* "ml/pod" into out. */

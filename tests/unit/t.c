@@ -65,3 +65,25 @@ char *t_probe_script(const char *name)
 	fclose(out);
 	return text;
 }
+
+char *t_data(const char *dir, const char *name, size_t *len)
+{
+	char path[512], *text;
+	FILE *fp;
+	long n;
+
+	snprintf(path, sizeof(path), "tests/data/%s/%s", dir, name);
+	fp = fopen(path, "rb");
+	if (!fp)
+		T_FAILF("cannot open %s", path);
+	if (fseek(fp, 0, SEEK_END) || (n = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET))
+		T_FAILF("cannot size %s", path);
+	text = malloc((size_t)n + 1);
+	if (!text || fread(text, 1, (size_t)n, fp) != (size_t)n)
+		T_FAILF("cannot read %s", path);
+	text[n] = '\0';
+	fclose(fp);
+	if (len)
+		*len = (size_t)n;
+	return text;
+}

@@ -18,24 +18,7 @@
 
 static char *slurp(const char *name)
 {
-	char path[256];
-	FILE *fp;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "tests/data/nccl/%s", name);
-	fp = fopen(path, "rb");
-	if (!fp)
-		T_FAILF("cannot open %s", path);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, fp) != (size_t)n)
-		T_FAILF("cannot read %s", path);
-	buf[n] = '\0';
-	fclose(fp);
-	return buf;
+	return t_data("nccl", name, NULL);
 }
 
 /* One framed block, as the probe prints it, appended to b. */

@@ -332,30 +332,6 @@ void hp_nccl_decode_peermem(const struct pb_input *f, cJSON *facts)
 	}
 }
 
-/* "lib <path>" and "link <path> -> <target>" lines into libs and links. */
-static void paths(const struct pb_block *b, cJSON *o)
-{
-	cJSON *libs = pb_arr(o, "libs"), *links = pb_arr(o, "links");
-	size_t i;
-
-	for (i = 0; i < b->lines.n; i++) {
-		const char *l = b->lines.v[i], *arrow;
-
-		if (pb_prefix(l, "lib ") && cJSON_GetArraySize(libs) < NF_LIST) {
-			cJSON_AddItemToArray(libs, cJSON_CreateString(l + 4));
-		} else if (pb_prefix(l, "link ") && (arrow = strstr(l, " -> ")) &&
-			   cJSON_GetArraySize(links) < NF_LIST) {
-			cJSON *x = cJSON_CreateObject();
-			char *p = xstrndup(l + 5, (size_t)(arrow - (l + 5)));
-
-			pb_set_str(x, "path", p);
-			pb_set_str(x, "target", arrow + 4);
-			free(p);
-			cJSON_AddItemToArray(links, x);
-		}
-	}
-}
-
 /* Up to n bytes of a dotted version ("2.21.5") at s, into out. */
 static int version_at(const char *s, char *out, size_t n)
 {
@@ -384,7 +360,7 @@ void hp_nccl_decode_nccl_lib(const struct pb_input *f, cJSON *facts)
 
 		pb_set_bool(o, "found", b->rc == 0);
 		if (b->rc == 0) {
-			paths(b, o);
+			nf_paths(b, o);
 			for (i = 0; i < b->lines.n; i++) {
 				const char *l = b->lines.v[i], *p = strstr(l, "NCCL version ");
 

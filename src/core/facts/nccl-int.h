@@ -18,6 +18,9 @@
 
 /* "rc" (null when the block had no END) and "present" (false for 127) of a block. */
 void nf_rc(cJSON *obj, const struct pb_block *b);
+/* "lib <path>" and "link <path> -> <target>" lines of b (none when NULL) into o's arrays
+   libs and links (created, at most NF_LIST each). */
+void nf_paths(const struct pb_block *b, cJSON *o);
 /* An "unlimited" or a count: stored as the string "unlimited" or a number; 0 when neither. */
 int nf_limit(cJSON *obj, const char *key, const char *word, double scale);
 

@@ -83,31 +83,13 @@ void hp_nccl_decode_efa_installer(const struct pb_input *f, cJSON *facts)
 void hp_nccl_decode_ofi_plugin(const struct pb_input *f, cJSON *facts)
 {
 	const struct pb_block *b = pb_find(f, "ofi_plugin");
-	cJSON *o, *libs, *links;
-	size_t i;
+	cJSON *o;
 
 	if (!b || (b->rc != 0 && b->rc != 3))
 		return;
 	o = pb_obj(facts, "ofi_plugin");
 	pb_set_bool(o, "found", b->rc == 0);
-	libs = pb_arr(o, "libs");
-	links = pb_arr(o, "links");
-	for (i = 0; b->rc == 0 && i < b->lines.n; i++) {
-		const char *l = b->lines.v[i], *arrow;
-
-		if (pb_prefix(l, "lib ") && cJSON_GetArraySize(libs) < NF_LIST) {
-			cJSON_AddItemToArray(libs, cJSON_CreateString(l + 4));
-		} else if (pb_prefix(l, "link ") && (arrow = strstr(l, " -> ")) &&
-			   cJSON_GetArraySize(links) < NF_LIST) {
-			cJSON *x = cJSON_CreateObject();
-			char *p = xstrndup(l + 5, (size_t)(arrow - (l + 5)));
-
-			pb_set_str(x, "path", p);
-			pb_set_str(x, "target", arrow + 4);
-			free(p);
-			cJSON_AddItemToArray(links, x);
-		}
-	}
+	nf_paths(b->rc == 0 ? b : NULL, o);
 }
 
 void hp_nccl_decode_libfabric(const struct pb_input *f, cJSON *facts)

@@ -35,6 +35,29 @@ int nf_limit(cJSON *obj, const char *key, const char *word, double scale)
 	return 1;
 }
 
+void nf_paths(const struct pb_block *b, cJSON *o)
+{
+	cJSON *libs = pb_arr(o, "libs"), *links = pb_arr(o, "links");
+	size_t i;
+
+	for (i = 0; b && i < b->lines.n; i++) {
+		const char *l = b->lines.v[i], *arrow;
+
+		if (pb_prefix(l, "lib ") && cJSON_GetArraySize(libs) < NF_LIST) {
+			cJSON_AddItemToArray(libs, cJSON_CreateString(l + 4));
+		} else if (pb_prefix(l, "link ") && (arrow = strstr(l, " -> ")) &&
+			   cJSON_GetArraySize(links) < NF_LIST) {
+			cJSON *x = cJSON_CreateObject();
+			char *p = xstrndup(l + 5, (size_t)(arrow - (l + 5)));
+
+			pb_set_str(x, "path", p);
+			pb_set_str(x, "target", arrow + 4);
+			free(p);
+			cJSON_AddItemToArray(links, x);
+		}
+	}
+}
+
 void hp_nccl_decode_probe(const struct pb_input *f, cJSON *facts)
 {
 	const struct pb_block *b = pb_find(f, "nccl");
