@@ -71,7 +71,7 @@ ALL_C     := $(LIB_SRC) src/cli/main.c $(sort $(wildcard tests/unit/*.c tests/fu
 ALL_DEP   := $(ALL_C:%.c=$(BUILD)/%.d) $(CLI_MAIN_TEST:.o=.d)
 .SECONDARY: $(ALL_C:%.c=$(BUILD)/%.o)
 
-.PHONY: FORCE install uninstall all deps test test-run quick unit demo demo-run bench clean check-deps fuzz fuzz-build
+.PHONY: FORCE install uninstall all deps test test-run quick unit demo demo-run bench clean check-deps fuzz fuzz-build golden golden-capture
 all: $(HPNODE) $(TOOLS)
 
 check-deps:
@@ -209,6 +209,14 @@ test-run: all $(UNIT_BIN) $(REPLAY_BIN)
 quick: all $(UNIT_BIN) $(REPLAY_BIN)
 	@HPNODE=$(abspath $(HPNODE)) SIGV4_SIGN=$(abspath $(TOOLBIN)/sigv4-sign) \
 		UNIT_DIR=$(abspath $(BUILD)/unit) TESTS=none sh tests/run-tests.sh
+
+# The golden reports (tests/data/golden, checked by t0346-golden): rewritten only on purpose.
+golden: all
+	sh tests/tools/golden.sh update $(abspath $(HPNODE))
+
+# The same, with every snapshot captured again from its fixture cluster (minutes).
+golden-capture: all
+	sh tests/tools/golden.sh capture $(abspath $(HPNODE))
 
 demo: deps
 	@$(MAKE) --no-print-directory demo-run
