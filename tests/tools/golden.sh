@@ -13,6 +13,9 @@
 # The run's own facts (start time, duration, revision, version) are masked,
 # so a golden file says what hpnode found, not when or which build.
 set -eu
+# Reports in one language and zone, whoever regenerates them.
+LANG=C LC_ALL=C TZ=UTC
+export LANG LC_ALL TZ
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
