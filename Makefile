@@ -15,8 +15,9 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lutil -lm -pthread
 
-# gcc builds go to build/default (./hpnode) and build/san; clang builds
-# (`make CC=clang`) to build/clang and build/clang-san, binary included.
+# gcc builds go to build/default (./hpnode) and build/san (build/tsan for
+# SANITIZE=thread); clang builds (`make CC=clang`) to build/clang and
+# build/clang-san (build/clang-tsan), binary included.
 IS_CLANG := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),1,)
 
 ifdef FUZZ
@@ -28,7 +29,8 @@ LDFLAGS += -fsanitize=address,undefined
 HPNODE  := $(BUILD)/hpnode
 TOOLBIN := $(BUILD)/bin
 else ifdef SANITIZE
-BUILD   := build/$(if $(IS_CLANG),clang-san,san)
+# SANITIZE=thread (TSan cannot be combined with ASan) builds apart, in build/tsan.
+BUILD   := build/$(if $(IS_CLANG),clang-,)$(if $(filter thread,$(SANITIZE)),tsan,san)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
 HPNODE  := $(BUILD)/hpnode
@@ -69,7 +71,7 @@ ALL_C     := $(LIB_SRC) src/cli/main.c $(sort $(wildcard tests/unit/*.c tests/fu
 ALL_DEP   := $(ALL_C:%.c=$(BUILD)/%.d) $(CLI_MAIN_TEST:.o=.d)
 .SECONDARY: $(ALL_C:%.c=$(BUILD)/%.o)
 
-.PHONY: FORCE install uninstall all deps test test-run quick unit demo demo-run bench clean check-deps fuzz fuzz-build
+.PHONY: FORCE install uninstall all deps test test-run quick unit demo demo-run bench clean check-deps fuzz fuzz-build golden golden-capture
 all: $(HPNODE) $(TOOLS)
 
 check-deps:
@@ -91,14 +93,20 @@ $(BUILD)/gen/hp_refdoc.h: $(wildcard references/*.md) tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ $(sort $(wildcard references/*.md))
 
-$(BUILD)/gen/hp_probe.h: src/collect/probe/probe.sh tests/tools/embed.sh
+# The on-node probes as they travel: frame.sh put in at their "#@include frame.sh" line.
+$(BUILD)/gen/probe/%.sh: src/collect/probe/%.sh src/collect/probe/frame.sh
 	@mkdir -p $(dir $@)
-	sh tests/tools/embed.sh $@ src/collect/probe/probe.sh
+	sed -e '/^#@include frame.sh$$/{r src/collect/probe/frame.sh' -e 'd;}' $< >$@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/gen/hp_probe.h: $(BUILD)/gen/probe/probe.sh tests/tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tests/tools/embed.sh $@ $(BUILD)/gen/probe/probe.sh
 
 # The on-node NCCL probe script, carried by the binary (src/collect/probe/nccl-probe.c).
-$(BUILD)/gen/hp_nccl_probe.h: src/collect/probe/nccl-probe.sh tests/tools/embed.sh
+$(BUILD)/gen/hp_nccl_probe.h: $(BUILD)/gen/probe/nccl-probe.sh tests/tools/embed.sh
 	@mkdir -p $(dir $@)
-	sh tests/tools/embed.sh $@ src/collect/probe/nccl-probe.sh
+	sh tests/tools/embed.sh $@ $(BUILD)/gen/probe/nccl-probe.sh
 
 # The Slurm controller probe script, carried by the binary (src/collect/slurm/probe.c).
 $(BUILD)/gen/hp_slurm_probe.h: src/collect/slurm/slurm-probe.sh tests/tools/embed.sh
@@ -201,6 +209,14 @@ test-run: all $(UNIT_BIN) $(REPLAY_BIN)
 quick: all $(UNIT_BIN) $(REPLAY_BIN)
 	@HPNODE=$(abspath $(HPNODE)) SIGV4_SIGN=$(abspath $(TOOLBIN)/sigv4-sign) \
 		UNIT_DIR=$(abspath $(BUILD)/unit) TESTS=none sh tests/run-tests.sh
+
+# The golden reports (tests/data/golden, checked by t0346-golden): rewritten only on purpose.
+golden: all
+	sh tests/tools/golden.sh update $(abspath $(HPNODE))
+
+# The same, with every snapshot captured again from its fixture cluster (minutes).
+golden-capture: all
+	sh tests/tools/golden.sh capture $(abspath $(HPNODE))
 
 demo: deps
 	@$(MAKE) --no-print-directory demo-run

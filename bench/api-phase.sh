@@ -7,17 +7,19 @@
 #
 # Before timing, one run of each is recorded by the fixture with every
 # request's parameters; when the two clients' requests differ (as a multiset:
-# order may differ), the difference is printed and no ratio is given.
+# order may differ), the difference is printed and no ratio is given. The
+# timed rounds then run against the same cluster served again without
+# recording (after one untimed run that warms it).
 #
 #   sh bench/api-phase.sh N [ROUNDS]          (default N=1000, ROUNDS=5)
 #   sh bench/api-phase.sh --growth [ROUNDS]   hpnode alone at 5,000, 10,000,
-#                                             20,000 and 40,000 nodes
-# Needs: a built ./hpnode, GNU time (/usr/bin/time), python3 with moto+boto3.
+#                                             20,000 and 40,000 nodes, and its
+#                                             cost per 1,000 nodes listed
+# Needs: a built ./hpnode and python3 with moto and boto3.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 HPNODE=${HPNODE:-$ROOT/hpnode}
 [ -x "$HPNODE" ] || { echo "bench: build hpnode first (make)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "bench: needs GNU time (apt-get install time)" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hpnode-bench.XXXXXX")
 FIXTURE_LIB_DIR=$ROOT/tests/fixtures
 . "$ROOT/tests/fixtures/lib.sh"
@@ -42,15 +44,33 @@ PY
 run_hpnode() {
 	"$HPNODE" triage --cluster hp-bench --region us-west-2 --output json --no-probe --no-kube
 }
+# boto3 runs on the interpreter itself, not through a version manager's shim
+# (whose own processes would count as boto3's CPU).
+PY3=$(python3 -c 'import sys; print(sys.executable)')
 run_boto3() {
-	python3 "$ROOT/bench/boto3_calls.py" hp-bench
+	"$PY3" "$ROOT/bench/boto3_calls.py" hp-bench
 }
 
-# timed NAME: one timed run of run_NAME, appended to $tmp/NAME.times.
+# timed NAME: one timed run of run_NAME, appended to $tmp/NAME.times as
+# "wall user sys maxrss_kib": wall from a monotonic clock, CPU and peak
+# memory from wait4's rusage in microseconds (/usr/bin/time prints 10 ms).
 timed() {
-	/usr/bin/time -f "%e %U %S %M" -o "$tmp/one" sh -c ". '$tmp/fns.sh'; run_$1" \
-		>/dev/null 2>"$tmp/$1.err" || { echo "bench: $1 failed:" >&2; cat "$tmp/$1.err" >&2; }
-	tail -n 1 "$tmp/one" >>"$tmp/$1.times"
+	python3 - "$tmp/$1.times" "$tmp/$1.err" sh -c ". '$tmp/fns.sh'; run_$1" <<'PY' ||
+import os, subprocess, sys, time
+# wait4 gives this child's usage (with its own children's), nothing else the
+# interpreter may have reaped before (a version-manager shim's processes).
+t0 = time.monotonic()
+with open(sys.argv[2], "w") as err:
+    child = subprocess.Popen(sys.argv[3:], stdout=subprocess.DEVNULL, stderr=err)
+    _, status, ru = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+wall = time.monotonic() - t0
+rc = child.returncode
+with open(sys.argv[1], "a") as out:
+    out.write("%.4f %.4f %.4f %d\n" % (wall, ru.ru_utime, ru.ru_stime, ru.ru_maxrss))
+sys.exit(rc)
+PY
+		{ echo "bench: $1 failed:" >&2; cat "$tmp/$1.err" >&2; }
 }
 
 # summary NAME...: medians per client and, for two, the ratios of the first to the second.
@@ -65,7 +85,7 @@ for n in names:
     cpu = statistics.median(r[1] + r[2] for r in rows)
     rss = statistics.median(r[3] for r in rows) / 1024
     med[n] = (wall, cpu)
-    print("  %-7s wall %7.3f s (min %.3f, max %.3f)   cpu %7.3f s   peak rss %7.1f MiB   (median of %d)"
+    print("  %-7s wall %7.3f s (min %.3f, max %.3f)   cpu %7.4f s   peak rss %7.1f MiB   (median of %d)"
           % (n, wall, min(r[0] for r in rows), max(r[0] for r in rows), cpu, rss, len(rows)))
 if len(names) == 2 and all(med[n][0] > 0 and med[n][1] > 0 for n in names):
     a, b = med[names[0]], med[names[1]]
@@ -77,45 +97,80 @@ PY
 # The two commands, for the timed shell.
 cat >"$tmp/fns.sh" <<EOF
 run_hpnode() { '$HPNODE' triage --cluster hp-bench --region us-west-2 --output json --no-probe --no-kube; }
-run_boto3() { python3 '$ROOT/bench/boto3_calls.py' hp-bench; }
+run_boto3() { '$PY3' '$ROOT/bench/boto3_calls.py' hp-bench; }
 EOF
 
 if [ "${1:-}" = "--growth" ]; then
 	ROUNDS=${2:-3}
-	echo "hpnode API phase growth (median of $ROUNDS runs each; no SSM sessions, no kubectl)"
+	echo "hpnode API phase growth (median of $ROUNDS runs each after one untimed run;" \
+		"no SSM sessions, no kubectl; load: $(cut -d' ' -f1-3 /proc/loadavg))"
+	: >"$tmp/growth"
 	for N in 5000 10000 20000 40000; do
 		make_fixture "$N"
 		fixture_start "$tmp/bench.yaml" || exit 1
+		run_hpnode >/dev/null 2>&1    # the fixture renders each node's summary once
 		: >"$tmp/hpnode.times"
 		i=0
 		while [ $i -lt "$ROUNDS" ]; do timed hpnode; i=$((i + 1)); done
 		echo "$N nodes:"
 		summary hpnode
+		printf '%s ' "$N" >>"$tmp/growth"
+		python3 -c 'import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+print(statistics.median(r[0] for r in rows), statistics.median(r[1] + r[2] for r in rows),
+      statistics.median(r[3] for r in rows) / 1024)' "$tmp/hpnode.times" >>"$tmp/growth"
 		fixture_stop
 	done
+	# Cost per 1,000 nodes listed: flat means linear. Past 20,000 nodes the
+	# list stops at its cap (200 pages of 100), as the original tool's does.
+	python3 - "$tmp/growth" <<'PY'
+import sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+print("  nodes   listed   wall s   cpu s   peak MiB   per 1,000 listed: wall ms  cpu ms  MiB")
+for n, wall, cpu, rss in rows:
+    listed = min(n, 20000)
+    k = listed / 1000
+    print("  %6d  %6d  %7.3f  %6.3f  %8.1f   %27.1f  %6.1f  %4.2f%s" % (
+        n, listed, wall, cpu, rss, 1000 * wall / k, 1000 * cpu / k, rss / k,
+        "  (list capped at 200 pages)" if n > listed else ""))
+base = [r for r in rows if r[0] <= 20000]
+if len(base) >= 2:
+    (n0, w0, c0, _), (n1, w1, c1, _) = base[0], base[-1]
+    print("  from %d to %d nodes: wall %.2fx, cpu %.2fx for %.0fx the nodes (linear: %.0fx)" % (
+        n0, n1, w1 / w0, c1 / c0, n1 / n0, n1 / n0))
+PY
 	exit 0
 fi
 
 N=${1:-1000}
 ROUNDS=${2:-5}
 make_fixture "$N"
-fixture_start "$tmp/bench.yaml" --record-params "$tmp/params.log" || exit 1
+fixture_start "$tmp/bench.yaml" --record-params "$tmp/params.log" --stats-file "$tmp/stats.json" ||
+	exit 1
+conns() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["connections"])' "$tmp/stats.json"; }
 
 # The requests of each client, compared before anything is timed.
 : >"$tmp/params.log"
 run_hpnode >/dev/null 2>&1
 sort "$tmp/params.log" >"$tmp/hpnode.req"
+c0=$(conns)
 : >"$tmp/params.log"
 run_boto3 >/dev/null 2>&1
 sort "$tmp/params.log" >"$tmp/boto3.req"
+c1=$(conns)
 same=1
 if ! cmp -s "$tmp/hpnode.req" "$tmp/boto3.req"; then
 	same=0
 	echo "bench: hpnode and boto3_calls.py did not send the same requests (< hpnode, > boto3):"
 	diff "$tmp/hpnode.req" "$tmp/boto3.req" | grep '^[<>]' | cut -c1-200 | head -n 20
 fi
+# The timed rounds run against the same cluster served without any recording.
+fixture_stop
+fixture_start "$tmp/bench.yaml" || exit 1
+run_hpnode >/dev/null 2>&1    # the fixture renders each node's summary once
 echo "API phase, $N nodes, $(wc -l <"$tmp/hpnode.req") requests per run, $ROUNDS interleaved rounds," \
 	"$(nproc) CPUs, fixture at $AWS_ENDPOINT_URL"
+echo "  connections per run: hpnode $c0, boto3 $((c1 - c0)); load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$tmp/hpnode.times"
 : >"$tmp/boto3.times"
 i=0
@@ -124,6 +179,7 @@ while [ $i -lt "$ROUNDS" ]; do
 	timed boto3
 	i=$((i + 1))
 done
+echo "  load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ $same -eq 1 ]; then
 	summary hpnode boto3
 else

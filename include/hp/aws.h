@@ -42,13 +42,20 @@ struct hp_aws_result {
 
 void hp_aws_result_release(struct hp_aws_result *r);
 
-/* One line per API call made, for the debug log and the recorded-actions test. */
+/* Counts of what the client did (updated atomically: calls may run on several threads). */
 struct hp_aws_stats {
-	unsigned calls;
+	unsigned calls;         /* attempts sent */
 	unsigned retries;
+	unsigned connections;   /* connections opened (an attempt on a kept one opens none) */
 	uint64_t bytes_in;
 };
 
+/*
+ * The client. Calls (hp_aws_json, hp_aws_rest_get, hp_aws_query) may be made
+ * from several threads at once on one struct hp_aws: the retry quota, the
+ * breaker's counts and the stats are updated atomically, the credential
+ * provider has its own lock, and nothing else changes after set-up.
+ */
 struct hp_aws {
 	struct hp_sys *sys;
 	struct hp_creds creds;
@@ -80,7 +87,15 @@ struct hp_aws {
 	 */
 	struct hp_creds_provider *cp;
 	int owns_cp;
+	/*
+	 * Collector steps run at once (tasks.h): 0 = HP_AWS_CONCURRENCY, 1 = one
+	 * after another in order. Set from HPNODE_API_CONCURRENCY by hp_aws_init.
+	 */
+	int concurrency;
 };
+
+#define HP_AWS_CONCURRENCY 8
+#define HP_AWS_CONCURRENCY_MAX 32
 
 #define HP_AWS_BREAKER_LIMIT 3
 

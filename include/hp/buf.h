@@ -44,6 +44,11 @@ void hp_buf_reset(struct hp_buf *b);
 /* Hand the heap string to the caller (never NULL) and reset b. */
 char *hp_buf_detach(struct hp_buf *b, size_t *len);
 
+/*
+ * Room for n more bytes of content at once (growth is otherwise by half
+ * again each time); -1 when that would pass the cap.
+ */
+HP_WARN_UNUSED int hp_buf_reserve(struct hp_buf *b, size_t n);
 HP_WARN_UNUSED int hp_buf_add(struct hp_buf *b, const void *p, size_t n);
 HP_WARN_UNUSED int hp_buf_adds(struct hp_buf *b, const char *s);
 HP_WARN_UNUSED int hp_buf_addc(struct hp_buf *b, char c);

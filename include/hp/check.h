@@ -20,7 +20,11 @@
 enum hp_tag { HP_TAG_PASS, HP_TAG_FAIL, HP_TAG_WARN, HP_TAG_INFO, HP_TAG_SKIP };
 enum hp_prio { HP_P0 = 0, HP_P1 = 1, HP_P2 = 2, HP_PNONE = 3 };
 
-/* Report groups, printed in this order (titles in src/report/report.c). */
+/*
+ * Report groups, printed in this order (titles in src/report/report.c; a
+ * command may number and name them its own way, include/hp/report.h). The
+ * HP_GROUP_NCCL_* groups hold the checks of `hpnode nccl` only.
+ */
 enum hp_group {
 	HP_GROUP_IDENTITY,    /* 1. Cluster Identity */
 	HP_GROUP_EVENTS,      /* 2. Cluster Events (Root Cause Signals) */
@@ -30,11 +34,22 @@ enum hp_group {
 	HP_GROUP_SLURM,       /* 4b. Slurm Node States */
 	HP_GROUP_PODS,        /* 4c. EKS Workload Pods */
 	HP_GROUP_VPC,         /* 5. Cluster VPC Resources */
+	HP_GROUP_NCCL_JOB,    /* hpnode nccl: the training job's pods */
+	HP_GROUP_NCCL_NET,    /* hpnode nccl: services and NetworkPolicies of the job */
+	HP_GROUP_NCCL_LOGS,   /* hpnode nccl: the job's pod logs */
+	HP_GROUP_NCCL_ENV,    /* hpnode nccl: the NCCL environment and versions */
 	HP_GROUP_LOGS,        /* 6. CloudWatch Logs */
 	HP_GROUP_SSM,         /* 7. SSM Connectivity */
 	HP_GROUP_ONNODE,      /* 8. On-Node Resource Checks (via SSM) */
+	HP_GROUP_NCCL_NODE,   /* hpnode nccl: the NCCL probe's on-node checks */
 	HP_GROUP_SLURM_MAP,   /* 8b. Slurm Node Mapping */
 	HP_GROUP__COUNT
+};
+
+/* The probe output an on-node check (each_node) judges. */
+enum hp_probe_source {
+	HP_SOURCE_NODE_PROBE = 0,  /* "probes": the node probe (src/collect/probe/probe.sh) */
+	HP_SOURCE_NCCL_PROBE,      /* "nccl_probes": the NCCL probe (nccl-probe.sh) */
 };
 
 struct hp_emit;
@@ -56,6 +71,8 @@ struct hp_check {
 	void (*run)(const struct hp_snapshot *snap, struct hp_emit *em);
 	/* On-node checks: called once per probed node, with that node's facts. */
 	void (*each_node)(struct node_ctx *c);
+	/* Which probe's nodes and facts each_node is called with. */
+	enum hp_probe_source source;
 };
 
 /* Node ids per "nodes a-b of n:" evidence line of a folded finding. */

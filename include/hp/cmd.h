@@ -82,6 +82,7 @@ struct hp_opt {
 #define HP_CMD_DONE (-1)
 
 struct hp_cmd;
+struct hp_report_opts;
 
 /* One run of a command, handed to each of its parts. */
 struct hp_cmd_ctx {
@@ -114,6 +115,13 @@ struct hp_cmd_ops {
 	int (*run)(struct hp_cmd_ctx *c);
 	const char *title;          /* report banner; NULL = the triage banner */
 	const char *const *checks;  /* check ids the report runs ("x.*" = prefix); NULL = every check */
+	/*
+	 * HP_CMD_REPORT, optional: the command's own report layout (group
+	 * titles, summary block) from the snapshot, collected or replayed, into
+	 * ro->layout; storage in ctx->args lives until the report is written.
+	 */
+	void (*layout)(struct hp_cmd_ctx *c, const struct hp_snapshot *s,
+		       struct hp_report_opts *ro);
 };
 
 /* A row of the command table. */
@@ -125,8 +133,8 @@ struct hp_cmd {
 };
 
 /* The commands (src/cli/cmd-*.c). */
-extern const struct hp_cmd_ops hp_cmd_efa_sg, hp_cmd_explain, hp_cmd_node, hp_cmd_triage,
-	hp_cmd_vpc;
+extern const struct hp_cmd_ops hp_cmd_efa_sg, hp_cmd_explain, hp_cmd_nccl, hp_cmd_node,
+	hp_cmd_triage, hp_cmd_vpc;
 
 /* The table and the dispatch of src/cli/main.c (also built into the unit tests). */
 extern const struct hp_cmd hp_commands[];

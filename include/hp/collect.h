@@ -46,16 +46,20 @@ struct hp_collect_opts {
 /*
  * A function hp_collect_cluster calls after each page of a list call
  * (nodes, events, log streams), e.g. for a progress line; NULL for none.
+ * It may be called from any of the API phase's threads, one call at a time.
  */
 void hp_collect_set_progress(void (*fn)(void *ud, const char *action, int page, size_t items),
 			     void *ud);
 
 /*
- * Cluster-level collection: identity, DescribeCluster, nodes, events,
- * instance types, CloudWatch logs. Returns -1 with e set only for what
- * makes a triage impossible: credentials rejected (HP_ERR_CREDS), no
- * reply at all (HP_ERR_HTTP), the cluster not found (HP_ERR_NOT_FOUND,
- * with "clusters" filled when they could be listed) or not readable.
+ * Cluster-level collection: identity, DescribeCluster, then at once (up to
+ * a->concurrency reads; see tasks.h) nodes, events, instance types,
+ * CloudWatch logs and the network facts, merged in that order so the
+ * snapshot never depends on which reply came first. Returns -1 with e
+ * set only for what makes a triage impossible: credentials rejected
+ * (HP_ERR_CREDS), no reply at all (HP_ERR_HTTP), the cluster not found
+ * (HP_ERR_NOT_FOUND, with "clusters" filled when they could be listed) or
+ * not readable.
  */
 int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct hp_snapshot *s,
 		       struct hp_error *e);
@@ -158,21 +162,28 @@ void hp_probe_opts_defaults(struct hp_probe_opts *o);
 void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s);
 
 /*
- * A sweep of another script (NULL members: the node probe's): its remote
- * command, the keys of its entries and of its summary, and the decoder of
- * one node's output, run in the sweep's worker when that node's session
- * ends. With no decoder (none given, none for key), the entries are kept
- * whole in the document, raw output included, as for a single node.
+ * What hp_collect_probes_set sweeps: listed nodes only (every Running node
+ * when ids is NULL), any command, recorded under other keys of the same
+ * shapes ("probes", "probes_meta"). NULL members keep hp_collect_probes'.
+ * Each node's output is decoded by the set's decoder in the sweep's worker
+ * as soon as its session ends, and the entry (without its raw output) and
+ * its facts go to the snapshot's probe store under key, the raw text to
+ * the snapshot file being saved (include/hp/facts.h). With no decoder
+ * (none given, none for key), the entries are kept whole in the
+ * document, raw output included, as for a single node.
  */
-struct hp_probe_sweep {
-	const char *command;         /* NULL: the on-node probe (hp_probe_command) */
+struct hp_probe_set {
+	const char *const *ids;      /* instance ids to probe (listed nodes), or NULL */
+	size_t n;
+	const char *command;         /* NULL: the on-node probe */
 	const char *key, *meta_key;  /* NULL: "probes", "probes_meta" */
+	const char *selection;       /* probes_meta.selection; NULL: node|sample|all */
 	hp_facts_decoder decode;     /* NULL: hp_facts_decoder_of(key) */
 };
 
-/* hp_collect_probes with a sweep of its own (sw NULL: the node probe's). */
-void hp_collect_probes_with(struct hp_aws *a, const struct hp_probe_opts *o,
-			    const struct hp_probe_sweep *sw, struct hp_snapshot *s);
+/* hp_collect_probes over set (hpnode nccl: the NCCL probe on the chosen nodes). */
+void hp_collect_probes_set(struct hp_aws *a, const struct hp_probe_opts *o,
+			   const struct hp_probe_set *set, struct hp_snapshot *s);
 
 /*
  * Run command on one listed node over SSM (the Slurm controller probe) with
@@ -223,6 +234,7 @@ struct hp_nccl_collect_opts {
 	int cw_pages;             /* FilterLogEvents pages per filter; 0: 5 */
 	int cw_events;            /* events kept per filter; 0: 2000 */
 	int cloudwatch;           /* 1: also scan the cluster's log group */
+	int exec;                 /* 1 (--exec): run the read-only script in running containers */
 };
 
 /* Bounds. */
@@ -238,6 +250,25 @@ struct hp_nccl_collect_opts {
  */
 void hp_nccl_collect(struct hp_aws *a, const struct hp_kube_opts *ko,
 		     const struct hp_nccl_collect_opts *o, struct hp_snapshot *s);
+
+/* What decides the nodes hpnode nccl probes. */
+struct hp_nccl_node_opts {
+	const char *node;         /* --node: that node alone */
+	int job;                  /* --job was given: the nodes of the job's pods (nccl.pods) */
+	int sample;               /* that many nodes; 0: every Running node but the controller */
+};
+
+/*
+ * The nodes to probe, in order, as owned copies into *ids (free with
+ * hp_nccl_nodes_free); the choice goes into rec: {selection "node"|"job"|
+ * "sample", requested (n or "all"), chosen [{id, group, type, why}],
+ * pods_unmapped, note}. Samples take Running nodes of accelerated groups
+ * first (hp_nccl_type_accelerated, include/hp/nccl.h), one per group per round, then the
+ * others; never the Slurm controller's group or a Login group.
+ */
+size_t hp_nccl_choose_nodes(const struct hp_snapshot *s, const struct hp_nccl_node_opts *o,
+			    cJSON *rec, char ***ids);
+void hp_nccl_nodes_free(char **ids, size_t n);
 
 /* The Kubernetes part alone (pods, services, policies, DaemonSets, logs) into nccl. */
 void hp_nccl_collect_kube(struct hp_aws *a, const struct hp_kube_opts *ko,

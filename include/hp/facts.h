@@ -152,6 +152,9 @@ cJSON *hp_probe_parse(const char *stdout_text, size_t len);
  *   squeue    {exit, text, jobs: [{id, state, end, start, nodes, name}]}
  *   services  {exit, text, units: {munge: {LoadState, ActiveState, SubState},
  *             slurmctld: {...}}}
+ *   nccl_env  {exit, text, files: [paths read], vars: {NAME: value}, from: {NAME: path}}
+ *             the NCCL_*, FI_*, MASTER_* settings of the profile scripts,
+ *             /etc/environment, nccl.conf and the prolog scripts (`export` lines too)
  * exit is the block's exit status, null when its END marker is missing;
  * text is the block's first lines (for messages when it failed).
  */
@@ -251,7 +254,8 @@ typedef cJSON *(*hp_facts_decoder)(const char *text, size_t len);
 
 /*
  * The decoder of the outputs kept under a snapshot key: hp_probe_parse for
- * "probes"; NULL for a key that holds no probe sweep. A replayed file
+ * "probes", hp_nccl_probe_parse for "nccl_probes" (`hpnode nccl`); NULL
+ * for a key that holds no probe sweep. A replayed file
  * reads the members named here node by node (src/core/snapshot.c); a new
  * kind of sweep adds its row (src/core/facts/cache.c).
  */
@@ -332,6 +336,15 @@ const char *hp_probes_store_key(const struct hp_snapshot *s, size_t i);
 cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry);
 
 /*
+ * The NCCL probe's facts of one node (hp_nccl_probe_parse of the stdout of
+ * its "nccl_probes" entry, include/hp/nccl.h), decoded once per snapshot
+ * like hp_facts_node, or the store's for an entry an iterator of
+ * "nccl_probes" handed out; the caller frees its tree. NULL only for a
+ * NULL entry.
+ */
+cJSON *hp_facts_nccl_node(const struct hp_snapshot *s, const cJSON *entry);
+
+/*
  * Hand over the facts of node id (hp_probe_parse of its output, or built
  * the same way), which then win over any stdout in the snapshot. Takes
  * ownership of facts (packed at once); a later call for the same id
@@ -383,6 +396,7 @@ struct hp_facts_counts {
 	size_t slurm;              /* hp_slurm_parse calls */
 	size_t kube;               /* Kubernetes node index builds */
 	size_t bytes;              /* memory the cache holds (packed facts and entries) */
+	size_t nccl;               /* hp_nccl_probe_parse calls, one per node */
 };
 void hp_facts_counts(const struct hp_snapshot *s, struct hp_facts_counts *out);
 void hp_facts_counts_all(struct hp_facts_counts *out);

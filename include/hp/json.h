@@ -55,4 +55,12 @@ int hp_json_has_str(const cJSON *arr, const char *s);
 #define HP_JSON_SHARE_MAX ((size_t)16 << 20)
 void hp_json_share(cJSON *tree);
 
+/*
+ * cJSON_ParseWithLengthOpts (require_null_terminated 0) for code that may
+ * run on several threads at once: libcjson writes its last-error position
+ * to one process-wide variable on every parse, so parses are serialised
+ * through one lock. end may be NULL.
+ */
+cJSON *hp_json_parse(const char *text, size_t len, const char **end);
+
 #endif

@@ -19,6 +19,28 @@
  * hp_refdoc_title(HP_REFDOC_NCCL, id) in include/hp/refdoc.h.
  */
 
+/* ---- instance types ---- */
+
+struct hp_snapshot;
+
+/*
+ * An instance type's DescribeInstanceTypes facts (snapshot key
+ * "instance_types", EC2 names; "ml." dropped from type), or NULL.
+ */
+const cJSON *hp_nccl_type_info(const struct hp_snapshot *s, const char *type);
+/*
+ * Whether an instance type ("ml.p5.48xlarge") is accelerated: GPUs
+ * (gpuInfo) or EFA (networkInfo.efaSupported) in those facts, never a name
+ * pattern. 1, 0, or -1 when the type's facts were not collected.
+ */
+int hp_nccl_type_accelerated(const struct hp_snapshot *s, const char *type);
+/* GPUs and EFA interfaces of the type by those facts; -1 when unknown. */
+int hp_nccl_type_gpus(const struct hp_snapshot *s, const char *type);
+int hp_nccl_type_efa(const struct hp_snapshot *s, const char *type);
+
+/* A Kubernetes quantity ("64Mi", "10Gi", "1G", "500000000") in bytes; -1 when unreadable. */
+double hp_nccl_quantity_bytes(const char *q);
+
 /* ---- the log error-pattern table (§ NC23) ---- */
 
 /* Pattern flags. */
@@ -112,30 +134,6 @@ void hp_nccl_clean(const char *src, size_t n, size_t clip, struct hp_buf *out);
 /* ---- the on-node NCCL probe's output (the script: include/hp/probe.h) ---- */
 
 /*
- * One framed block: "@@HP@@ BEGIN <name>", lines, "@@HP@@ END <name> <rc>".
- * Lines are cleaned copies (no CR, escape sequences or control characters
- * but TAB), at most HP_NCCL_MAX_LINES kept per block.
- */
-#define HP_NCCL_MAX_LINES 3000
-struct hp_nccl_block {
-	char name[32];
-	int rc;              /* exit status from END, -1 when no END came */
-	size_t nlines;       /* lines seen (kept or not) */
-	const char **lines;  /* the kept lines */
-	size_t nkept, alloc;
-};
-struct hp_nccl_frame {
-	struct hp_nccl_block *v;
-	size_t n, alloc;
-	int done;            /* "@@HP@@ DONE" arrived */
-	char *store;
-};
-void hp_nccl_frame_split(struct hp_nccl_frame *f, const char *text, size_t len);
-void hp_nccl_frame_release(struct hp_nccl_frame *f);
-/* The first block of that name, or NULL. */
-const struct hp_nccl_block *hp_nccl_frame_find(const struct hp_nccl_frame *f, const char *name);
-
-/*
  * The probe's output as facts: a cJSON object, every key optional, absent
  * = unknown (not collected, the tool missing, the value unreadable; an
  * unreadable value is never reported as a healthy one). Never NULL.
@@ -182,25 +180,14 @@ const struct hp_nccl_block *hp_nccl_frame_find(const struct hp_nccl_frame *f, co
  */
 cJSON *hp_nccl_probe_parse(const char *text, size_t len);
 
-/* The decoders, one per block (or pair), each adding its key to facts. */
-void hp_nccl_decode_probe(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_topo(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_pci_numa(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_acs(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_iommu(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_peermem(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_efa_installer(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_ofi_plugin(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_libfabric(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_nccl_lib(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_netif(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_limits(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_procs(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_hugepages(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_logind(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_shm(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_numa(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_firewall(const struct hp_nccl_frame *f, cJSON *facts);
-void hp_nccl_decode_environment(const struct hp_nccl_frame *f, cJSON *facts);
+/*
+ * The output of the read-only script `hpnode nccl --exec` runs in a
+ * container (src/collect/nccl-exec.c; same framing) as facts:
+ *   {done, env: {NAME: value} (NCCL/FI/rendezvous names only, never a name
+ *    holding KEY, SECRET, TOKEN, PASSWORD or CREDENTIAL), torch, torch_nccl
+ *    ("2.21.5"), torch_error, libnccl: [paths], libnccl_version, shm_kb (the
+ *    size of /dev/shm in KiB, exact), shm_error}
+ */
+cJSON *hp_nccl_exec_parse(const char *text, size_t len);
 
 #endif

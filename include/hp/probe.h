@@ -14,16 +14,18 @@
 const char *hp_probe_script(void);
 
 /*
- * The shell command that runs the probe remotely: sh -c '<decode base64> | sh'
- * with the script embedded base64-encoded (appended to out, which needs
- * room for about 4/3 of the script: under 16 KiB today).
+ * The shell command that runs a probe script remotely, appended to out:
+ * sh -c 'printf %s <base64 of script> | base64 -d | sh' (one argument, no
+ * quoting problems: base64 has no quote characters; about 4/3 of the
+ * script). Every probe (node, NCCL, Slurm controller) is sent this way.
  */
+void hp_probe_command_of(const char *script, struct hp_buf *out);
+/* The same for the node probe. */
 void hp_probe_command(struct hp_buf *out);
 
 /*
  * The NCCL probe (src/collect/probe/nccl-probe.sh, same framing; decoded by
- * hp_nccl_probe_parse, include/hp/nccl.h) and its remote command:
- * sh -c '<base64 of the script> | base64 -d | sh', appended to out.
+ * hp_nccl_probe_parse, include/hp/nccl.h) and its remote command.
  */
 const char *hp_nccl_probe_script(void);
 void hp_nccl_probe_command(struct hp_buf *out);

@@ -35,6 +35,41 @@ struct hp_report_run {
 	size_t probed, to_probe;      /* with interrupted: N of M nodes probed */
 };
 
+/* One report group as a command numbers and names it ("6", "Training Job Pods"). */
+struct hp_report_group_title {
+	enum hp_group group;
+	const char *num;
+	const char *name;
+};
+
+/* A line of a command's summary block: "Namespace: ml"; JSON "scope": {key: value}. */
+struct hp_report_field {
+	const char *key;        /* JSON member name: "namespace" */
+	const char *label;      /* text label: "Namespace" */
+	const char *value;      /* NULL: "all" / null */
+};
+
+#define HP_REPORT_MAX_FIELDS 12
+
+/*
+ * How a command other than triage lays out its report (NULL members keep
+ * triage's): the numbers and names of its groups, the references its
+ * pointers go to, and its summary block.
+ */
+struct hp_report_layout {
+	const struct hp_report_group_title *groups;  /* overrides, in any order */
+	size_t ngroups;
+	const char *docs;            /* banner: "references/x.md or references/y.md" */
+	const char *summary_num;     /* the summary's section number ("12"); NULL: "9" */
+	const char *summary_title;   /* "NCCL Diagnostic Summary"; NULL: "Triage Summary" */
+	struct hp_report_field fields[HP_REPORT_MAX_FIELDS];  /* summary lines, in order */
+	size_t nfields;
+	const char *mode;            /* "READ-ONLY (no changes applied)": the summary's Mode line */
+	const char *confirm;         /* the command to confirm a fix with, "hpnode nccl --cluster C ..." */
+	const char *no_issue;        /* the line when nothing counts as an issue */
+	const char *json_schema;     /* NULL: "hpnode.triage/2" */
+};
+
 struct hp_report_opts {
 	int color;              /* ANSI colours */
 	const char *cluster;    /* for the footer */
@@ -53,6 +88,7 @@ struct hp_report_opts {
 	 */
 	void (*sink)(void *ud, const char *p, size_t n);
 	void *sink_ud;
+	const struct hp_report_layout *layout; /* a command's own layout; NULL = triage's */
 };
 
 /* Hand out's text to o's sink (past 64 KiB, or all of it when all is set); nothing without one. */
@@ -65,6 +101,9 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 
 /* Title of a report group ("Cluster Identity") and its number ("1") into *num. */
 const char *hp_report_group_name(enum hp_group g, const char **num);
+/* The same as the report of o names it (its layout's title, else the default). */
+const char *hp_report_group_title(const struct hp_report_opts *o, enum hp_group g,
+				  const char **num);
 /* Tag name ("FAIL"); "????" when out of range. */
 const char *hp_report_tag_name(enum hp_tag t);
 /* Issue priority name ("P0") of a FAIL/WARN that counts as an issue, else NULL. */

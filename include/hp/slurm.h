@@ -16,10 +16,7 @@
 /* The probe script as embedded (NUL-terminated). */
 const char *hp_slurm_probe_script(void);
 
-/*
- * The remote command that runs the probe: `sh -c 'echo <base64> | base64 -d | sh'`
- * (one argument, no quoting problems: base64 has no quote characters).
- */
+/* The remote command that runs the probe, in the form of hp_probe_command_of() (probe.h). */
 void hp_slurm_probe_command(struct hp_buf *out);
 
 #endif

@@ -182,7 +182,7 @@ struct hp_ssm_held {
 struct hp_ssm_rx {
 	int64_t expected;
 	struct hp_ssm_held *held;
-	size_t nheld, max_held;
+	size_t nheld, held_alloc, max_held;
 	size_t held_bytes, max_bytes;
 };
 
@@ -215,7 +215,7 @@ struct hp_ssm_unacked {
 struct hp_ssm_tx {
 	int64_t next_seq;
 	struct hp_ssm_unacked *v;
-	size_t n, max;
+	size_t n, alloc, max;
 	double srtt_ms, rttvar_ms;
 	long rto_ms;
 };

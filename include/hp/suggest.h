@@ -1,6 +1,7 @@
 /*
- * `triage --suggest`: the suggested commands of a finding's reference
- * sections, with placeholders filled from the finding and the snapshot.
+ * `--suggest`: the suggested commands of a finding's reference sections, in
+ * the reference document of its check (the node guide or the NCCL guide),
+ * with placeholders filled from the finding and the snapshot.
  *
  * A value is never guessed. A placeholder without a known value, or whose
  * value holds characters unsafe in a shell command, stays as it is
@@ -34,6 +35,7 @@ struct hp_suggestion {
 };
 
 struct hp_suggestions {
+	const struct hp_refdoc *doc;  /* the document the blocks are from (owned by hp_suggest) */
 	struct hp_suggestion *v;  /* an hp_array (include/hp/array.h) */
 	size_t n, alloc;
 	size_t skipped;      /* blocks left out: they are for the other orchestrator */
@@ -51,18 +53,19 @@ struct hp_suggest_known {
 /* How many placeholders have cluster-wide values (CLUSTER, REGION ...). */
 #define HP_SUGGEST_KNOWN 6
 
-/* What a report needs to make suggestions: the parsed document and cluster-wide values. */
+/* What a report needs to make suggestions: the parsed documents and cluster-wide values. */
 struct hp_suggest {
-	struct hp_refdoc doc;
+	struct hp_refdoc doc;           /* the node guide (HP_REFDOC_DETAIL) */
+	struct hp_refdoc nccl;          /* the NCCL guide (HP_REFDOC_NCCL) */
 	const struct hp_snapshot *snap; /* may be NULL */
 	enum hp_orch orch;              /* HP_ORCH_ANY when not known */
 	struct hp_suggest_known known[HP_SUGGEST_KNOWN];
 };
 
 /*
- * Parse the embedded reference document and gather the cluster-wide
+ * Parse the embedded reference documents and gather the cluster-wide
  * values from snap (NULL allowed); cluster and region stand in when snap
- * lacks them. Fails only when the embedded document cannot be parsed.
+ * lacks them. Fails only when an embedded document cannot be parsed.
  */
 int hp_suggest_init(struct hp_suggest *s, const struct hp_snapshot *snap, const char *cluster,
 		    const char *region, struct hp_error *e);
@@ -76,7 +79,11 @@ void hp_suggest_release(struct hp_suggest *s);
 char *hp_suggest_value(const struct hp_suggest *s, const struct hp_finding *f, const char *name,
 		       char **why);
 
-/* The suggested commands of f's sections and their sub-sections, in document order. */
+/*
+ * The suggested commands of f's sections and their sub-sections, in
+ * document order, from the document of f's check (out->doc; NULL and no
+ * block when it is neither guide).
+ */
 void hp_suggest_finding(const struct hp_suggest *s, const struct hp_finding *f,
 			struct hp_suggestions *out);
 void hp_suggestions_release(struct hp_suggestions *v);

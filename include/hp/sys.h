@@ -58,6 +58,7 @@ struct hp_http_resp {
 	struct hp_buf headers;    /* raw header block, "Name: value\r\n" lines */
 	struct hp_buf body;
 	char errmsg[256];         /* transport error text, "" when net == OK */
+	int connects;             /* connections opened for it (0: an open one was reused) */
 };
 
 void hp_http_resp_init(struct hp_http_resp *r);
@@ -150,7 +151,11 @@ struct hp_file_out {
 };
 
 struct hp_sys {
-	/* Returns 0 when a reply (any status) arrived, -1 on transport failure. */
+	/*
+	 * Returns 0 when a reply (any status) arrived, -1 on transport failure.
+	 * May be called from several threads at once (the real one keeps
+	 * connections open between calls and reuses them).
+	 */
 	int (*http)(struct hp_sys *sys, const struct hp_http_req *req, struct hp_http_resp *resp);
 	/* Returns 0 when the child ran (any exit status), -1 if it could not start. */
 	int (*run)(struct hp_sys *sys, const struct hp_run_req *req, struct hp_run_res *res);

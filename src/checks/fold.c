@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/buf.h"
 #include "fold.h"
 
@@ -13,6 +14,7 @@ struct hp_fold_item {
 	char *msg;         /* the node's own finding; NULL: not kept */
 	char *line;        /* its line in a folded finding; NULL: msg */
 	cJSON *evidence;   /* of its own finding */
+	cJSON *vars;       /* placeholder values of its own finding, or NULL */
 	enum hp_fold_keep keep;
 };
 
@@ -40,15 +42,9 @@ static char *vformat(const char *fmt, va_list ap)
 
 static struct hp_fold_item *push(struct hp_fold *f, const char *node)
 {
-	struct hp_fold_item *it;
+	struct hp_fold_item *it = hp_array_push(f);
 
-	if (f->n == f->alloc) {
-		f->alloc = f->alloc ? f->alloc * 2 : 16;
-		f->v = xrealloc(f->v, f->alloc * sizeof(*f->v));
-	}
-	it = &f->v[f->n];
-	memset(it, 0, sizeof(*it));
-	it->keep = hp_fold_keeps(f->tag, f->n++);
+	it->keep = hp_fold_keeps(f->tag, f->n - 1);
 	it->node = hp_finding_id_ref(node);
 	return it;
 }
@@ -92,6 +88,16 @@ void hp_fold_evidence(struct hp_fold_item *it, const char *line)
 	cJSON_AddItemToArray(it->evidence, cJSON_CreateString(line));
 }
 
+void hp_fold_var(struct hp_fold_item *it, const char *name, const char *value)
+{
+	if (!name || !value || it->keep != HP_FOLD_KEEP_ALL)
+		return;
+	if (!it->vars && !(it->vars = cJSON_CreateObject()))
+		hp_die("out of memory");
+	cJSON_DeleteItemFromObjectCaseSensitive(it->vars, name);
+	cJSON_AddStringToObject(it->vars, name, value);
+}
+
 void hp_fold_line(struct hp_fold_item *it, const char *fmt, ...)
 {
 	va_list ap;
@@ -117,6 +123,7 @@ void hp_fold_release(struct hp_fold *f)
 		free(f->v[i].msg);
 		free(f->v[i].line);
 		cJSON_Delete(f->v[i].evidence);
+		cJSON_Delete(f->v[i].vars);
 	}
 	free(f->v);
 	f->v = NULL;
@@ -135,6 +142,9 @@ static void emit_each(struct hp_emit *em, const struct hp_fold *f)
 		cJSON_ArrayForEach(e, f->v[i].evidence)
 			if (cJSON_IsString(e))
 				hp_finding_evidence(x, e->valuestring);
+		cJSON_ArrayForEach(e, f->v[i].vars)
+			if (e->string && cJSON_IsString(e))
+				hp_finding_var(x, e->string, e->valuestring);
 	}
 }
 

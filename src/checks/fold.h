@@ -34,10 +34,10 @@
  *
  * Memory. A fold keeps of each result only what the rule can still use
  * (hp_fold_keeps): from HP_FOLD_MIN results on it can only come out
- * folded, so a result added then keeps no evidence, a PASS or INFO one no
- * message either, and a FAIL, WARN or SKIP one after the first
- * HP_FOLD_SAMPLE only its node. A fold over 20,000 nodes holds 20,000
- * pointers to the process-wide ids (hp_finding_id_ref), not 20,000
+ * folded, so a result added then keeps no evidence or placeholder values,
+ * a PASS or INFO one no message either, and a FAIL, WARN or SKIP one after
+ * the first HP_FOLD_SAMPLE only its node. A fold over 20,000 nodes holds
+ * 20,000 pointers to the process-wide ids (hp_finding_id_ref), not 20,000
  * messages.
  */
 #ifndef HP_CHECKS_FOLD_H
@@ -71,7 +71,7 @@ struct hp_fold {
 enum hp_fold_keep {
 	HP_FOLD_KEEP_NODE = 0,      /* its node alone */
 	HP_FOLD_KEEP_LINE = 1,      /* and its message or line (a folded finding's evidence) */
-	HP_FOLD_KEEP_ALL = 2        /* and its own evidence (a finding of its own) */
+	HP_FOLD_KEEP_ALL = 2        /* and its evidence and values (a finding of its own) */
 };
 
 /* What the index-th result (from 0) of a fold of tag can still be used for. */
@@ -95,6 +95,11 @@ struct hp_fold_item *hp_fold_vadd(struct hp_fold *f, const char *node, const cha
 struct hp_fold_item *hp_fold_add_node(struct hp_fold *f, const char *node);
 /* An evidence line of the node's own finding (kept only when nothing folds). */
 void hp_fold_evidence(struct hp_fold_item *it, const char *line);
+/*
+ * A placeholder value of the node's own finding (hp_finding_var, for
+ * --suggest); a folded finding keeps none, since its nodes differ.
+ */
+void hp_fold_var(struct hp_fold_item *it, const char *name, const char *value);
 /* The line standing for the node in a folded finding's evidence (default: its message). */
 void hp_fold_line(struct hp_fold_item *it, const char *fmt, ...) HP_PRINTF(2, 3);
 /* Results added so far. */

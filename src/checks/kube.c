@@ -693,7 +693,7 @@ static void log_evidence(struct hp_fold_item *it, const cJSON *kube, const char 
 	}
 	for (i = 0; i < n; i++) {
 		char clip[HP_CHECK_CLIP_SIZE];
-		cJSON *doc = hits[i][0] == '{' ? cJSON_Parse(hits[i]) : NULL;
+		cJSON *doc = hits[i][0] == '{' ? hp_json_parse(hits[i], strlen(hits[i]), NULL) : NULL;
 		const char *msg = hp_json_str(doc, "msg");
 
 		/* aws-node logs JSON lines; its level and msg are what matter. */

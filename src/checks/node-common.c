@@ -36,6 +36,7 @@ struct node_say {
 	const char *node;       /* the process-wide id (hp_finding_id_ref) */
 	char *msg;              /* NULL: not kept */
 	cJSON *evidence;
+	cJSON *vars;     /* placeholder values, or NULL */
 };
 
 struct node_results {
@@ -119,6 +120,16 @@ void hp_node_evidence(struct node_say *s, const char *fmt, ...)
 	hp_buf_release(&line);
 }
 
+void hp_node_var(struct node_say *s, const char *name, const char *value)
+{
+	if (!name || !value || s->keep != HP_FOLD_KEEP_ALL)
+		return;
+	if (!s->vars)
+		s->vars = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(s->vars, name);
+	cJSON_AddStringToObject(s->vars, name, value);
+}
+
 /*
  * The results of class k (all alike), in the order they came, through one
  * fold: one finding each below HP_FOLD_MIN, else "<stem> on N nodes".
@@ -145,6 +156,9 @@ static void emit_class(struct hp_emit *em, const struct node_results *r, size_t 
 		cJSON_ArrayForEach(e, x->evidence)
 			if (cJSON_IsString(e))
 				hp_fold_evidence(it, e->valuestring);
+		cJSON_ArrayForEach(e, x->vars)
+			if (e->string && cJSON_IsString(e))
+				hp_fold_var(it, e->string, e->valuestring);
 	}
 	hp_fold_emit(em, &fold, "%s on %zu nodes", c->stem, c->n);
 }
@@ -173,6 +187,7 @@ static void results_release(struct node_results *r)
 	for (i = 0; i < r->n; i++) {
 		free(r->v[i].msg);
 		cJSON_Delete(r->v[i].evidence);
+		cJSON_Delete(r->v[i].vars);
 	}
 	hp_array_release(r);
 	for (i = 0; i < r->classes.n; i++) {
@@ -205,21 +220,23 @@ static const cJSON *type_info_of(const struct hp_snapshot *snap, const char *typ
 	return cJSON_GetObjectItemCaseSensitive(types, type);
 }
 
-void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
-		  void (*judge)(struct node_ctx *c))
+/* The walk of one probe's entries (key "probes" or "nccl_probes"). */
+static void each_in(const struct hp_snapshot *snap, struct hp_emit *em, int nccl,
+		    void (*judge)(struct node_ctx *c))
 {
-	const cJSON *probes = hp_json_get(snap->root, "probes"), *p;
+	const char *key = nccl ? "nccl_probes" : "probes";
+	const cJSON *probes = hp_json_get(snap->root, key), *p;
 	struct node_results out = { 0 };
 	const char *orch = orchestrator_of(snap);
 	struct hp_probe_iter it;
 
 	/* Entries of the document's member (an object) or of the snapshot's probe store. */
-	if (probes ? !cJSON_IsObject(probes) : !hp_probes_stored(snap, "probes"))
+	if (probes ? !cJSON_IsObject(probes) : !hp_probes_stored(snap, key))
 		return;
-	for (p = hp_probes_first(snap, "probes", &it); p; p = hp_probes_next(&it)) {
+	for (p = hp_probes_first(snap, key, &it); p; p = hp_probes_next(&it)) {
 		const char *state = hp_json_str(p, "state");
 		struct node_ctx c;
-		cJSON *facts;
+		cJSON *facts, *node_facts = NULL;
 
 		if (!p->string || !cJSON_IsObject(p) || !state || strcmp(state, "probed"))
 			continue;
@@ -233,7 +250,19 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		c.type_info = type_info_of(snap, c.type);
 		c.entry = p;
 		c.out = &out;
-		c.facts = facts = hp_probes_facts(&it);
+		if (nccl) {
+			struct hp_probe_iter nit;
+			const cJSON *np = hp_probes_find(snap, "probes", c.id, &nit);
+			const char *nst = hp_json_str(np, "state");
+
+			c.facts = facts = hp_probes_facts(&it);
+			if (nst && !strcmp(nst, "probed"))
+				node_facts = hp_probes_facts(&nit);
+			hp_probes_end(&nit);
+			c.node_facts = node_facts;
+		} else {
+			c.facts = c.node_facts = facts = hp_probes_facts(&it);
+		}
 		c.orchestrator = orch;
 		/* Without a cluster, the node's own services tell what runs it. */
 		if (!strcmp(orch, "Unknown")) {
@@ -244,9 +273,22 @@ void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		}
 		judge(&c);
 		cJSON_Delete(facts);
+		cJSON_Delete(node_facts);
 	}
 	flush(em, &out);
 	results_release(&out);
+}
+
+void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
+		  void (*judge)(struct node_ctx *c))
+{
+	each_in(snap, em, 0, judge);
+}
+
+void hp_node_each_nccl(const struct hp_snapshot *snap, struct hp_emit *em,
+		       void (*judge)(struct node_ctx *c))
+{
+	each_in(snap, em, 1, judge);
 }
 
 int hp_node_type_gpus(const struct node_ctx *c)
@@ -292,7 +334,8 @@ int hp_node_type_instance_store(const struct node_ctx *c)
 
 const cJSON *hp_node_unit(const struct node_ctx *c, const char *unit)
 {
-	const cJSON *units = hp_json_get(c->facts, "services.units");
+	/* Services are the node probe's facts (an NCCL probe check reads them there too). */
+	const cJSON *units = hp_json_get(c->node_facts, "services.units");
 
 	return cJSON_GetObjectItemCaseSensitive(units, unit);
 }

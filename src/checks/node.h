@@ -22,8 +22,14 @@ struct node_ctx {
 	const char *type;           /* "ml.p5.48xlarge", NULL when unknown */
 	const cJSON *type_info;     /* instance_types entry (EC2 XML names) or NULL */
 	const char *orchestrator;   /* "EKS", "Slurm" or "Unknown" */
-	const cJSON *entry;         /* the "probes" entry */
-	const cJSON *facts;         /* hp_facts_node(): the node's probe facts */
+	const cJSON *entry;         /* the "probes" (or "nccl_probes") entry */
+	const cJSON *facts;         /* hp_facts_node() (or hp_facts_nccl_node()): the node's facts */
+	/*
+	 * For a check of the NCCL probe (HP_SOURCE_NCCL_PROBE): the node probe's
+	 * facts of the same node when it was probed too, else NULL. For the node
+	 * probe's own checks: facts again.
+	 */
+	const cJSON *node_facts;
 	struct node_results *out;
 };
 
@@ -37,6 +43,9 @@ struct node_say;
  */
 void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		  void (*judge)(struct node_ctx *c));
+/* The same over the nodes of the NCCL probe ("nccl_probes"), with hp_facts_nccl_node(). */
+void hp_node_each_nccl(const struct hp_snapshot *snap, struct hp_emit *em,
+		       void (*judge)(struct node_ctx *c));
 
 /*
  * Record a result for c's node. stem names the result without the node
@@ -48,6 +57,8 @@ struct node_say *hp_node_say(struct node_ctx *c, enum hp_tag tag, enum hp_prio p
 	HP_PRINTF(6, 7);
 /* Add an evidence line to a result. */
 void hp_node_evidence(struct node_say *s, const char *fmt, ...) HP_PRINTF(2, 3);
+/* A placeholder value of the result's finding (--suggest), kept while it is not folded. */
+void hp_node_var(struct node_say *s, const char *name, const char *value);
 
 /* Expected counts from the instance type; -1 when not known. */
 int hp_node_type_gpus(const struct node_ctx *c);

@@ -44,7 +44,9 @@ void hp_check_run(const struct hp_check *c, const struct hp_snapshot *snap,
 {
 	struct hp_emit em = { c, out };
 
-	if (c->each_node)
+	if (c->each_node && c->source == HP_SOURCE_NCCL_PROBE)
+		hp_node_each_nccl(snap, &em, c->each_node);
+	else if (c->each_node)
 		hp_node_each(snap, &em, c->each_node);
 	else if (c->run)
 		c->run(snap, &em);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/cmd.h"
 #include "hp/refdoc.h"
 #include "hp/report.h"
@@ -147,7 +148,7 @@ static int find_section(const struct docs *ds, const char *id, size_t *sec)
  */
 static long resolve(const struct docs *ds, int argc, char **argv, size_t **out)
 {
-	size_t *v = NULL, n = 0;
+	HP_ARRAY(size_t) secs = HP_ARRAY_INIT;
 	int i, bad = 0;
 
 	for (i = 0; i < argc; i++) {
@@ -165,8 +166,7 @@ static long resolve(const struct docs *ds, int argc, char **argv, size_t **out)
 				bad = 1;
 				continue;
 			}
-			v = xrealloc(v, (n + 1) * sizeof(*v));
-			v[n++] = (size_t)which << 16 | k;
+			hp_array_append(&secs, (size_t)which << 16 | k);
 		}
 		if (!any) {
 			fprintf(stderr, "hpnode explain: empty section id\n");
@@ -176,11 +176,11 @@ static long resolve(const struct docs *ds, int argc, char **argv, size_t **out)
 	}
 	if (bad) {
 		fputs("Run 'hpnode explain --list' for every section.\n", stderr);
-		free(v);
+		hp_array_release(&secs);
 		return -1;
 	}
-	*out = v;
-	return (long)n;
+	*out = secs.v;
+	return (long)secs.n;
 }
 
 /* The sections named by the operands, or the list. */

@@ -210,7 +210,7 @@ static const char *report_orchestrator(const struct hp_snapshot *s, const struct
 }
 
 /* The checks, the report files, the terminal copy; the exit status (--fail-on, a file not written). */
-static int report(const struct hp_snapshot *s, const struct hp_cmd_ctx *c,
+static int report(const struct hp_snapshot *s, struct hp_cmd_ctx *c,
 		  const struct run_clock *clock)
 {
 	const struct hp_cmd_opts *o = &c->o;
@@ -240,6 +240,8 @@ static int report(const struct hp_snapshot *s, const struct hp_cmd_ctx *c,
 	ro.suggest = o->suggest;
 	ro.snap = s;
 	ro.run = &run;
+	if (c->cmd->ops->layout)
+		c->cmd->ops->layout(c, s, &ro);
 	/* Files first: they are the artefact; the terminal copy is a courtesy. */
 	failed |= write_output(sys, o->output_file, fmt, &f, &ro, name);
 	failed |= write_output(sys, o->text_file, FMT_TEXT, &f, &ro, name);

@@ -44,6 +44,8 @@ const struct hp_cmd hp_commands[] = {
 	  "check the EFA rules of the cluster's security groups (or --sg-id)" },
 	{ "explain", &hp_cmd_explain, HP_CMD_LOCAL_ONLY | HP_CMD_OPERANDS,
 	  "print a section of the reference guide (offline)" },
+	{ "nccl", &hp_cmd_nccl, HP_CMD_NEED_AWS | HP_CMD_NEED_CLUSTER | HP_CMD_REPORT | HP_CMD_SNAPSHOT,
+	  "diagnose a multi-node training job's NCCL: pods, logs, env, nodes" },
 	{ "node", &hp_cmd_node, HP_CMD_LOCAL_ONLY | HP_CMD_REPORT | HP_CMD_SNAPSHOT,
 	  "run the on-node checks on this machine (disks, kernel, GPUs, EFA)" },
 	{ "triage", &hp_cmd_triage,

@@ -5,12 +5,16 @@
  * network facts (network.c). Every list is paginated under a cap, and a
  * cap that cuts a list is recorded.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/collect.h"
 #include "hp/json.h"
+#include "hp/tasks.h"
+#include "plan.h"
 
 void hp_collect_record(struct hp_snapshot *s, enum hp_svc svc, const char *action,
 		       const struct hp_aws_result *r)
@@ -19,16 +23,19 @@ void hp_collect_record(struct hp_snapshot *s, enum hp_svc svc, const char *actio
 			     r->message, r->status);
 }
 
-/* Move every element of src (array) to the end of dst (array). */
-static void move_items(cJSON *dst, cJSON *src)
+/* Move every element of src (array) to the end of dst (array); returns how many. */
+static size_t move_items(cJSON *dst, cJSON *src)
 {
 	cJSON *it;
+	size_t n = 0;
 
 	while (src && (it = cJSON_DetachItemFromArray(src, 0)) != NULL) {
 		/* A page at a time, so what sharing frees is reused by the next page. */
 		hp_json_share(it);
 		cJSON_AddItemToArray(dst, it);
+		n++;
 	}
+	return n;
 }
 
 struct pager {
@@ -42,14 +49,13 @@ struct pager {
 };
 
 /*
- * Page through a JSON 1.1 list call. input is the first page's request
- * (not consumed). Items land in *items (created here). Returns 0 on success
- * (truncated set when a cap cut the list), -1 when a call failed (recorded;
- * *items is freed and NULL, so a partial list can never pass for a whole one).
+ * The API phase's progress callback. Lists are read on several threads at
+ * once (tasks.h), so calls to it are serialised; it is set before and
+ * cleared after the phase, never during.
  */
-/* The API phase's progress callback (the API phase runs on one thread). */
 static void (*progress_fn)(void *ud, const char *action, int page, size_t items);
 static void *progress_ud;
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void hp_collect_set_progress(void (*fn)(void *ud, const char *action, int page, size_t items),
 			     void *ud)
@@ -58,10 +64,27 @@ void hp_collect_set_progress(void (*fn)(void *ud, const char *action, int page, 
 	progress_ud = ud;
 }
 
+static void progress(const char *action, int page, size_t items)
+{
+	if (!progress_fn)
+		return;
+	pthread_mutex_lock(&progress_lock);
+	progress_fn(progress_ud, action, page, items);
+	pthread_mutex_unlock(&progress_lock);
+}
+
+/*
+ * Page through a JSON 1.1 list call. input is the first page's request
+ * (not consumed). Items land in *items (created here). Returns 0 on success
+ * (truncated set when a cap cut the list), -1 when a call failed (recorded;
+ * *items is freed and NULL, so a partial list can never pass for a whole one).
+ */
+
 static int paginate(struct hp_aws *a, struct hp_snapshot *s, const struct pager *pg,
 		    const cJSON *input, cJSON **items, int *truncated)
 {
 	cJSON *req = cJSON_Duplicate(input, 1);
+	size_t count = 0;
 	int page;
 
 	*items = cJSON_CreateArray();
@@ -78,16 +101,14 @@ static int paginate(struct hp_aws *a, struct hp_snapshot *s, const struct pager 
 			cJSON_Delete(req);
 			return -1;
 		}
-		move_items(*items, cJSON_GetObjectItemCaseSensitive(r.json, pg->result_key));
-		if (progress_fn)
-			progress_fn(progress_ud, pg->op, page + 1, (size_t)cJSON_GetArraySize(*items));
+		count += move_items(*items, cJSON_GetObjectItemCaseSensitive(r.json, pg->result_key));
+		progress(pg->op, page + 1, count);
 		tok = hp_json_str(r.json, pg->token_out);
 		if (!tok || !*tok) {
 			hp_aws_result_release(&r);
 			break;
 		}
-		if (page + 1 >= pg->max_pages ||
-		    (pg->max_items && (size_t)cJSON_GetArraySize(*items) >= pg->max_items)) {
+		if (page + 1 >= pg->max_pages || (pg->max_items && count >= pg->max_items)) {
 			*truncated = 1;
 			hp_aws_result_release(&r);
 			break;
@@ -246,7 +267,7 @@ static void collect_event_details(struct hp_aws *a, struct hp_snapshot *s, const
 {
 	cJSON *events = (cJSON *)hp_snapshot_get(s, "events"), *ev;
 	struct ev_ref *v = NULL;
-	size_t n = 0, i, read = 0, capped = 0, failed = 0;
+	size_t n = 0, alloc = 0, i, read = 0, capped = 0, failed = 0;
 	int stop = 0;
 
 	cJSON_ArrayForEach(ev, events) {
@@ -255,7 +276,7 @@ static void collect_event_details(struct hp_aws *a, struct hp_snapshot *s, const
 		if (!lvl || (strcmp(lvl, "Error") && strcmp(lvl, "Warn")) ||
 		    !hp_json_str(ev, "EventId"))
 			continue;
-		v = xrealloc(v, (n + 1) * sizeof(*v));
+		v = hp_array_grow(v, &alloc, n, 1, sizeof(*v));
 		v[n].ev = ev;
 		v[n].t = hp_json_num(ev, "EventTime", 0);
 		v[n].pos = (int)n;
@@ -326,9 +347,9 @@ static void collect_node(struct hp_aws *a, struct hp_snapshot *s, const char *ar
 }
 
 /* ec2 DescribeInstanceTypes for the distinct instance types of the groups. */
-static void collect_instance_types(struct hp_aws *a, struct hp_snapshot *s)
+static void collect_instance_types(struct hp_aws *a, const cJSON *cluster, struct hp_snapshot *s)
 {
-	const cJSON *groups = hp_json_arr(hp_snapshot_get(s, "cluster"), "InstanceGroups");
+	const cJSON *groups = hp_json_arr(cluster, "InstanceGroups");
 	const cJSON *g;
 	struct hp_aws_params p = { 0 };
 	struct hp_aws_result r;
@@ -411,14 +432,18 @@ static void collect_stream_lines(struct hp_aws *a, struct hp_snapshot *s, cJSON 
 	cJSON_AddBoolToObject(logs, tkey, trunc);
 }
 
-/* The group and node a --node run narrows log streams to, from the snapshot. */
-static const char *node_group(const struct hp_snapshot *s, const char *node)
+/*
+ * The group a --node run narrows log streams to: DescribeClusterNode's
+ * answer (in node_s), else the node's entry in the list (in nodes_s).
+ */
+static const char *node_group(const struct hp_snapshot *nodes_s, const struct hp_snapshot *node_s,
+			      const char *node)
 {
 	const cJSON *n;
 
-	if (node && hp_json_str(hp_snapshot_get(s, "node"), "InstanceGroupName"))
-		return hp_json_str(hp_snapshot_get(s, "node"), "InstanceGroupName");
-	cJSON_ArrayForEach(n, hp_snapshot_get(s, "nodes")) {
+	if (node && hp_json_str(hp_snapshot_get(node_s, "node"), "InstanceGroupName"))
+		return hp_json_str(hp_snapshot_get(node_s, "node"), "InstanceGroupName");
+	cJSON_ArrayForEach(n, hp_snapshot_get(nodes_s, "nodes")) {
 		const char *id = hp_json_str(n, "InstanceId");
 		if (id && node && !strcmp(id, node))
 			return hp_json_str(n, "InstanceGroupName");
@@ -426,16 +451,17 @@ static const char *node_group(const struct hp_snapshot *s, const char *node)
 	return NULL;
 }
 
-static void collect_logs(struct hp_aws *a, struct hp_snapshot *s, const char *node)
+/* cs: the snapshot with "cluster"; s: where the logs and failed calls go; ng: node's group. */
+static void collect_logs(struct hp_aws *a, const struct hp_snapshot *cs, struct hp_snapshot *s,
+			 const char *node, const char *ng)
 {
-	const char *name = hp_snap_cluster_name(s);
+	const char *name = hp_snap_cluster_name(cs);
 	char id[64], group[512], lc[512], hma[512];
-	const char *ng = node_group(s, node);
 	struct hp_aws_result r;
 	cJSON *in, *logs, *g;
 	int found = 0, rc;
 
-	hp_snap_cluster_id(s, id);
+	hp_snap_cluster_id(cs, id);
 	if (!name || !id[0])
 		return;
 	snprintf(group, sizeof(group), "/aws/sagemaker/Clusters/%s/%s", name, id);
@@ -492,37 +518,130 @@ cJSON *hp_collect_meta(struct hp_aws *a, struct hp_snapshot *s, const char *clus
 	return meta;
 }
 
+/*
+ * After DescribeCluster, the cluster's reads as tasks (tasks.h), in the
+ * order a sequential run makes them: the node list, DescribeClusterNode
+ * (--node), events, instance types, logs (after the node reads with --node:
+ * they name the node's group), then the network steps (network.c). They
+ * all start at once, so the 200 node pages of a large cluster no longer
+ * hold up everything else.
+ */
+enum cluster_step { CSTEP_NODES, CSTEP_NODE, CSTEP_EVENTS, CSTEP_TYPES, CSTEP_LOGS, CSTEP__COUNT };
+
+struct cluster_plan {
+	const struct hp_collect_opts *o;
+	const struct hp_snapshot *s;   /* the real snapshot, read only while tasks run */
+	const char *arn;
+	struct hp_tasks *ts;
+	int task[CSTEP__COUNT];
+};
+
+static void step_nodes(struct hp_task *t)
+{
+	struct cluster_plan *p = t->ctx;
+
+	collect_cluster_list(t->a, &t->out, p->arn, "ListClusterNodes", "ClusterNodeSummaries",
+			     p->o->node_pages ? p->o->node_pages : HP_NODE_PAGES, "nodes");
+}
+
+static void step_node(struct hp_task *t)
+{
+	struct cluster_plan *p = t->ctx;
+
+	collect_node(t->a, &t->out, p->arn, p->o->node);
+}
+
+static void step_events(struct hp_task *t)
+{
+	struct cluster_plan *p = t->ctx;
+	const char *mode = hp_json_str(hp_snapshot_get(p->s, "cluster"), "NodeProvisioningMode");
+
+	if (mode && !strcmp(mode, "Continuous")) {
+		collect_cluster_list(t->a, &t->out, p->arn, "ListClusterEvents", "Events",
+				     p->o->event_pages ? p->o->event_pages : HP_EVENT_PAGES, "events");
+		collect_event_details(t->a, &t->out, p->arn);
+	} else {
+		hp_snapshot_set(&t->out, "events_skipped",
+				cJSON_CreateString(mode ? "this cluster's NodeProvisioningMode is not Continuous"
+						   : "this cluster has no NodeProvisioningMode (legacy provisioning)"));
+	}
+}
+
+static void step_types(struct hp_task *t)
+{
+	struct cluster_plan *p = t->ctx;
+
+	collect_instance_types(t->a, hp_snapshot_get(p->s, "cluster"), &t->out);
+}
+
+static void step_logs(struct hp_task *t)
+{
+	struct cluster_plan *p = t->ctx;
+	const char *ng = NULL;
+
+	if (p->o->node)
+		ng = node_group(&p->ts->t[p->task[CSTEP_NODES]].out,
+				&p->ts->t[p->task[CSTEP_NODE]].out, p->o->node);
+	collect_logs(t->a, p->s, &t->out, p->o->node, ng);
+}
+
+/* One debug line for the phase: what it sent and how many connections it opened. */
+static void debug_summary(const struct hp_aws *a, const struct hp_tasks *ts, int64_t ms)
+{
+	if (a->debug)
+		fprintf(stderr, "hpnode: debug: API phase: %u requests (%u retries), %u connections opened, "
+			"%llu bytes in, %zu steps, up to %zu at once, %lld ms\n",
+			__atomic_load_n(&a->stats.calls, __ATOMIC_RELAXED),
+			__atomic_load_n(&a->stats.retries, __ATOMIC_RELAXED),
+			__atomic_load_n(&a->stats.connections, __ATOMIC_RELAXED),
+			(unsigned long long)__atomic_load_n(&a->stats.bytes_in, __ATOMIC_RELAXED),
+			ts->n, ts->peak, (long long)ms);
+}
+
 int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct hp_snapshot *s,
 		       struct hp_error *e)
 {
-	cJSON *meta = hp_collect_meta(a, s, o->cluster, o->node);
-	const char *arn, *mode;
-
 	static const struct hp_network_opts all_network = { HP_NET_ALL, NULL, 0, NULL };
+	cJSON *meta = hp_collect_meta(a, s, o->cluster, o->node);
+	int64_t t0 = a->sys->monotonic_ms(a->sys);
+	struct cluster_plan p;
+	struct hp_net_plan *net;
+	struct hp_tasks ts;
+	int i;
 
 	if (hp_collect_identity(a, s, e) || collect_cluster(a, s, o->cluster, e))
 		return -1;
 	cJSON_AddStringToObject(meta, "orchestrator", hp_snap_orchestrator(s));
-	arn = hp_snap_cluster_arn(s);
-	if (!arn)
-		arn = o->cluster;
-	collect_cluster_list(a, s, arn, "ListClusterNodes", "ClusterNodeSummaries",
-			     o->node_pages ? o->node_pages : HP_NODE_PAGES, "nodes");
+	memset(&p, 0, sizeof(p));
+	p.o = o;
+	p.s = s;
+	p.arn = hp_snap_cluster_arn(s);
+	if (!p.arn)
+		p.arn = o->cluster;
+	p.ts = &ts;
+	for (i = 0; i < CSTEP__COUNT; i++)
+		p.task[i] = -1;
+	hp_tasks_init(&ts);
+	p.task[CSTEP_NODES] = hp_tasks_add(&ts, "sagemaker:ListClusterNodes", HP_SVC_SAGEMAKER,
+					   step_nodes, &p, 0);
 	if (o->node)
-		collect_node(a, s, arn, o->node);
-	mode = hp_json_str(hp_snapshot_get(s, "cluster"), "NodeProvisioningMode");
-	if (mode && !strcmp(mode, "Continuous")) {
-		collect_cluster_list(a, s, arn, "ListClusterEvents", "Events",
-				     o->event_pages ? o->event_pages : HP_EVENT_PAGES, "events");
-		collect_event_details(a, s, arn);
-	} else {
-		hp_snapshot_set(s, "events_skipped",
-				cJSON_CreateString(mode ? "this cluster's NodeProvisioningMode is not Continuous"
-						   : "this cluster has no NodeProvisioningMode (legacy provisioning)"));
-	}
-	collect_instance_types(a, s);
-	collect_logs(a, s, o->node);
-	hp_collect_network(a, &all_network, s);
+		p.task[CSTEP_NODE] = hp_tasks_add(&ts, "sagemaker:DescribeClusterNode",
+						  HP_SVC_SAGEMAKER, step_node, &p, 0);
+	p.task[CSTEP_EVENTS] = hp_tasks_add(&ts, "sagemaker:ListClusterEvents", HP_SVC_SAGEMAKER,
+					    step_events, &p, 0);
+	p.task[CSTEP_TYPES] = hp_tasks_add(&ts, "ec2:DescribeInstanceTypes", HP_SVC_EC2, step_types,
+					   &p, 0);
+	p.task[CSTEP_LOGS] = hp_tasks_add(&ts, "logs:FilterLogEvents", HP_SVC_LOGS, step_logs, &p,
+					  o->node ? HP_TASK_BIT(p.task[CSTEP_NODES]) |
+					  HP_TASK_BIT(p.task[CSTEP_NODE]) : 0);
+	net = hp_net_plan_new(&all_network, s, &ts);
+	hp_tasks_run(&ts, a);
+	for (i = 0; i < CSTEP__COUNT; i++)
+		if (p.task[i] >= 0)
+			hp_task_merge(&ts.t[p.task[i]], s->root, s);
+	hp_net_plan_finish(net, s);
+	debug_summary(a, &ts, a->sys->monotonic_ms(a->sys) - t0);
+	hp_tasks_release(&ts);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include "hp/json.h"
 #include "hp/kube.h"
 #include "hp/nccl.h"
+#include "nccl-exec.h"
 
 #define DEFAULT_LOG_PODS 64
 #define DEFAULT_TAIL 500
@@ -852,6 +853,10 @@ void hp_nccl_collect_kube(struct hp_aws *a, const struct hp_kube_opts *ko,
 	k.max_out = HP_NCCL_LOG_MAX_OUT;
 	if (cJSON_GetObjectItemCaseSensitive(nccl, "pods"))
 		collect_logs(&k, nccl, o);
+	/* --exec: the fixed read-only script in running containers, with the usual cap. */
+	k.max_out = HP_NCCL_LOG_MAX_OUT;
+	if (o->exec && cJSON_GetObjectItemCaseSensitive(nccl, "pods"))
+		hp_nccl_exec_pods(&k, nccl);
 	hp_kube_release(&k);
 }
 

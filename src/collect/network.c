@@ -14,15 +14,19 @@
 #include "hp/collect.h"
 #include "hp/facts.h"
 #include "hp/json.h"
+#include "hp/tasks.h"
+#include "plan.h"
 
 #define MAX_IDS 100      /* security groups or subnets read, at most */
 #define MAX_VPCS 4       /* VPCs whose routes and endpoints are read */
 #define LIST_PAGES 20    /* route tables, endpoints, offerings */
 
+/* What one step works with: its client, where its failed calls and its keys go. */
 struct net {
 	struct hp_aws *a;
-	struct hp_snapshot *s;
-	cJSON *root;         /* the "network" object under construction */
+	struct hp_snapshot *s;   /* failed calls ("calls") */
+	cJSON *root;             /* keys of the "network" object */
+	const cJSON *cluster;    /* DescribeCluster's reply */
 };
 
 static void add_unique(cJSON *arr, const char *v)
@@ -266,7 +270,7 @@ static void gather_targets(struct net *n, const struct hp_network_opts *o, cJSON
 	struct hp_vpc_walk w;
 	size_t i;
 
-	for (vpc = hp_vpc_first(&w, hp_snapshot_get(n->s, "cluster")); vpc; vpc = hp_vpc_next(&w)) {
+	for (vpc = hp_vpc_first(&w, n->cluster); vpc; vpc = hp_vpc_next(&w)) {
 		add_all(sgs, hp_json_arr(vpc, "SecurityGroupIds"));
 		add_all(subnets, hp_json_arr(vpc, "Subnets"));
 	}
@@ -293,7 +297,7 @@ static int valid_eks_name(const char *s)
 /* eks DescribeCluster; the EKS security groups go into eks_sgs. */
 static void collect_eks(struct net *n, const struct hp_network_opts *o, cJSON *eks_sgs)
 {
-	const char *arn = hp_json_str(hp_snapshot_get(n->s, "cluster"), "Orchestrator.Eks.ClusterArn");
+	const char *arn = hp_json_str(n->cluster, "Orchestrator.Eks.ClusterArn");
 	const char *name = o->eks_name;
 	struct hp_aws_result r;
 	char path[160];
@@ -348,7 +352,7 @@ static void collect_vpcs(struct net *n, const cJSON *vpcs)
 {
 	struct hp_aws_params p = { 0 };
 	struct hp_aws_result r;
-	cJSON *found, *attrs = cJSON_CreateObject();
+	cJSON *found;
 	const cJSON *v;
 	int k = 0;
 
@@ -367,6 +371,14 @@ static void collect_vpcs(struct net *n, const cJSON *vpcs)
 	}
 	hp_aws_result_release(&r);
 	hp_aws_params_release(&p);
+}
+
+/* enableDnsSupport and enableDnsHostnames of each VPC; a member is absent when its read failed. */
+static void collect_vpc_attributes(struct net *n, const cJSON *vpcs)
+{
+	struct hp_aws_result r;
+	cJSON *attrs = cJSON_CreateObject();
+	const cJSON *v;
 
 	cJSON_ArrayForEach(v, vpcs) {
 		static const char *const names[] = { "enableDnsSupport", "enableDnsHostnames" };
@@ -506,7 +518,7 @@ static void collect_offerings(struct net *n)
 	cJSON *types = cJSON_CreateArray(), *offerings = cJSON_CreateObject(), *t;
 	int trunc;
 
-	cJSON_ArrayForEach(g, hp_json_arr(hp_snapshot_get(n->s, "cluster"), "InstanceGroups")) {
+	cJSON_ArrayForEach(g, hp_json_arr(n->cluster, "InstanceGroups")) {
 		const char *type = hp_json_str(g, "InstanceType");
 
 		if (type)
@@ -530,66 +542,218 @@ static void collect_offerings(struct net *n)
 	cJSON_Delete(types);
 }
 
-void hp_collect_network(struct hp_aws *a, const struct hp_network_opts *o, struct hp_snapshot *s)
+/*
+ * The network collection as tasks (tasks.h), in the order a sequential run
+ * makes its calls: EKS, then the security groups (the cluster's and EKS's),
+ * the subnets; from those the VPCs (at most MAX_VPCS), each read by its own
+ * step (DescribeVpcs, the DNS attributes, routes, endpoints, ENIs); the ENI
+ * quota, which needs nothing; the offerings, after the subnets. A step
+ * reads what the steps before it found from their scratch snapshots.
+ */
+enum net_step {
+	STEP_EKS, STEP_SGS, STEP_SUBNETS, STEP_VPCS, STEP_VPC_ATTRS, STEP_ROUTES, STEP_ENDPOINTS,
+	STEP_ENIS, STEP_QUOTA, STEP_OFFERINGS, STEP__COUNT
+};
+
+struct hp_net_plan {
+	const struct hp_network_opts *o;
+	unsigned parts;
+	const cJSON *cluster;
+	struct hp_tasks *ts;
+	cJSON *root;                 /* the "network" object: sg_ids, subnet_ids, then merged keys */
+	const cJSON *sg_ids, *subnet_ids;
+	int task[STEP__COUNT];       /* index in ts, -1 when not added */
+};
+
+static struct hp_net_plan *plan_of(struct hp_task *t, struct net *n)
 {
-	unsigned parts = o->parts ? o->parts : HP_NET_ALL;
-	struct net n = { a, s, NULL };
+	struct hp_net_plan *p = t->ctx;
+
+	n->a = t->a;
+	n->s = &t->out;
+	n->root = t->out.root;
+	n->cluster = p->cluster;
+	return p;
+}
+
+/* A key an earlier step found (NULL when that step did not run or found nothing). */
+static const cJSON *found_by(const struct hp_net_plan *p, enum net_step step, const char *key)
+{
+	return p->task[step] < 0 ? NULL : hp_snapshot_get(&p->ts->t[p->task[step]].out, key);
+}
+
+static void step_eks(struct hp_task *t)
+{
+	struct net n;
+	struct hp_net_plan *p = plan_of(t, &n);
+	cJSON *eks_sgs = cJSON_CreateArray();
+
+	if (p->parts & HP_NET_EKS)
+		collect_eks(&n, p->o, eks_sgs);
+	cJSON_AddItemToObject(n.root, "eks_sg_ids", eks_sgs);
+}
+
+static void step_sgs(struct hp_task *t)
+{
+	struct net n;
+	struct hp_net_plan *p = plan_of(t, &n);
+	cJSON *sgs = cJSON_CreateObject(), *errors = cJSON_CreateObject();
+	cJSON *all = cJSON_Duplicate(p->sg_ids, 1);
+
+	add_all(all, found_by(p, STEP_EKS, "eks_sg_ids"));
+	describe_ids(&n, "DescribeSecurityGroups", "GroupId", "securityGroupInfo", "groupId", all, sgs,
+		     errors);
+	cJSON_Delete(all);
+	cJSON_AddItemToObject(n.root, "security_groups", sgs);
+	cJSON_AddItemToObject(n.root, "security_group_errors", errors);
+}
+
+static void step_subnets(struct hp_task *t)
+{
+	struct net n;
+	struct hp_net_plan *p = plan_of(t, &n);
+	cJSON *subnets = cJSON_CreateObject(), *errors = cJSON_CreateObject();
+
+	describe_ids(&n, "DescribeSubnets", "SubnetId", "subnetSet", "subnetId", p->subnet_ids, subnets,
+		     errors);
+	cJSON_AddItemToObject(n.root, "subnets", subnets);
+	cJSON_AddItemToObject(n.root, "subnet_errors", errors);
+}
+
+/* The VPCs of the subnets and security groups read (each step works it out alike). */
+static cJSON *plan_vpcs(const struct hp_net_plan *p)
+{
+	return vpcs_of(found_by(p, STEP_SUBNETS, "subnets"), p->sg_ids,
+		       found_by(p, STEP_SGS, "security_groups"));
+}
+
+static void step_vpc(struct hp_task *t, enum net_step step)
+{
+	struct net n;
+	struct hp_net_plan *p = plan_of(t, &n);
+	cJSON *vpcs = plan_vpcs(p);
+
+	if (step == STEP_ENIS)
+		collect_enis(&n, vpcs);
+	else if (!cJSON_GetArraySize(vpcs))
+		;  /* no VPC known: nothing of it to read */
+	else if (step == STEP_VPCS)
+		collect_vpcs(&n, vpcs);
+	else if (step == STEP_VPC_ATTRS)
+		collect_vpc_attributes(&n, vpcs);
+	else if (step == STEP_ROUTES)
+		list_by_vpc(&n, "DescribeRouteTables", "routeTableSet", 100, vpcs, "route_tables");
+	else
+		list_by_vpc(&n, "DescribeVpcEndpoints", "vpcEndpointSet", 1000, vpcs, "vpc_endpoints");
+	cJSON_Delete(vpcs);
+}
+
+static void step_vpcs(struct hp_task *t) { step_vpc(t, STEP_VPCS); }
+static void step_vpc_attrs(struct hp_task *t) { step_vpc(t, STEP_VPC_ATTRS); }
+static void step_routes(struct hp_task *t) { step_vpc(t, STEP_ROUTES); }
+static void step_endpoints(struct hp_task *t) { step_vpc(t, STEP_ENDPOINTS); }
+static void step_enis(struct hp_task *t) { step_vpc(t, STEP_ENIS); }
+
+static void step_quota(struct hp_task *t)
+{
+	struct net n;
+
+	(void)plan_of(t, &n);
+	collect_eni_quota(&n);
+}
+
+static void step_offerings(struct hp_task *t)
+{
+	struct net n;
+	struct hp_net_plan *p = plan_of(t, &n);
+
+	if (cJSON_GetArraySize(found_by(p, STEP_SUBNETS, "subnets")))
+		collect_offerings(&n);
+}
+
+static void add_step(struct hp_net_plan *p, enum net_step step, const char *name, enum hp_svc svc,
+		     hp_task_fn fn, uint32_t after)
+{
+	p->task[step] = hp_tasks_add(p->ts, name, svc, fn, p, after);
+}
+
+/* The `after` bit of an earlier step (none when it was not added). */
+static uint32_t bit(const struct hp_net_plan *p, enum net_step step)
+{
+	return p->task[step] < 0 ? 0 : HP_TASK_BIT(p->task[step]);
+}
+
+struct hp_net_plan *hp_net_plan_new(const struct hp_network_opts *o, const struct hp_snapshot *s,
+				    struct hp_tasks *ts)
+{
+	struct hp_net_plan *p;
+	struct net n = { NULL, NULL, NULL, hp_snapshot_get(s, "cluster") };
 	cJSON *sg_ids = cJSON_CreateArray(), *subnet_ids = cJSON_CreateArray();
-	cJSON *eks_sgs = cJSON_CreateArray(), *all_sgs, *sgs, *sg_errors, *vpcs;
+	uint32_t ids;
+	int i;
 
 	gather_targets(&n, o, sg_ids, subnet_ids);
 	if (!cJSON_GetArraySize(sg_ids) && !cJSON_GetArraySize(subnet_ids)) {
 		/* No VpcConfig anywhere: nothing to read (cluster.vpc-config says so). */
 		cJSON_Delete(sg_ids);
 		cJSON_Delete(subnet_ids);
-		cJSON_Delete(eks_sgs);
+		return NULL;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->o = o;
+	p->parts = o->parts ? o->parts : HP_NET_ALL;
+	p->cluster = n.cluster;
+	p->ts = ts;
+	p->root = cJSON_CreateObject();
+	p->sg_ids = sg_ids;
+	p->subnet_ids = subnet_ids;
+	cJSON_AddItemToObject(p->root, "sg_ids", sg_ids);
+	cJSON_AddItemToObject(p->root, "subnet_ids", subnet_ids);
+	for (i = 0; i < STEP__COUNT; i++)
+		p->task[i] = -1;
+	add_step(p, STEP_EKS, "eks:DescribeCluster", HP_SVC_EKS, step_eks, 0);
+	if (p->parts & (HP_NET_SG | HP_NET_EKS | HP_NET_VPC))
+		add_step(p, STEP_SGS, "ec2:DescribeSecurityGroups", HP_SVC_EC2, step_sgs,
+			 bit(p, STEP_EKS));
+	if (!(p->parts & (HP_NET_VPC | HP_NET_OFFERINGS)))
+		return p;
+	add_step(p, STEP_SUBNETS, "ec2:DescribeSubnets", HP_SVC_EC2, step_subnets, 0);
+	ids = bit(p, STEP_SGS) | bit(p, STEP_SUBNETS);
+	if (p->parts & HP_NET_VPC) {
+		add_step(p, STEP_VPCS, "ec2:DescribeVpcs", HP_SVC_EC2, step_vpcs, ids);
+		add_step(p, STEP_VPC_ATTRS, "ec2:DescribeVpcAttribute", HP_SVC_EC2, step_vpc_attrs, ids);
+		add_step(p, STEP_ROUTES, "ec2:DescribeRouteTables", HP_SVC_EC2, step_routes, ids);
+		add_step(p, STEP_ENDPOINTS, "ec2:DescribeVpcEndpoints", HP_SVC_EC2, step_endpoints, ids);
+		add_step(p, STEP_ENIS, "ec2:DescribeNetworkInterfaces", HP_SVC_EC2, step_enis, ids);
+		add_step(p, STEP_QUOTA, "service-quotas:GetServiceQuota", HP_SVC_QUOTAS, step_quota, 0);
+	}
+	if (p->parts & HP_NET_OFFERINGS)
+		add_step(p, STEP_OFFERINGS, "ec2:DescribeInstanceTypeOfferings", HP_SVC_EC2,
+			 step_offerings, bit(p, STEP_SUBNETS));
+	return p;
+}
+
+void hp_net_plan_finish(struct hp_net_plan *p, struct hp_snapshot *s)
+{
+	int i;
+
+	if (!p)
 		return;
-	}
-	n.root = cJSON_CreateObject();
-	cJSON_AddItemToObject(n.root, "sg_ids", sg_ids);
-	cJSON_AddItemToObject(n.root, "subnet_ids", subnet_ids);
-	if (parts & HP_NET_EKS)
-		collect_eks(&n, o, eks_sgs);
-	cJSON_AddItemToObject(n.root, "eks_sg_ids", eks_sgs);
+	for (i = 0; i < STEP__COUNT; i++)
+		if (p->task[i] >= 0)
+			hp_task_merge(&p->ts->t[p->task[i]], p->root, s);
+	hp_snapshot_set(s, "network", p->root);
+	free(p);
+}
 
-	sgs = cJSON_CreateObject();
-	sg_errors = cJSON_CreateObject();
-	all_sgs = cJSON_Duplicate(sg_ids, 1);
-	add_all(all_sgs, eks_sgs);
-	if (parts & (HP_NET_SG | HP_NET_EKS | HP_NET_VPC)) {
-		describe_ids(&n, "DescribeSecurityGroups", "GroupId", "securityGroupInfo", "groupId",
-			     all_sgs, sgs, sg_errors);
-		cJSON_AddItemToObject(n.root, "security_groups", sgs);
-		cJSON_AddItemToObject(n.root, "security_group_errors", sg_errors);
-	} else {
-		cJSON_Delete(sgs);
-		cJSON_Delete(sg_errors);
-		sgs = NULL;
-	}
-	cJSON_Delete(all_sgs);
+void hp_collect_network(struct hp_aws *a, const struct hp_network_opts *o, struct hp_snapshot *s)
+{
+	struct hp_tasks ts;
+	struct hp_net_plan *p;
 
-	if (parts & (HP_NET_VPC | HP_NET_OFFERINGS)) {
-		cJSON *subnets = cJSON_CreateObject(), *errors = cJSON_CreateObject();
-
-		describe_ids(&n, "DescribeSubnets", "SubnetId", "subnetSet", "subnetId", subnet_ids,
-			     subnets, errors);
-		cJSON_AddItemToObject(n.root, "subnets", subnets);
-		cJSON_AddItemToObject(n.root, "subnet_errors", errors);
-		if (parts & HP_NET_VPC) {
-			vpcs = vpcs_of(subnets, sg_ids, sgs);
-			if (cJSON_GetArraySize(vpcs)) {
-				collect_vpcs(&n, vpcs);
-				list_by_vpc(&n, "DescribeRouteTables", "routeTableSet", 100, vpcs,
-					    "route_tables");
-				list_by_vpc(&n, "DescribeVpcEndpoints", "vpcEndpointSet", 1000, vpcs,
-					    "vpc_endpoints");
-			}
-			collect_enis(&n, vpcs);
-			collect_eni_quota(&n);
-			cJSON_Delete(vpcs);
-		}
-		if ((parts & HP_NET_OFFERINGS) && cJSON_GetArraySize(subnets))
-			collect_offerings(&n);
-	}
-	hp_snapshot_set(s, "network", n.root);
+	hp_tasks_init(&ts);
+	p = hp_net_plan_new(o, s, &ts);
+	hp_tasks_run(&ts, a);
+	hp_net_plan_finish(p, s);
+	hp_tasks_release(&ts);
 }

@@ -21,10 +21,26 @@
 
 #define DONE_MARKER "@@HP@@ DONE"
 
-/* The command every node runs: the on-node probe (src/collect/probe/probe.sh), base64 inside sh -c. */
-static void probe_command(struct hp_buf *out)
+/* The command every node runs: set->command, else the on-node probe (probe.sh, base64 inside sh -c). */
+static void probe_command(const struct hp_probe_set *set, struct hp_buf *out)
 {
-	hp_probe_command(out);
+	if (set && set->command)
+		hp_buf_puts(out, set->command);
+	else
+		hp_probe_command(out);
+}
+
+/* Whether iid is one of the set's ids (every node when the set names none). */
+static int in_set(const struct hp_probe_set *set, const char *iid)
+{
+	size_t i;
+
+	if (!set || !set->ids)
+		return 1;
+	for (i = 0; i < set->n; i++)
+		if (set->ids[i] && !strcmp(set->ids[i], iid))
+			return 1;
+	return 0;
 }
 
 static const char *transport_name(enum hp_ssm_transport t)
@@ -204,7 +220,7 @@ static void record_failure(struct hp_snapshot *s, const char *action,
 }
 
 /* The sweep's settings, the first half of "probes_meta". */
-static cJSON *sweep_meta(const struct hp_probe_opts *o)
+static cJSON *sweep_meta(const struct hp_probe_opts *o, const struct hp_probe_set *set)
 {
 	cJSON *meta = cJSON_CreateObject();
 
@@ -212,7 +228,8 @@ static cJSON *sweep_meta(const struct hp_probe_opts *o)
 	cJSON_AddNumberToObject(meta, "concurrency", o->concurrency);
 	cJSON_AddNumberToObject(meta, "rate_per_s", o->rate_per_s);
 	cJSON_AddNumberToObject(meta, "timeout_s", (double)(o->timeout_ms / 1000));
-	cJSON_AddStringToObject(meta, "selection", o->node ? "node" : o->sample ? "sample" : "all");
+	cJSON_AddStringToObject(meta, "selection", set && set->selection ? set->selection :
+				o->node ? "node" : o->sample ? "sample" : "all");
 	if (o->sample)
 		cJSON_AddNumberToObject(meta, "sample", o->sample);
 	return meta;
@@ -239,8 +256,8 @@ static const cJSON *unlisted_node(const struct hp_probe_opts *o, const struct hp
  * with the reason it is skipped; a sample leaves the others "not in the
  * sample". Returns the count; *out is freed by the caller.
  */
-static size_t pick_nodes(const struct hp_probe_opts *o, const cJSON *nodes, const cJSON *extra,
-			 struct pick **out)
+static size_t pick_nodes(const struct hp_probe_opts *o, const struct hp_probe_set *set,
+			 const cJSON *nodes, const cJSON *extra, struct pick **out)
 {
 	struct pick *picks = NULL;
 	const cJSON *n;
@@ -252,7 +269,8 @@ static size_t pick_nodes(const struct hp_probe_opts *o, const cJSON *nodes, cons
 		const char *iid = hp_json_str(node, "InstanceId");
 		struct pick *p;
 
-		if (!cJSON_IsObject(node) || !iid || (o->node && strcmp(o->node, iid)))
+		if (!cJSON_IsObject(node) || !iid || (o->node && strcmp(o->node, iid)) ||
+		    !in_set(set, iid))
 			continue;
 		p = &picks[npicks++];
 		p->node = node;
@@ -462,13 +480,18 @@ static size_t sweep(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_s
 	return nt;
 }
 
-void hp_collect_probes_with(struct hp_aws *a, const struct hp_probe_opts *o,
-			    const struct hp_probe_sweep *sw, struct hp_snapshot *s)
+void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s)
+{
+	hp_collect_probes_set(a, o, NULL, s);
+}
+
+void hp_collect_probes_set(struct hp_aws *a, const struct hp_probe_opts *o,
+			   const struct hp_probe_set *set, struct hp_snapshot *s)
 {
 	const cJSON *nodes = hp_json_arr(s->root, "nodes"), *extra = unlisted_node(o, s, nodes);
-	const char *key = sw && sw->key ? sw->key : "probes";
-	const char *meta_key = sw && sw->meta_key ? sw->meta_key : "probes_meta";
-	cJSON *probes = NULL, *meta = sweep_meta(o);
+	const char *key = set && set->key ? set->key : "probes";
+	const char *meta_key = set && set->meta_key ? set->meta_key : "probes_meta";
+	cJSON *probes = NULL, *meta = sweep_meta(o, set);
 	struct run run;
 	size_t nt = 0;
 	int64_t t0 = a->sys->monotonic_ms(a->sys);
@@ -477,7 +500,7 @@ void hp_collect_probes_with(struct hp_aws *a, const struct hp_probe_opts *o,
 	memset(&run, 0, sizeof(run));
 	run.s = s;
 	run.key = key;
-	run.decode = sw && sw->decode ? sw->decode : hp_facts_decoder_of(key);
+	run.decode = set && set->decode ? set->decode : hp_facts_decoder_of(key);
 	run.cluster_id = id;
 	if (run.decode)
 		hp_probes_reset(s, key);
@@ -491,12 +514,9 @@ void hp_collect_probes_with(struct hp_aws *a, const struct hp_probe_opts *o,
 	} else {
 		struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
 		struct pick *picks;
-		size_t npicks = pick_nodes(o, nodes, extra, &picks);
+		size_t npicks = pick_nodes(o, set, nodes, extra, &picks);
 
-		if (sw && sw->command)
-			hp_buf_puts(&cmd, sw->command);
-		else
-			probe_command(&cmd);
+		probe_command(set, &cmd);
 		nt = sweep(a, o, s, &run, cmd.buf, picks, npicks, probes, meta);
 		free(picks);
 		hp_buf_release(&cmd);
@@ -516,11 +536,6 @@ void hp_collect_probes_with(struct hp_aws *a, const struct hp_probe_opts *o,
 	if (probes)
 		hp_snapshot_set(s, key, probes);
 	hp_snapshot_set(s, meta_key, meta);
-}
-
-void hp_collect_probes(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_snapshot *s)
-{
-	hp_collect_probes_with(a, o, NULL, s);
 }
 
 cJSON *hp_collect_probe_one(struct hp_aws *a, const struct hp_probe_opts *o,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/nccl.h"
 #include "hp/util.h"
 
@@ -524,10 +525,7 @@ static struct source *source_of(struct hp_nccl_scan *s, const char *raw)
 		hp_buf_release(&clean);
 		return NULL;
 	}
-	if (s->nsrc == s->alloc) {
-		s->alloc = s->alloc ? s->alloc * 2 : 16;
-		s->src = xrealloc(s->src, s->alloc * sizeof(*s->src));
-	}
+	s->src = hp_array_grow(s->src, &s->alloc, s->nsrc, 1, sizeof(*s->src));
 	x = &s->src[s->nsrc++];
 	memset(x, 0, sizeof(*x));
 	x->name = hp_buf_detach(&clean, NULL);
@@ -593,7 +591,7 @@ void hp_nccl_scan_line(struct hp_nccl_scan *s, const char *source, const char *l
 
 void hp_nccl_scan_text(struct hp_nccl_scan *s, const char *source, const char *text, size_t len)
 {
-	const char *p = text, *end = text + (text ? len : 0);
+	const char *p = text, *end = text ? text + len : NULL;
 
 	while (p && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -627,7 +627,7 @@ static cJSON *r_value(struct load *l, size_t max, const char *what)
 			     what, max >> 20);
 		return NULL;
 	}
-	v = cJSON_ParseWithLengthOpts(r->buf + r->pos, n, &end, 0);
+	v = hp_json_parse(r->buf + r->pos, n, &end);
 	if (!v || (size_t)(end - (r->buf + r->pos)) != n) {
 		uint64_t at = r->base + (end && end >= r->buf ? (size_t)(end - r->buf) : r->pos);
 

@@ -439,7 +439,7 @@ void hp_report_junit(const struct hp_findings *f, const struct hp_report_opts *o
 	hp_buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%s\">\n",
 		      total.cases, total.failures, total.skipped, secs);
 	for (g = 0; g < HP_GROUP__COUNT; g++) {
-		const char *num, *name = hp_report_group_name((enum hp_group)g, &num);
+		const char *num, *name = hp_report_group_title(o, (enum hp_group)g, &num);
 		struct block *bl;
 		size_t nb, i, k;
 		char title[160];

@@ -93,9 +93,14 @@ static const struct {
 	[HP_GROUP_SLURM] = { "4b", "Slurm Node States" },
 	[HP_GROUP_PODS] = { "4c", "EKS Workload Pods" },
 	[HP_GROUP_VPC] = { "5", "Cluster VPC Resources" },
+	[HP_GROUP_NCCL_JOB] = { "5a", "Training Job Pods" },
+	[HP_GROUP_NCCL_NET] = { "5b", "Job Services and NetworkPolicies" },
+	[HP_GROUP_NCCL_LOGS] = { "5c", "Job Pod Logs" },
+	[HP_GROUP_NCCL_ENV] = { "5d", "NCCL Environment and Versions" },
 	[HP_GROUP_LOGS] = { "6", "CloudWatch Logs" },
 	[HP_GROUP_SSM] = { "7", "SSM Connectivity" },
 	[HP_GROUP_ONNODE] = { "8", "On-Node Resource Checks (via SSM)" },
+	[HP_GROUP_NCCL_NODE] = { "8a", "NCCL On-Node Checks (via SSM)" },
 	[HP_GROUP_SLURM_MAP] = { "8b", "Slurm Node Mapping" },
 };
 
@@ -295,8 +300,16 @@ static void put_banner(struct hp_buf *out, const struct hp_report_opts *o)
 	put_colored(out, color, C_CYAN,
 		    "Only reads: no cluster, node or workload state is modified.");
 	hp_buf_putc(out, '\n');
-	put_colored(out, color, C_CYAN,
-		    "Each FAIL/WARN line names its section in " HP_REF_DOC ".");
+	if (o->layout && o->layout->docs) {
+		if (color)
+			hp_buf_puts(out, C_CYAN);
+		hp_buf_printf(out, "Each FAIL/WARN line names its section in %s.", o->layout->docs);
+		if (color)
+			hp_buf_puts(out, C_RESET);
+	} else {
+		put_colored(out, color, C_CYAN,
+			    "Each FAIL/WARN line names its section in " HP_REF_DOC ".");
+	}
 	hp_buf_putc(out, '\n');
 	if (o->suggest) {
 		put_colored(out, color, C_CYAN,
@@ -557,14 +570,95 @@ static struct hp_suggest *suggest_open(const struct hp_report_opts *o, struct hp
 	return sg;
 }
 
+/* The issues by priority, each with its pointer ("Issues found (N):" and the groups). */
+static void put_issue_list(struct hp_buf *out, const struct hp_findings *f, const size_t *order,
+			   const struct tally *t, int color)
+{
+	static const char *const colors[] = { C_RED, C_YELLOW, C_BOLD };
+	size_t i;
+	int p;
+
+	hp_buf_puts(out, "  ");
+	if (color)
+		hp_buf_puts(out, C_RED C_BOLD);
+	hp_buf_printf(out, "Issues found (%zu):", t->issues);
+	if (color)
+		hp_buf_puts(out, C_RESET);
+	hp_buf_puts(out, "\n\n");
+	for (p = HP_P0; p < HP_PNONE; p++) {
+		if (!t->prio[p])
+			continue;
+		hp_buf_puts(out, "  ");
+		put_colored(out, color, colors[p], prio_headers[p]);
+		hp_buf_putc(out, '\n');
+		for (i = 0; i < f->n; i++) {
+			const struct hp_finding *x = &f->v[order[i]];
+
+			if (!is_issue(x) || (int)x->prio != p)
+				continue;
+			hp_buf_puts(out, "    " ARROW " ");
+			put_clean(out, x->message, MAX_TEXT_FIELD, "");
+			put_pointer(out, x);
+			hp_buf_putc(out, '\n');
+		}
+	}
+}
+
+/* A command's own summary block: its title, its fields, the mode, the issues, next steps. */
+static void put_layout_summary(struct hp_buf *out, const struct hp_findings *f,
+			       const size_t *order, const struct hp_report_opts *o)
+{
+	const struct hp_report_layout *l = o->layout;
+	struct tally t;
+	size_t i;
+	int color = o->color;
+
+	tally_count(f, &t);
+	put_header(out, color, l->summary_num ? l->summary_num : "9",
+		   l->summary_title ? l->summary_title : "Summary");
+	for (i = 0; i < l->nfields && i < HP_REPORT_MAX_FIELDS; i++) {
+		hp_buf_printf(out, "  %s: ", l->fields[i].label ? l->fields[i].label : "?");
+		put_clean(out, l->fields[i].value, MAX_TEXT_FIELD, "all");
+		hp_buf_putc(out, '\n');
+	}
+	if (l->mode) {
+		hp_buf_puts(out, "  Mode: ");
+		hp_buf_puts(out, l->mode);
+		hp_buf_putc(out, '\n');
+	}
+	hp_buf_putc(out, '\n');
+	if (!t.issues) {
+		hp_buf_puts(out, "  ");
+		put_colored(out, color, C_GREEN C_BOLD,
+			    l->no_issue ? l->no_issue : "No critical issues detected from available signals.");
+		hp_buf_puts(out, "\n\n  Next steps:\n");
+		hp_buf_puts(out, "    \xe2\x80\xa2 [INFO] and [SKIP] lines above show what this run "
+			     "could not judge.\n");
+		if (l->confirm) {
+			hp_buf_puts(out, "    \xe2\x80\xa2 If the job still fails, run this again while it fails: ");
+			put_clean(out, l->confirm, MAX_TEXT_FIELD, "");
+			hp_buf_putc(out, '\n');
+		}
+		return;
+	}
+	put_issue_list(out, f, order, &t, color);
+	hp_buf_puts(out, "\n  Recommended next steps:\n");
+	hp_buf_puts(out, "    1. Fix the P0 issues first, then P1; P2 lines are for information.\n");
+	hp_buf_puts(out, "    2. Read the section each issue points to (hpnode explain <ID> prints "
+		     "it) for the cause and the fix.\n");
+	if (l->confirm) {
+		hp_buf_puts(out, "    3. After a fix, confirm: ");
+		put_clean(out, l->confirm, MAX_TEXT_FIELD, "");
+		hp_buf_putc(out, '\n');
+	}
+}
+
 static void put_summary(struct hp_buf *out, const struct hp_findings *f, const size_t *order,
 			const struct hp_report_opts *o)
 {
-	static const char *const colors[] = { C_RED, C_YELLOW, C_BOLD };
 	struct hp_buf cluster = HP_BUF_INIT(MAX_NAME), region = HP_BUF_INIT(MAX_NAME);
 	struct tally t;
-	size_t i;
-	int p, color = o->color;
+	int color = o->color;
 
 	tally_count(f, &t);
 	put_clean(&cluster, o->cluster, MAX_NAME, "<cluster>");
@@ -584,30 +678,7 @@ static void put_summary(struct hp_buf *out, const struct hp_findings *f, const s
 			     "symptom.\n");
 		goto out;
 	}
-	hp_buf_puts(out, "  ");
-	if (color)
-		hp_buf_puts(out, C_RED C_BOLD);
-	hp_buf_printf(out, "Issues found (%zu):", t.issues);
-	if (color)
-		hp_buf_puts(out, C_RESET);
-	hp_buf_puts(out, "\n\n");
-	for (p = HP_P0; p < HP_PNONE; p++) {
-		if (!t.prio[p])
-			continue;
-		hp_buf_puts(out, "  ");
-		put_colored(out, color, colors[p], prio_headers[p]);
-		hp_buf_putc(out, '\n');
-		for (i = 0; i < f->n; i++) {
-			const struct hp_finding *x = &f->v[order[i]];
-
-			if (!is_issue(x) || (int)x->prio != p)
-				continue;
-			hp_buf_puts(out, "    " ARROW " ");
-			put_clean(out, x->message, MAX_TEXT_FIELD, "");
-			put_pointer(out, x);
-			hp_buf_putc(out, '\n');
-		}
-	}
+	put_issue_list(out, f, order, &t, color);
 	hp_buf_puts(out, "\n  Recommended next steps:\n");
 	hp_buf_puts(out, "    1. Fix the P0 issues first, then P1; P2 lines are for information.\n");
 	hp_buf_puts(out, "    2. Read the section each issue points to in " HP_REF_DOC
@@ -663,14 +734,20 @@ void hp_report_text(const struct hp_findings *f, const struct hp_report_opts *o,
 
 			if (finding_group(x) != (enum hp_group)g)
 				continue;
-			if (!header)
-				put_header(out, o->color, groups[g].num, groups[g].name);
+			if (!header) {
+				const char *num, *name = hp_report_group_title(o, (enum hp_group)g, &num);
+
+				put_header(out, o->color, num, name);
+			}
 			header = 1;
 			put_finding(out, o->color, x, sg);
 			hp_report_drain(o, out, 0);
 		}
 	}
-	put_summary(out, f, order, o);
+	if (o->layout)
+		put_layout_summary(out, f, order, o);
+	else
+		put_summary(out, f, order, o);
 	put_footer(out, o);
 	hp_report_drain(o, out, 1);
 	if (sg)
@@ -783,7 +860,8 @@ static char *section_titles(const struct hp_finding *f)
 	return hp_buf_detach(&b, NULL);
 }
 
-static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *sg)
+static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *sg,
+			   const struct hp_report_opts *ro)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *ev = cJSON_CreateArray();
@@ -796,7 +874,7 @@ static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *
 	json_add_const(o, "priority", is_issue(f) ? prio_names[f->prio] : NULL);
 	json_add_str(o, "section", has_section ? f->section : NULL);
 	json_add_str(o, "title", titles);
-	json_add_const(o, "group", groups[finding_group(f)].name);
+	json_add_const(o, "group", hp_report_group_title(ro, finding_group(f), NULL));
 	json_add_str(o, "message", f->message ? f->message : "");
 	json_add_str(o, "node", f->node);
 	{
@@ -876,7 +954,8 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	order = report_order(f);
 	sg = suggest_open(o, &store, &e);
 	tally_count(f, &t);
-	json_add_const(doc, "schema", "hpnode.triage/2");
+	json_add_const(doc, "schema", o->layout && o->layout->json_schema ? o->layout->json_schema
+									  : "hpnode.triage/2");
 	json_add_const(doc, "tool", "hpnode");
 	json_add_str(doc, "cluster", o->cluster);
 	json_add_str(doc, "region", o->region);
@@ -885,6 +964,15 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 		cJSON_AddItemToObject(doc, "run", json_run(o));
 	else
 		cJSON_AddNullToObject(doc, "run");
+	if (o->layout && o->layout->nfields) {
+		cJSON *scope = cJSON_CreateObject();
+
+		for (i = 0; i < o->layout->nfields && i < HP_REPORT_MAX_FIELDS; i++)
+			json_add_str(scope, o->layout->fields[i].key, o->layout->fields[i].value);
+		if (o->layout->mode)
+			json_add_str(scope, "mode", o->layout->mode);
+		cJSON_AddItemToObject(doc, "scope", scope);
+	}
 	text = cJSON_PrintUnformatted(doc);
 	if (!text)
 		hp_die("out of memory");
@@ -894,7 +982,7 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	cJSON_Delete(doc);
 	hp_buf_puts(out, ",\"findings\":[");
 	for (i = 0; i < f->n; i++) {
-		cJSON *x = json_finding(&f->v[order[i]], sg);
+		cJSON *x = json_finding(&f->v[order[i]], sg, o);
 
 		text = cJSON_PrintUnformatted(x);
 		if (!text)
@@ -928,6 +1016,25 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	if (sg)
 		hp_suggest_release(sg);
 	free(order);
+}
+
+const char *hp_report_group_title(const struct hp_report_opts *o, enum hp_group g,
+				  const char **num)
+{
+	size_t i;
+
+	if ((unsigned)g >= HP_GROUP__COUNT)
+		g = HP_GROUP_IDENTITY;
+	for (i = 0; o && o->layout && i < o->layout->ngroups; i++) {
+		const struct hp_report_group_title *t = &o->layout->groups[i];
+
+		if (t->group != g)
+			continue;
+		if (num)
+			*num = t->num ? t->num : groups[g].num;
+		return t->name ? t->name : groups[g].name;
+	}
+	return hp_report_group_name(g, num);
 }
 
 const char *hp_report_group_name(enum hp_group g, const char **num)

@@ -1,6 +1,7 @@
 /*
- * Suggested commands for findings (`triage --suggest`): picks the blocks of
- * the finding's sections, fills placeholders from the finding's own values
+ * Suggested commands for findings (`--suggest`): picks the blocks of the
+ * finding's sections in the reference document of its check (the node
+ * guide or the NCCL guide), fills placeholders from the finding's own values
  * and from the snapshot, and renders them for the text and JSON reports.
  * Values are checked for shell safety and never guessed; nothing is run.
  *
@@ -160,16 +161,21 @@ int hp_suggest_init(struct hp_suggest *s, const struct hp_snapshot *snap, const 
 		    const char *region, struct hp_error *e)
 {
 	const char *text = hp_refdoc_embedded(HP_REFDOC_DETAIL);
+	const char *nccl = hp_refdoc_embedded(HP_REFDOC_NCCL);
 	const cJSON *root = snap ? snap->root : NULL;
 	const char *v, *orch;
 	char id[64] = "";
 
 	memset(s, 0, sizeof(*s));
-	if (!text)
+	if (!text || !nccl)
 		return hp_error_set(e, HP_ERR_INTERNAL, "reference document '%s' is not embedded",
-				    HP_REFDOC_DETAIL);
+				    !text ? HP_REFDOC_DETAIL : HP_REFDOC_NCCL);
 	if (hp_refdoc_parse(&s->doc, text, e))
 		return -1;
+	if (hp_refdoc_parse(&s->nccl, nccl, e)) {
+		hp_refdoc_release(&s->doc);
+		return -1;
+	}
 	s->snap = snap;
 	orch = snap ? hp_snap_orchestrator(snap) : "Unknown";
 	s->orch = !strcmp(orch, "EKS") ? HP_ORCH_EKS : !strcmp(orch, "Slurm") ? HP_ORCH_SLURM
@@ -208,6 +214,7 @@ void hp_suggest_release(struct hp_suggest *s)
 		free(s->known[i].why);
 	}
 	hp_refdoc_release(&s->doc);
+	hp_refdoc_release(&s->nccl);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -333,12 +340,53 @@ static char *node_field(const struct where *w, const char *path, char **why)
 	return NULL;
 }
 
+/* The NCCL guide's placeholders a finding did not carry itself. */
+static char *resolve_job(const struct hp_suggest *s, const struct where *w, const char *name,
+			 char **why)
+{
+	const cJSON *opts = hp_json_get(s->snap ? s->snap->root : NULL, "nccl.options");
+	const char *v;
+
+	if (!strcmp(name, "JOB") || !strcmp(name, "NAMESPACE")) {
+		v = hp_json_str(opts, !strcmp(name, "JOB") ? "job" : "namespace");
+		if (v && *v)
+			return xstrdup(v);
+		*why = xasprintf("this finding names no %s (hpnode nccl --%s narrows the run to one)",
+				 !strcmp(name, "JOB") ? "job" : "namespace",
+				 !strcmp(name, "JOB") ? "job" : "namespace");
+		return NULL;
+	}
+	if (!strcmp(name, "NODE_NAME") && w->iid && s->snap) {
+		const struct hp_kube_index *x = hp_facts_kube(s->snap);
+		size_t i;
+
+		for (i = 0; i < hp_kube_index_count(x); i++) {
+			const struct hp_kube_node *k = hp_kube_index_at(x, i);
+
+			if (k->name && !strcmp(k->iid, w->iid))
+				return xstrdup(k->name);
+		}
+		*why = xasprintf("no Kubernetes node of %.40s in the data hpnode collected", w->iid);
+		return NULL;
+	}
+	if (!strcmp(name, "POD") || !strcmp(name, "CONTAINER") || !strcmp(name, "POLICY") ||
+	    !strcmp(name, "PID") || !strcmp(name, "DEVICE")) {
+		*why = xasprintf("this finding names no single %s", !strcmp(name, "POD") ? "pod" :
+				 !strcmp(name, "CONTAINER") ? "container" : !strcmp(name, "POLICY")
+				 ? "NetworkPolicy" : !strcmp(name, "PID") ? "process" : "PCI device");
+		return NULL;
+	}
+	*why = xstrdup("hpnode has no value for it in this finding or the snapshot");
+	return NULL;
+}
+
 static char *resolve(const struct hp_suggest *s, const struct hp_finding *f, const char *name,
 		     char **why)
 {
 	struct where w;
 	const char *v;
 	size_t i;
+	int nccl;
 
 	v = hp_json_str(f->vars, name);
 	if (v && *v)
@@ -352,6 +400,7 @@ static char *resolve(const struct hp_suggest *s, const struct hp_finding *f, con
 		return NULL;
 	}
 	where_of(s, f, &w);
+	nccl = !strcmp(hp_check_doc(f->check), HP_REFDOC_NCCL);
 	if (!strcmp(name, "INSTANCE_ID")) {
 		if (w.iid)
 			return xstrdup(w.iid);
@@ -391,6 +440,8 @@ static char *resolve(const struct hp_suggest *s, const struct hp_finding *f, con
 		return network_id(s, &w, "SecurityGroupIds", "security group", why);
 	if (!strcmp(name, "SUBNET_ID"))
 		return network_id(s, &w, "Subnets", "subnet", why);
+	if (nccl)
+		return resolve_job(s, &w, name, why);
 	*why = xstrdup("hpnode has no value for it in this finding or the snapshot");
 	return NULL;
 }
@@ -692,15 +743,18 @@ static int next_part(const char **sp, char *id, size_t size)
 void hp_suggest_finding(const struct hp_suggest *s, const struct hp_finding *f,
 			struct hp_suggestions *out)
 {
-	const struct hp_refdoc *d = &s->doc;
+	const char *name = hp_check_doc(f->check);
+	const struct hp_refdoc *d = !strcmp(name, HP_REFDOC_DETAIL) ? &s->doc
+				    : !strcmp(name, HP_REFDOC_NCCL) ? &s->nccl : NULL;
 	const char *p = f->section ? f->section : "";
 	unsigned char *taken;
 	char id[32], *cmd, *why;
 	size_t k;
 
 	memset(out, 0, sizeof(*out));
-	/* The blocks are the detail guide's; a check pointing into another document has none here. */
-	if (!d->nblk || strcmp(hp_check_doc(f->check), HP_REFDOC_DETAIL))
+	out->doc = d;
+	/* A check pointing into a document without suggested commands (the catalog) gets none. */
+	if (!d || !d->nblk)
 		return;
 	taken = xcalloc(d->nblk, 1);
 	while (next_part(&p, id, sizeof(id))) {
@@ -801,7 +855,7 @@ void hp_suggest_text(const struct hp_suggest *s, const struct hp_finding *f, int
 		hp_buf_puts(out, "Suggested command (run this yourself)");
 		if (color)
 			hp_buf_puts(out, C_RESET);
-		hp_buf_printf(out, ", " SECT " %s", s->doc.sec[sg->section].id);
+		hp_buf_printf(out, ", " SECT " %s", v.doc->sec[sg->section].id);
 		if (*sg->intro) {
 			hp_buf_puts(out, ": ");
 			hp_sanitize(sg->intro, out, MAX_LINE);
@@ -821,7 +875,7 @@ void hp_suggest_text(const struct hp_suggest *s, const struct hp_finding *f, int
 			hp_sanitize(sg->blast, out, MAX_LINE);
 		else
 			hp_buf_printf(out, "not stated; read " SECT " %s before running it",
-				      s->doc.sec[sg->section].id);
+				      v.doc->sec[sg->section].id);
 		hp_buf_putc(out, '\n');
 		if (sg->iac) {
 			hp_buf_puts(out, "      IaC note: ");
@@ -893,8 +947,8 @@ void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJS
 		const struct hp_suggestion *sg = &v.v[i];
 		cJSON *o = cJSON_CreateObject(), *un = cJSON_CreateArray();
 
-		add_clean(o, "section", s->doc.sec[sg->section].id);
-		add_clean(o, "title", s->doc.sec[sg->section].title);
+		add_clean(o, "section", v.doc->sec[sg->section].id);
+		add_clean(o, "title", v.doc->sec[sg->section].title);
 		add_clean(o, "intro", sg->intro);
 		add_clean(o, "command", sg->command);
 		add_clean(o, "blast_radius", sg->blast);

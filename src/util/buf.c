@@ -77,6 +77,11 @@ static int grow(struct hp_buf *b, size_t extra)
 	return 0;
 }
 
+int hp_buf_reserve(struct hp_buf *b, size_t n)
+{
+	return grow(b, n);
+}
+
 int hp_buf_add(struct hp_buf *b, const void *p, size_t n)
 {
 	if (!n)

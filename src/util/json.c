@@ -1,6 +1,6 @@
 /*
- * Dotted-path getters over cJSON and its out-of-memory policy
- * (include/hp/json.h).
+ * Dotted-path getters over cJSON, its out-of-memory policy and the one
+ * serialised parse (include/hp/json.h).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,6 +30,21 @@ void hp_json_init(void)
 size_t hp_json_allocations(void)
 {
 	return atomic_load_explicit(&allocations, memory_order_relaxed);
+}
+
+static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
+
+cJSON *hp_json_parse(const char *text, size_t len, const char **end)
+{
+	const char *stop = NULL;
+	cJSON *j;
+
+	pthread_mutex_lock(&parse_lock);
+	j = cJSON_ParseWithLengthOpts(text, len, &stop, 0);
+	pthread_mutex_unlock(&parse_lock);
+	if (end)
+		*end = stop;
+	return j;
 }
 
 const cJSON *hp_json_get(const cJSON *obj, const char *path)

@@ -1,15 +1,18 @@
 /*
- * The real hp_sys: libcurl for HTTP, the system clocks, getenv, plain file
- * reads and atomic writes, and the table itself (children and the
- * pseudo-terminal are in sys-proc.c, the TLS stream in sys-tls.c, files in
- * pieces in sys-file.c). Tests replace this table.
+ * The real hp_sys: libcurl for HTTP (pooled handles that keep their
+ * connections), the system clocks, getenv, plain file reads and atomic
+ * writes, and the table itself (children and the pseudo-terminal are in
+ * sys-proc.c, the TLS stream in sys-tls.c, files in pieces in sys-file.c).
+ * Tests replace this table.
  */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -25,6 +28,7 @@ void hp_http_resp_init(struct hp_http_resp *r)
 {
 	r->status = 0;
 	r->net = HP_NET_OK;
+	r->connects = 0;
 	hp_buf_init(&r->headers, HP_MAX_HTTP_HEADERS);
 	hp_buf_init(&r->body, HP_MAX_HTTP_BODY);
 	r->errmsg[0] = '\0';
@@ -92,8 +96,35 @@ const char *hp_sys_env(struct hp_sys *sys, const char *name)
 
 struct sink {
 	struct hp_buf *buf;
+	struct hp_buf *body;   /* header sink only: sized from Content-Length */
 	int overflow;
 };
+
+/* "Content-Length: N" reserves N bytes of the body at once instead of growing it. */
+static void presize_body(struct sink *s, const char *line, size_t n)
+{
+	static const char name[] = "content-length:";
+	char digits[24];
+	size_t k = sizeof(name) - 1, d = 0;
+	unsigned long long len;
+
+	if (n <= k || strncasecmp(line, name, k))
+		return;
+	while (k < n && (line[k] == ' ' || line[k] == '\t'))
+		k++;
+	while (k < n && d + 1 < sizeof(digits) && line[k] >= '0' && line[k] <= '9')
+		digits[d++] = line[k++];
+	digits[d] = '\0';
+	if (!d)
+		return;
+	len = strtoull(digits, NULL, 10);
+	/*
+	 * A length over the cap is left to the cap check as the bytes arrive
+	 * (a reserve that fails leaves the buffer as it was).
+	 */
+	if (len && len <= s->body->max && hp_buf_reserve(s->body, (size_t)len))
+		return;
+}
 
 static size_t write_cb(char *p, size_t size, size_t nmemb, void *ud)
 {
@@ -104,39 +135,102 @@ static size_t write_cb(char *p, size_t size, size_t nmemb, void *ud)
 		s->overflow = 1;
 		return 0; /* aborts the transfer */
 	}
+	if (s->body)
+		presize_body(s, p, n);
 	return n;
 }
 
-static int curl_ready;
+/*
+ * libcurl handles are kept between requests (a small pool, taken and given
+ * back under a lock, any thread), so each keeps its connections open where
+ * the server allows (HTTP/1.1 keep-alive, HTTP/2) and a request to the same
+ * endpoint reuses one. Every handle shares one DNS cache and one TLS session
+ * cache through a share object with a lock per kind of data. Connections
+ * themselves are never shared between handles: a handle is used by one
+ * thread at a time. Sockets are opened close-on-exec, so an idle kept
+ * connection never leaks into a child process.
+ */
+#define HANDLE_POOL_MAX 16
 
-static int real_http(struct hp_sys *sys, const struct hp_http_req *req, struct hp_http_resp *resp)
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static CURL *pool[HANDLE_POOL_MAX];
+static size_t pool_n;
+static CURLSH *share;
+static pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
+
+static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *ud)
 {
-	CURL *c;
-	CURLcode rc;
-	struct curl_slist *hl = NULL;
-	struct sink body = { &resp->body, 0 }, head = { &resp->headers, 0 };
-	char errbuf[CURL_ERROR_SIZE] = "";
+	(void)h;
+	(void)access;
+	(void)ud;
+	pthread_mutex_lock(&share_locks[data]);
+}
+
+static void share_unlock(CURL *h, curl_lock_data data, void *ud)
+{
+	(void)h;
+	(void)ud;
+	pthread_mutex_unlock(&share_locks[data]);
+}
+
+static void curl_setup(void)
+{
 	size_t i;
 
-	(void)sys;
-	if (!curl_ready) {
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		curl_ready = 1;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	for (i = 0; i < HP_ARRAY_LEN(share_locks); i++)
+		pthread_mutex_init(&share_locks[i], NULL);
+	share = curl_share_init();
+	if (share && (curl_share_setopt(share, CURLSHOPT_LOCKFUNC, share_lock) ||
+		      curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, share_unlock) ||
+		      curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) ||
+		      curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION))) {
+		curl_share_cleanup(share);
+		share = NULL;
 	}
-	c = curl_easy_init();
-	if (!c) {
-		resp->net = HP_NET_CONNECT;
-		hp_strlcpy(resp->errmsg, "cannot initialise libcurl", sizeof(resp->errmsg));
-		return -1;
+}
+
+static curl_socket_t open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+	(void)ud;
+	(void)purpose;
+	return socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+}
+
+/* The most recently used handle first: its connection is the one most likely still open. */
+static CURL *handle_take(void)
+{
+	CURL *c = NULL;
+
+	pthread_once(&curl_once, curl_setup);
+	pthread_mutex_lock(&pool_lock);
+	if (pool_n)
+		c = pool[--pool_n];
+	pthread_mutex_unlock(&pool_lock);
+	return c ? c : curl_easy_init();
+}
+
+/* Options are reset (nothing points at the finished request), connections and caches kept. */
+static void handle_give(CURL *c)
+{
+	curl_easy_reset(c);
+	pthread_mutex_lock(&pool_lock);
+	if (pool_n < HP_ARRAY_LEN(pool)) {
+		pool[pool_n++] = c;
+		c = NULL;
 	}
-	for (i = 0; i < req->nheaders; i++) {
-		char *line = xasprintf("%s: %s", req->headers[i].name, req->headers[i].value);
-		hl = curl_slist_append(hl, line);
-		free(line);
-	}
-	/* libcurl adds these unless told not to; they are not signed. */
-	hl = curl_slist_append(hl, "Expect:");
-	hl = curl_slist_append(hl, "Accept:");
+	pthread_mutex_unlock(&pool_lock);
+	if (c)
+		curl_easy_cleanup(c);
+}
+
+static void set_request(CURL *c, const struct hp_http_req *req, struct curl_slist *hl,
+			struct sink *body, struct sink *head, char *errbuf)
+{
+	if (share)
+		curl_easy_setopt(c, CURLOPT_SHARE, share);
+	curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
 	curl_easy_setopt(c, CURLOPT_URL, req->url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "hpnode/" HP_VERSION);
@@ -144,9 +238,9 @@ static int real_http(struct hp_sys *sys, const struct hp_http_req *req, struct h
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : DEFAULT_HTTP_TIMEOUT_MS);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, write_cb);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, &head);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, head);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (req->ca_bundle)
@@ -164,24 +258,58 @@ static int real_http(struct hp_sys *sys, const struct hp_http_req *req, struct h
 			curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
 		}
 	}
+}
+
+static enum hp_net net_class(CURLcode rc, const struct sink *body, const struct sink *head)
+{
+	if (body->overflow || head->overflow)
+		return HP_NET_TOO_BIG;
+	if (rc == CURLE_OPERATION_TIMEDOUT)
+		return HP_NET_TIMEOUT;
+	if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+	    rc == CURLE_COULDNT_RESOLVE_PROXY)
+		return HP_NET_CONNECT;
+	if (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION ||
+	    rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM)
+		return HP_NET_TLS;
+	return HP_NET_IO;
+}
+
+static int real_http(struct hp_sys *sys, const struct hp_http_req *req, struct hp_http_resp *resp)
+{
+	CURL *c;
+	CURLcode rc;
+	struct curl_slist *hl = NULL;
+	struct sink body = { &resp->body, NULL, 0 }, head = { &resp->headers, &resp->body, 0 };
+	char errbuf[CURL_ERROR_SIZE] = "";
+	long connects = 0;
+	size_t i;
+
+	(void)sys;
+	c = handle_take();
+	if (!c) {
+		resp->net = HP_NET_CONNECT;
+		hp_strlcpy(resp->errmsg, "cannot initialise libcurl", sizeof(resp->errmsg));
+		return -1;
+	}
+	for (i = 0; i < req->nheaders; i++) {
+		char *line = xasprintf("%s: %s", req->headers[i].name, req->headers[i].value);
+		hl = curl_slist_append(hl, line);
+		free(line);
+	}
+	/* libcurl adds these unless told not to; they are not signed. */
+	hl = curl_slist_append(hl, "Expect:");
+	hl = curl_slist_append(hl, "Accept:");
+	set_request(c, req, hl, &body, &head, errbuf);
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
+	curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &connects);
+	resp->connects = (int)connects;
+	handle_give(c);
 	curl_slist_free_all(hl);
-	curl_easy_cleanup(c);
 	if (rc == CURLE_OK)
 		return 0;
-	if (body.overflow || head.overflow)
-		resp->net = HP_NET_TOO_BIG;
-	else if (rc == CURLE_OPERATION_TIMEDOUT)
-		resp->net = HP_NET_TIMEOUT;
-	else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
-		 rc == CURLE_COULDNT_RESOLVE_PROXY)
-		resp->net = HP_NET_CONNECT;
-	else if (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION ||
-		 rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM)
-		resp->net = HP_NET_TLS;
-	else
-		resp->net = HP_NET_IO;
+	resp->net = net_class(rc, &body, &head);
 	snprintf(resp->errmsg, sizeof(resp->errmsg), "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	resp->status = 0;
 	return -1;

@@ -5,8 +5,9 @@ usage: guide_quotes.py ROOT
 
 Reads the finding texts that references/node-issue-catalog.md lists in its
 "hpnode findings" table (first column) and that
-references/node-diagnostics-detail.md quotes right after the word "hpnode"
-(hpnode `...`), and looks each one up in the string literals of src/ (C
+references/node-diagnostics-detail.md and references/nccl-diagnostics-detail.md
+quote right after the word "hpnode" (hpnode `...`, a quote may wrap within its
+paragraph), and looks each one up in the string literals of src/ (C
 escapes decoded, adjacent literals and the DASH macro joined, printf
 conversions standing for any value). A quote matches when every fixed part
 of it (the text between <placeholders>, "…" and printf-like variable parts)
@@ -87,17 +88,34 @@ def quotes(root):
             first = line.split("|")[1]
             for q in re.findall(r"`([^`]+)`", first):
                 out.append(("node-issue-catalog.md", no, q))
-    det = os.path.join(root, "references", "node-diagnostics-detail.md")
-    fence = False
-    for no, line in enumerate(open(det, encoding="utf-8"), 1):
-        if line.startswith("```"):
-            fence = not fence
-        if fence:
-            continue
-        # hpnode `A` (and `B`, `C` in one enumeration after it)
-        for m in re.finditer(r"hpnode ((?:`[^`]+`(?:,? (?:or |and )?)?)+)", line):
-            for q in re.findall(r"`([^`]+)`", m.group(1)):
-                out.append(("node-diagnostics-detail.md", no, q))
+    for name in ("node-diagnostics-detail.md", "nccl-diagnostics-detail.md"):
+        det = os.path.join(root, "references", name)
+        fence = False
+        # Paragraphs, so a quote may wrap onto the next line.
+        para, start = [], 0
+        lines = list(enumerate(open(det, encoding="utf-8"), 1)) + [(0, "\n")]
+        for no, line in lines:
+            if line.startswith("```"):
+                fence = not fence
+                continue
+            if fence:
+                continue
+            # The NCCL guide's quotes may wrap within a paragraph; the node guide's are
+            # read line by line (as they always were).
+            wraps = name.startswith("nccl")
+            if wraps and line.strip() and not line.startswith("#") and not line.startswith("|"):
+                if not para:
+                    start = no
+                para.append(line.strip())
+                continue
+            text = " ".join(para) if wraps else line
+            para = []
+            if not wraps:
+                start = no
+            # hpnode `A` (and `B`, `C` in one enumeration after it)
+            for m in re.finditer(r"hpnode ((?:`[^`]+`(?:,? (?:or |and )?)?)+)", text):
+                for q in re.findall(r"`([^`]+)`", m.group(1)):
+                    out.append((name, start, q))
     return out
 
 

@@ -3,7 +3,7 @@
 
 usage: sandbox_test.py NAME PROBE_SCRIPT
 Prints "ok - NAME: what" or "not ok - NAME: what: why" per test and exits 1
-when any failed. PROBE_SCRIPT is src/collect/probe/probe.sh, run in the sandbox.
+when any failed. PROBE_SCRIPT is the probe as hpnode carries it (`hpnode node --print-probe`).
 """
 import os
 import subprocess
@@ -18,7 +18,9 @@ from hpfixture import sandbox  # noqa: E402
 from hpfixture.spec import FixtureError, build  # noqa: E402
 
 NAME = sys.argv[1] if len(sys.argv) > 1 else "sandbox"
-PROBE = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", "..", "src", "collect", "probe", "probe.sh")
+if len(sys.argv) != 3:
+    sys.exit("usage: sandbox_test.py NAME PROBE_SCRIPT")
+PROBE = sys.argv[2]
 TESTS = []
 
 

@@ -29,6 +29,7 @@ ALLOWED = {
     ("cli/cmd-common.c", "sigaction"),   # the frame's SIGINT/SIGTERM handler
     ("cli/cmd-report.c", "isatty"),      # colour on a terminal
     ("cli/cmd-triage.c", "isatty"),      # progress lines on a terminal
+    ("cli/cmd-nccl.c", "isatty"),        # progress lines on a terminal
 }
 
 CALL_RE = re.compile(r"(?<![\w.>])(%s)\s*\(" % "|".join(CALLS))

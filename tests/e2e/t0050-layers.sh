@@ -23,7 +23,7 @@ T=t0050-layers
 HEADERS='
 util     array.h buf.h err.h iso8601.h json.h pool.h sys.h util.h
 core     check.h facts.h nccl.h refdoc.h snapshot.h
-collect  aws.h collect.h creds.h kube.h probe.h profile.h sigv4.h slurm.h ssm.h
+collect  aws.h collect.h creds.h kube.h probe.h profile.h sigv4.h slurm.h ssm.h tasks.h
 report   report.h suggest.h
 cli      cmd.h
 '

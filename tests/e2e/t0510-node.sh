@@ -22,7 +22,10 @@ expect_status "bad --orchestrator exits 2" 2 "$(run node --orchestrator k8s)"
 expect_status "missing snapshot exits 1" 1 "$(run node --snapshot "$e2e_tmp/none.json")"
 
 expect_status "--print-probe exits 0" 0 "$(run node --print-probe)"
-check "--print-probe prints the probe script" cmp "$e2e_tmp/out" "$ROOT/src/collect/probe/probe.sh"
+check "--print-probe prints the probe script" grep -q '^hp_probe </dev/null$' "$e2e_tmp/out"
+check "--print-probe's script carries its framing (frame.sh)" grep -q '^block() {$' "$e2e_tmp/out"
+check "--print-probe's script has no include line left" sh -c "! grep -q '^#@include' '$e2e_tmp/out'"
+check "--print-probe's script parses as POSIX sh" sh -n "$e2e_tmp/out"
 check "the probe script is valid sh" sh -n "$e2e_tmp/out"
 
 # The real thing, on this machine.

@@ -5,7 +5,9 @@
 T=t0511-probe-sandbox
 . "$(dirname "$0")/e2e-lib.sh"
 
-python3 "$ROOT/tests/e2e/sandbox_test.py" "$T" "$ROOT/src/collect/probe/probe.sh" || e2e_failed=1
+# The script the binary carries (probe.sh with frame.sh put in).
+"$HPNODE" node --print-probe >"$e2e_tmp/probe.sh"
+python3 "$ROOT/tests/e2e/sandbox_test.py" "$T" "$e2e_tmp/probe.sh" || e2e_failed=1
 
 # sandbox NODE DIR: the environment of NODE's sandbox (demo.yaml), one NAME=value a line.
 sandbox() {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The on-node NCCL probe (src/collect/probe/nccl-probe.sh) in the sandboxes of
+# The on-node NCCL probe (src/collect/probe/nccl-probe.sh, as embedded) in the sandboxes of
 # tests/fixtures/nccl.yaml's nodes, decoded by hpnode's NCCL decoders
 # (tests/bin/nccl-facts): a healthy and a broken p5 node give their facts, a
 # CPU node gives unknowns rather than health, a non-root run marks the
@@ -14,11 +14,14 @@ if [ ! -x "$FACTS" ]; then
 	not_ok "the nccl-facts test tool is built" "$FACTS is missing (make)"
 	e2e_done
 fi
+# The script the binary carries (nccl-probe.sh with frame.sh put in).
+"$FACTS" --script >"$e2e_tmp/nccl-probe.sh"
+check "the embedded probe is the script with its framing" grep -q '^block() {' "$e2e_tmp/nccl-probe.sh"
 if command -v shellcheck >/dev/null 2>&1; then
 	check "the probe passes shellcheck as POSIX sh" \
-		shellcheck -s sh -S warning "$ROOT/src/collect/probe/nccl-probe.sh"
+		shellcheck -s sh -S warning "$e2e_tmp/nccl-probe.sh"
 fi
-check "the probe parses as POSIX sh (dash -n)" sh -n "$ROOT/src/collect/probe/nccl-probe.sh"
+check "the probe parses as POSIX sh (dash -n)" sh -n "$e2e_tmp/nccl-probe.sh"
 python3 "$ROOT/tests/e2e/nccl_probe_test.py" "$T" "$ROOT/tests/fixtures/nccl.yaml" \
-	"$ROOT/src/collect/probe/nccl-probe.sh" "$FACTS" || e2e_failed=1
+	"$e2e_tmp/nccl-probe.sh" "$FACTS" || e2e_failed=1
 e2e_done

@@ -14,6 +14,8 @@
 #include "fuzz.h"
 #include "hp/nccl.h"
 #include "hp/util.h"
+/* The decoders one by one: private to the core, read here to fuzz each alone. */
+#include "../../src/core/facts/nccl-int.h"
 
 #define CLIP 64
 #define EVIDENCE 2
@@ -39,7 +41,7 @@ static void print_ok(const cJSON *j, const char *what)
 	free(text);
 }
 
-typedef void (*decoder)(const struct hp_nccl_frame *, cJSON *);
+typedef void (*decoder)(const struct pb_input *, cJSON *);
 
 static const decoder decoders[] = {
 	hp_nccl_decode_probe,     hp_nccl_decode_topo,          hp_nccl_decode_pci_numa,
@@ -53,7 +55,7 @@ static const decoder decoders[] = {
 
 static void fuzz_probe(const char *text, size_t len)
 {
-	struct hp_nccl_frame f;
+	struct pb_input f;
 	cJSON *all = hp_nccl_probe_parse(text, len);
 	size_t i;
 
@@ -62,12 +64,11 @@ static void fuzz_probe(const char *text, size_t len)
 	print_ok(all, "facts");
 	assert_clean_tree(all);
 
-	memset(&f, 0, sizeof f);
-	hp_nccl_frame_split(&f, text, len);
-	for (i = 0; i < f.n; i++) {
-		const struct hp_nccl_block *b = &f.v[i];
+	pb_frame(&f, text, len, &pb_nccl_frame);
+	for (i = 0; i < f.blocks.n; i++) {
+		const struct pb_block *b = &f.blocks.v[i];
 
-		if (b->nkept > b->nlines || b->nkept > HP_NCCL_MAX_LINES)
+		if (b->lines.n > b->nlines || b->lines.n > pb_nccl_frame.max_lines)
 			fz_fail("block keeps more lines than it saw", b->name, strlen(b->name));
 		fz_assert_clean("block name", b->name, strnlen(b->name, sizeof b->name), 0);
 	}
@@ -83,7 +84,23 @@ static void fuzz_probe(const char *text, size_t len)
 		assert_clean_tree(one);
 		cJSON_Delete(one);
 	}
-	hp_nccl_frame_release(&f);
+	pb_release(&f);
+	cJSON_Delete(all);
+
+	/* The same text as the --exec script's output: clean facts, never a secret-looking name. */
+	all = hp_nccl_exec_parse(text, len);
+	if (!all || !cJSON_IsObject(all))
+		fz_fail("hp_nccl_exec_parse: not an object", NULL, 0);
+	assert_clean_tree(all);
+	{
+		const cJSON *k;
+
+		cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(all, "env"))
+			if (!k->string || strstr(k->string, "SECRET") || strstr(k->string, "TOKEN") ||
+			    strstr(k->string, "KEY") || strstr(k->string, "PASSWORD"))
+				fz_fail("exec env keeps a secret-looking name", k->string,
+					k->string ? strlen(k->string) : 0);
+	}
 	cJSON_Delete(all);
 }
 

@@ -22,6 +22,7 @@ static int f_http(struct hp_sys *s, const struct hp_http_req *req, struct hp_htt
 
 	for (i = 0; i < req->nheaders; i++)
 		hp_buf_printf(&h, "%s: %s\n", req->headers[i].name, req->headers[i].value);
+	pthread_mutex_lock(&f->lock);
 	if (f->nreq < FAKE_MAX) {
 		f->req_method[f->nreq] = xstrdup(req->method);
 		f->req_url[f->nreq] = xstrdup(req->url);
@@ -31,12 +32,18 @@ static int f_http(struct hp_sys *s, const struct hp_http_req *req, struct hp_htt
 	}
 	hp_buf_release(&h);
 	f->req_timeout_ms = req->timeout_ms;
+	if (f->handler) {
+		pthread_mutex_unlock(&f->lock);
+		return f->handler(f, req, resp);
+	}
 	if (f->next_reply >= f->nreplies) {
+		pthread_mutex_unlock(&f->lock);
 		resp->net = HP_NET_CONNECT;
 		hp_strlcpy(resp->errmsg, "fake: no reply queued", sizeof(resp->errmsg));
 		return -1;
 	}
 	r = &f->replies[f->next_reply++];
+	pthread_mutex_unlock(&f->lock);
 	if (r->net != HP_NET_OK) {
 		resp->net = r->net;
 		hp_strlcpy(resp->errmsg, "fake transport error", sizeof(resp->errmsg));
@@ -76,9 +83,19 @@ static int f_run(struct hp_sys *s, const struct hp_run_req *req, struct hp_run_r
 	return 0;
 }
 
+int64_t fake_now(struct fake_sys *f)
+{
+	return __atomic_load_n(&f->now_ms, __ATOMIC_SEQ_CST);
+}
+
+void fake_advance(struct fake_sys *f, int64_t ms)
+{
+	__atomic_add_fetch(&f->now_ms, ms, __ATOMIC_SEQ_CST);
+}
+
 static int64_t f_now(struct hp_sys *s)
 {
-	return self(s)->now_ms;
+	return fake_now(self(s));
 }
 
 static const char *f_getenv(struct hp_sys *s, const char *name)
@@ -366,8 +383,8 @@ static struct hp_stream *f_tls_connect(struct hp_sys *s, const char *authority,
 
 static void f_sleep(struct hp_sys *s, long ms)
 {
-	self(s)->slept_ms += ms;
-	self(s)->now_ms += ms;
+	__atomic_add_fetch(&self(s)->slept_ms, ms, __ATOMIC_SEQ_CST);
+	fake_advance(self(s), ms);
 }
 
 static uint32_t f_random(struct hp_sys *s)
@@ -395,6 +412,7 @@ void fake_sys_init(struct fake_sys *f)
 	f->sys.open_write = f_open_write;
 	f->sys.impl = f;
 	f->now_ms = 1440938160000LL; /* 2015-08-30T12:36:00Z */
+	pthread_mutex_init(&f->lock, NULL);
 }
 
 void fake_sys_release(struct fake_sys *f)
@@ -482,4 +500,6 @@ void fake_aws(struct fake_sys *f, struct hp_aws *a, int max_attempts)
 	a->max_attempts = max_attempts;
 	a->retry_tokens = 500;
 	a->timeout_ms = 1000;
+	/* The canned replies answer in order: collector steps run one after another. */
+	a->concurrency = 1;
 }

@@ -7,6 +7,8 @@
 #ifndef HP_FAKE_SYS_H
 #define HP_FAKE_SYS_H
 
+#include <pthread.h>
+
 #include "hp/sys.h"
 
 #define FAKE_MAX 64
@@ -18,9 +20,21 @@ struct fake_reply {
 	const char *body;
 };
 
+struct fake_sys;
+/*
+ * Answers one request instead of the queue (a test's own routing, e.g. by
+ * X-Amz-Target, for requests sent from several threads); 0 or -1 like
+ * hp_sys.http. Called without the fake's lock, after the request was recorded.
+ */
+typedef int (*fake_http_fn)(struct fake_sys *f, const struct hp_http_req *req,
+			    struct hp_http_resp *resp);
+
 struct fake_sys {
 	struct hp_sys sys;
-	int64_t now_ms;
+	int64_t now_ms;            /* read and moved atomically (several threads may) */
+	pthread_mutex_t lock;      /* the request record and the reply queue */
+	fake_http_fn handler;      /* NULL: the reply queue answers */
+	void *ud;                  /* the handler's */
 	const char *env[FAKE_MAX][2];
 	size_t nenv;
 	const char *files[FAKE_MAX][2];
@@ -81,6 +95,9 @@ void fake_setenv(struct fake_sys *f, const char *name, const char *value);
 void fake_file(struct fake_sys *f, const char *path, const char *content);
 void fake_reply(struct fake_sys *f, long status, const char *headers, const char *body);
 void fake_net_error(struct fake_sys *f, enum hp_net net);
+/* The fake clock: read, set and moved atomically. */
+int64_t fake_now(struct fake_sys *f);
+void fake_advance(struct fake_sys *f, int64_t ms);
 
 struct hp_aws;
 /*

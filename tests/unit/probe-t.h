@@ -19,23 +19,7 @@
 /* Whole file under tests/data/probe/ (tests run from the repository root); caller frees. */
 static inline char *pt_file(const char *name)
 {
-	char path[512], *text;
-	FILE *fp;
-	long n;
-
-	snprintf(path, sizeof(path), "tests/data/probe/%s", name);
-	fp = fopen(path, "rb");
-	if (!fp)
-		T_FAILF("cannot open %s", path);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	text = malloc((size_t)n + 1);
-	if (!text || fread(text, 1, (size_t)n, fp) != (size_t)n)
-		T_FAILF("cannot read %s", path);
-	text[n] = '\0';
-	fclose(fp);
-	return text;
+	return t_data("probe", name, NULL);
 }
 
 /* One block; content may lack its final newline. rc < 0: no END marker. */

@@ -70,6 +70,17 @@ extern char t_why[1024];
 
 int t_run(const char *file, const struct t_case *cases, size_t n, int argc, char **argv);
 
+/* The file tests/data/<dir>/<name> (tests run from the repository root), NUL-terminated;
+   its length in *len when len is not NULL. Fails the test when it cannot be read. Free it. */
+char *t_data(const char *dir, const char *name, size_t *len);
+
+/*
+ * A probe script of src/collect/probe/ as the build embeds it: the file with
+ * src/collect/probe/frame.sh put in at its "#@include frame.sh" line, read
+ * here line by line (tests run from the repository root). Free it.
+ */
+char *t_probe_script(const char *name);
+
 #define T_MAIN(...)                                                    \
 	int main(int argc, char **argv)                                \
 	{                                                              \

@@ -195,6 +195,7 @@ static void t_report_order(void)
 		{ "api.identity", HP_GROUP_IDENTITY },
 		{ "cluster.status", HP_GROUP_IDENTITY },
 		{ "cluster.node-recovery", HP_GROUP_IDENTITY },
+		{ "nccl.applicable", HP_GROUP_IDENTITY },
 		{ "api.events", HP_GROUP_EVENTS },
 		{ "events.signals", HP_GROUP_EVENTS },
 		{ "api.nodes", HP_GROUP_NODES },
@@ -229,13 +230,28 @@ static void t_report_order(void)
 		{ "network.subnet-ips", HP_GROUP_VPC },
 		{ "network.eni", HP_GROUP_VPC },
 		{ "network.capacity", HP_GROUP_VPC },
+		{ "nccl.job", HP_GROUP_NCCL_JOB },
+		{ "nccl.efa-plugin", HP_GROUP_NCCL_JOB },
+		{ "nccl.pod-status", HP_GROUP_NCCL_JOB },
+		{ "nccl.containers", HP_GROUP_NCCL_JOB },
+		{ "nccl.init-containers", HP_GROUP_NCCL_JOB },
+		{ "nccl.dshm", HP_GROUP_NCCL_JOB },
+		{ "nccl.headless-service", HP_GROUP_NCCL_NET },
+		{ "nccl.network-policy", HP_GROUP_NCCL_NET },
+		{ "nccl.logs", HP_GROUP_NCCL_LOGS },
+		{ "nccl.env", HP_GROUP_NCCL_ENV },
+		{ "nccl.versions", HP_GROUP_NCCL_ENV },
+		{ "nccl.slurm-env", HP_GROUP_NCCL_ENV },
+		{ "nccl.node-versions", HP_GROUP_NCCL_ENV },
 		{ "api.logs", HP_GROUP_LOGS },
 		{ "logs.group", HP_GROUP_LOGS },
 		{ "logs.lifecycle", HP_GROUP_LOGS },
 		{ "logs.health-agent", HP_GROUP_LOGS },
+		{ "nccl.cloudwatch", HP_GROUP_LOGS },
 		{ "api.ssm", HP_GROUP_SSM },
 		{ "ssm.targets", HP_GROUP_SSM },
 		{ "ssm.reachability", HP_GROUP_SSM },
+		{ "nccl.probe-nodes", HP_GROUP_SSM },
 		{ "node.probe", HP_GROUP_ONNODE },
 		{ "node.disk-root", HP_GROUP_ONNODE },
 		{ "node.disk-sagemaker", HP_GROUP_ONNODE },
@@ -265,6 +281,19 @@ static void t_report_order(void)
 		{ "node.efa", HP_GROUP_ONNODE },
 		{ "node.net-errors", HP_GROUP_ONNODE },
 		{ "node.imds", HP_GROUP_ONNODE },
+		{ "nccl.node-probe", HP_GROUP_NCCL_NODE },
+		{ "nccl.topology", HP_GROUP_NCCL_NODE },
+		{ "nccl.p2p", HP_GROUP_NCCL_NODE },
+		{ "nccl.peermem", HP_GROUP_NCCL_NODE },
+		{ "nccl.ofi-plugin", HP_GROUP_NCCL_NODE },
+		{ "nccl.efa-software", HP_GROUP_NCCL_NODE },
+		{ "nccl.nccl-lib", HP_GROUP_NCCL_NODE },
+		{ "nccl.mtu", HP_GROUP_NCCL_NODE },
+		{ "nccl.limits", HP_GROUP_NCCL_NODE },
+		{ "nccl.hugepages", HP_GROUP_NCCL_NODE },
+		{ "nccl.shm-stale", HP_GROUP_NCCL_NODE },
+		{ "nccl.numa", HP_GROUP_NCCL_NODE },
+		{ "nccl.firewall", HP_GROUP_NCCL_NODE },
 		{ "slurm.mapping", HP_GROUP_SLURM_MAP },
 	};
 	size_t i;
@@ -274,9 +303,16 @@ static void t_report_order(void)
 			T_FAILF("check %zu is '%s' (group %d), expected '%s' (group %d)", i,
 				hp_checks[i]->id, hp_checks[i]->group, want[i].id, want[i].group);
 	T_EQ(hp_checks_count, HP_ARRAY_LEN(want));
-	/* Every on-node check goes through the per-node frame, and only they do. */
-	for (i = 0; i < hp_checks_count; i++)
-		T_EQ(!!hp_checks[i]->each_node, hp_checks[i]->group == HP_GROUP_ONNODE);
+	/*
+	 * Every on-node check goes through the per-node frame, and only they do;
+	 * the NCCL probe's own group and only it walks the NCCL probe's nodes.
+	 */
+	for (i = 0; i < hp_checks_count; i++) {
+		T_EQ(!!hp_checks[i]->each_node, hp_checks[i]->group == HP_GROUP_ONNODE ||
+						hp_checks[i]->group == HP_GROUP_NCCL_NODE);
+		T_EQ(hp_checks[i]->source == HP_SOURCE_NCCL_PROBE,
+		     hp_checks[i]->group == HP_GROUP_NCCL_NODE);
+	}
 }
 
 /* ---- README's check tables against the registry ---- */

@@ -209,7 +209,7 @@ static void t_job_pods_objects_and_logs(void)
 	struct hp_aws a;
 	struct ck c;
 	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0 };
-	struct hp_nccl_collect_opts o = { "ml", "llama", HP_NCCL_LABEL_ANY, 0, 0, 0, 0, 0, 0 };
+	struct hp_nccl_collect_opts o = { "ml", "llama", HP_NCCL_LABEL_ANY, 0, 0, 0, 0, 0, 0, 0 };
 	const cJSON *n, *p, *x, *h;
 	char *dump;
 
@@ -296,7 +296,7 @@ static void t_job_name_label_and_refusals(void)
 	struct hp_aws a;
 	struct ck c;
 	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0 };
-	struct hp_nccl_collect_opts o = { NULL, "nccljob", HP_NCCL_LABEL_ANY, 0, 0, 0, 0, 0, 0 };
+	struct hp_nccl_collect_opts o = { NULL, "nccljob", HP_NCCL_LABEL_ANY, 0, 0, 0, 0, 0, 0, 0 };
 	const cJSON *n;
 
 	/* No Kubeflow pods by that name: the batch Job label. */
@@ -398,7 +398,7 @@ static void t_cloudwatch(void)
 	struct fake_sys f;
 	struct hp_aws a;
 	struct ck c;
-	struct hp_nccl_collect_opts o = { NULL, NULL, HP_NCCL_LABEL_ANY, 0, 0, 0, 0, 0, 1 };
+	struct hp_nccl_collect_opts o = { NULL, NULL, HP_NCCL_LABEL_ANY, 0, 0, 0, 0, 0, 1, 0 };
 	char *filters[16];
 	size_t nf = hp_nccl_cloudwatch_filters(filters, 16, 1000), i;
 	const cJSON *cw, *h;
@@ -447,7 +447,7 @@ static void t_cloudwatch_bounds_and_failures(void)
 	struct fake_sys f;
 	struct hp_aws a;
 	struct ck c;
-	struct hp_nccl_collect_opts o = { NULL, NULL, HP_NCCL_LABEL_ANY, 0, 0, 0, 2, 0, 1 };
+	struct hp_nccl_collect_opts o = { NULL, NULL, HP_NCCL_LABEL_ANY, 0, 0, 0, 2, 0, 1, 0 };
 	const cJSON *cw;
 	size_t i;
 

@@ -11,7 +11,9 @@
 #include "fake-sys.h"
 #include "hp/collect.h"
 #include "hp/facts.h"
+#include "hp/array.h"
 #include "hp/json.h"
+#include "hp/nccl.h"
 #include "t.h"
 
 static const char not_connected[] = "{\"__type\":\"TargetNotConnected\",\"message\":\"not connected\"}";
@@ -257,5 +259,59 @@ static void t_nothing_to_target(void)
 	fake_sys_release(&f);
 }
 
+/*
+ * A set (hpnode nccl): only its nodes, its command, its keys, its
+ * selection; "nccl_probes" has a decoder, so the entries go to the probe
+ * store, not the document, and read back through the iterator.
+ */
+static void t_set_of_nodes(void)
+{
+	static const char *const ids[] = { "i-d", "i-c", "i-zz" };
+	struct hp_probe_set set = { 0 };
+	struct fake_sys f;
+	struct hp_aws a;
+	struct hp_snapshot s;
+	struct hp_probe_opts o;
+	struct hp_probe_iter it;
+	const cJSON *e, *m;
+
+	fake_sys_init(&f);
+	fake_aws(&f, &a, 3);
+	fake_reply(&f, 400, NULL, not_connected);
+	snap_with_nodes(&s);
+	opts(&o);
+	set.ids = ids;
+	set.n = HP_ARRAY_LEN(ids);
+	set.command = "echo nccl";
+	set.key = "nccl_probes";
+	set.meta_key = "nccl_probes_meta";
+	set.selection = "job";
+	hp_collect_probes_set(&a, &o, &set, &s);
+	/* i-d is Running (one StartSession with the set's command), i-c is not, i-zz is not listed. */
+	T_EQ(f.nreq, 1);
+	T_ASSERT(asked_for(&f, "_g2-i-d\""));
+	T_ASSERT(asked_for(&f, "echo nccl"));
+	T_ASSERT(hp_snapshot_get(&s, "nccl_probes") == NULL);
+	T_ASSERT(hp_snapshot_get(&s, "probes") == NULL && !hp_probes_stored(&s, "probes"));
+	T_ASSERT(hp_probes_stored(&s, "nccl_probes"));
+	T_EQ(hp_probes_count(&s, "nccl_probes"), 2);
+	e = hp_probes_first(&s, "nccl_probes", &it);
+	T_STREQ(e->string, "i-c");
+	T_STREQ(hp_json_str(e, "state"), "skipped");
+	e = hp_probes_next(&it);
+	T_STREQ(e->string, "i-d");
+	T_STREQ(hp_json_str(e, "state"), "unreachable");
+	T_ASSERT(!cJSON_GetObjectItem(e, "stdout"));
+	T_ASSERT(hp_probes_next(&it) == NULL);
+	m = hp_snapshot_get(&s, "nccl_probes_meta");
+	T_STREQ(hp_json_str(m, "selection"), "job");
+	T_EQ(hp_json_num(m, "requested", -1), 2);
+	T_EQ(hp_json_num(m, "unreachable", -1), 1);
+	T_ASSERT(hp_facts_decoder_of("nccl_probes") == hp_nccl_probe_parse);
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
 T_MAIN(T(t_every_running_node), T(t_sample_takes_turns_between_groups), T(t_node_only),
-       T(t_node_from_describe_when_not_listed), T(t_denied_recorded_once), T(t_nothing_to_target))
+       T(t_node_from_describe_when_not_listed), T(t_denied_recorded_once), T(t_nothing_to_target),
+       T(t_set_of_nodes))

@@ -14,6 +14,7 @@
 #include "../../src/core/facts/facts-int.h"
 #include "hp/facts.h"
 #include "hp/json.h"
+#include "hp/nccl.h"
 #include "probe-t.h"
 #include "t.h"
 
@@ -629,8 +630,69 @@ static void t_store_and_document_judge_alike(void)
 	free(out);
 }
 
+/*
+ * The NCCL probe's entries ("nccl_probes"): a document entry's facts are
+ * its own stdout decoded (once), never the node probe's facts a collector
+ * set for the same id; from the store they are the facts decoded when the
+ * entry came (a sweep or a replayed file), read through the iterator and
+ * hp_facts_nccl_node alike.
+ */
+static void t_nccl_entries(void)
+{
+	char *out = t_data("nccl", "probe-p5-fixture-broken.txt", NULL);
+	cJSON *want = hp_nccl_probe_parse(out, strlen(out)), *f, *g, *ent;
+	char *want_text = cJSON_PrintUnformatted(want), *text;
+	struct hp_facts_counts c;
+	struct hp_snapshot s;
+	struct hp_probe_iter it;
+	const cJSON *e;
+
+	hp_snapshot_init(&s);
+	ent = store_entry("probed", out, "");
+	hp_snapshot_set(&s, "nccl_probes", cJSON_CreateObject());
+	cJSON_AddItemToObject((cJSON *)hp_snapshot_get(&s, "nccl_probes"), I1, ent);
+	hp_facts_set_node(&s, I1, cJSON_Parse("{\"node\":{\"hostname\":\"set\"}}"));
+	e = cJSON_GetObjectItem(hp_snapshot_get(&s, "nccl_probes"), I1);
+	f = hp_facts_nccl_node(&s, e);
+	g = hp_facts_nccl_node(&s, e);
+	text = cJSON_PrintUnformatted(f);
+	T_STREQ(text, want_text);
+	cJSON_free(text);
+	T_ASSERT(cJSON_Compare(f, g, 1));
+	hp_facts_counts(&s, &c);
+	T_EQ(c.nccl, 1);
+	cJSON_Delete(f);
+	cJSON_Delete(g);
+	/* The same entry in the store, as a replayed file puts it. */
+	ent = cJSON_Duplicate(e, 1);
+	free(ent->string);
+	ent->string = xstrdup(I2);
+	hp_probes_reset(&s, "nccl_probes");
+	T_ASSERT(hp_snapshot_get(&s, "nccl_probes") == NULL);
+	hp_probes_add_raw(&s, "nccl_probes", ent);
+	cJSON_Delete(ent);
+	hp_facts_counts(&s, &c);
+	T_EQ(c.nccl, 2);
+	e = hp_probes_first(&s, "nccl_probes", &it);
+	T_STREQ(e->string, I2);
+	T_ASSERT(!cJSON_GetObjectItem(e, "stdout"));
+	f = hp_probes_facts(&it);
+	g = hp_facts_nccl_node(&s, e);
+	text = cJSON_PrintUnformatted(f);
+	T_STREQ(text, want_text);
+	cJSON_free(text);
+	T_ASSERT(cJSON_Compare(f, g, 1));
+	T_ASSERT(hp_probes_next(&it) == NULL);
+	cJSON_Delete(f);
+	cJSON_Delete(g);
+	cJSON_Delete(want);
+	cJSON_free(want_text);
+	hp_snapshot_release(&s);
+	free(out);
+}
+
 T_MAIN(T(t_each_decoder_runs_once), T(t_slurm_decoded_once),
        T(t_collector_set_facts_read_the_same), T(t_replaced_key_is_decoded_again),
        T(t_repeated_key_keeps_each_entry), T(t_many_nodes), T(t_kube_index), T(t_vpc_walk),
        T(t_pack_round_trip), T(t_pack_shares_equal_values), T(t_store_entries),
-       T(t_store_and_document_judge_alike))
+       T(t_store_and_document_judge_alike), T(t_nccl_entries))

@@ -18,24 +18,7 @@
 
 static char *slurp(const char *name)
 {
-	char path[256];
-	FILE *fp;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "tests/data/nccl/%s", name);
-	fp = fopen(path, "rb");
-	if (!fp)
-		T_FAILF("cannot open %s", path);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, fp) != (size_t)n)
-		T_FAILF("cannot read %s", path);
-	buf[n] = '\0';
-	fclose(fp);
-	return buf;
+	return t_data("nccl", name, NULL);
 }
 
 /* One framed block, as the probe prints it, appended to b. */
@@ -698,18 +681,13 @@ static void t_script_and_command(void)
 
 	T_ASSERT(hp_starts_with(s, "#!/bin/sh"));
 	{
-		/* The embedded copy is the file (tests run from the repository root). */
-		FILE *fp = fopen("src/collect/probe/nccl-probe.sh", "rb");
-		struct hp_buf file = HP_BUF_INIT(1 << 20);
-		char chunk[4096];
-		size_t n;
+		/* The embedded copy is the file with frame.sh put in (tests run from the repository root). */
+		char *file = t_probe_script("nccl-probe.sh");
 
-		T_ASSERT(fp != NULL);
-		while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-			hp_buf_putn(&file, chunk, n);
-		fclose(fp);
-		T_STREQ(file.buf, s);
-		hp_buf_release(&file);
+		T_STREQ(file, s);
+		T_CONTAINS(s, "\nblock() {\n");
+		T_NOT_CONTAINS(s, "\n#@include");
+		free(file);
 	}
 	T_CONTAINS(s, "@@HP@@ DONE");
 	for (i = 0; i < HP_ARRAY_LEN(blocks); i++) {
@@ -745,7 +723,61 @@ static void t_script_and_command(void)
 	hp_buf_release(&dec);
 }
 
-T_MAIN(T(t_dev_machine_capture), T(t_topo_h100_with_nics), T(t_topo_h100_lost_nvlink),
+/* The --exec script's output (src/collect/nccl-exec.c): torch's two version forms, exact shm size. */
+static void t_exec_output(void)
+{
+	static const char text[] =
+		"\x1b[0m@@HP@@ BEGIN env\r\n"
+		"NCCL_DEBUG=INFO\n"
+		"FI_PROVIDER=efa\n"
+		"NCCL_IB_TOKEN=x\n"
+		"HOME=/root\n"
+		"=empty\n"
+		"@@HP@@ END env 0\n"
+		"@@HP@@ BEGIN torch\n"
+		"torch 2.1.0\n"
+		"nccl 21805\n"
+		"@@HP@@ END torch 0\n"
+		"@@HP@@ BEGIN libnccl\n"
+		"/usr/local/lib/python3.10/dist-packages/nvidia/nccl/lib/libnccl.so.2\n"
+		"/usr/lib/x86_64-linux-gnu/libnccl.so.2.18.5\n"
+		"@@HP@@ END libnccl 0\n"
+		"@@HP@@ BEGIN shm\n"
+		"shm              65536         0     65536       0% /dev/shm\n"
+		"@@HP@@ END shm 0\n"
+		"@@HP@@ DONE\n";
+	cJSON *f = hp_nccl_exec_parse(text, sizeof(text) - 1);
+
+	T_ASSERT(hp_json_bool(f, "done", 0));
+	T_STREQ(hp_json_str(f, "env.NCCL_DEBUG"), "INFO");
+	T_STREQ(hp_json_str(f, "env.FI_PROVIDER"), "efa");
+	T_ASSERT(!hp_json_get(f, "env.NCCL_IB_TOKEN"));
+	T_ASSERT(!hp_json_get(f, "env.HOME"));
+	T_STREQ(hp_json_str(f, "torch"), "2.1.0");
+	/* 21805: NCCL 2.18.5 in the code form of NCCL 2.9 and later. */
+	T_STREQ(hp_json_str(f, "torch_nccl"), "2.18.5");
+	T_EQ(hp_json_len(f, "libnccl"), 2);
+	T_STREQ(hp_json_str(f, "libnccl_version"), "2.18.5");
+	/* Seed bug A3: 64 MiB is 65536 KiB, never rounded up to a gigabyte. */
+	T_EQ(hp_json_num(f, "shm_kb", 0), 65536);
+	cJSON_Delete(f);
+
+	{
+		static const char cut[] = "@@HP@@ BEGIN torch\nnccl (2, 21, 5)\n@@HP@@ END torch 0\n"
+					  "@@HP@@ BEGIN shm\nsh: df: not found\n@@HP@@ END shm 0\n";
+
+		f = hp_nccl_exec_parse(cut, sizeof(cut) - 1);
+	}
+	T_STREQ(hp_json_str(f, "torch_nccl"), "2.21.5");
+	T_STREQ(hp_json_str(f, "shm_error"), "sh: df: not found");
+	T_ASSERT(!hp_json_bool(f, "done", 1));
+	cJSON_Delete(f);
+	f = hp_nccl_exec_parse(NULL, 0);
+	T_ASSERT(cJSON_IsObject(f));
+	cJSON_Delete(f);
+}
+
+T_MAIN(T(t_dev_machine_capture), T(t_exec_output), T(t_topo_h100_with_nics), T(t_topo_h100_lost_nvlink),
        T(t_topo_pcie_only), T(t_topo_failures), T(t_acs), T(t_iommu_and_peermem),
        T(t_pci_numa_and_numa), T(t_efa_installer), T(t_ofi_plugin), T(t_libfabric),
        T(t_nccl_lib), T(t_netif), T(t_limits), T(t_procs), T(t_hugepages), T(t_logind),

@@ -19,26 +19,7 @@
 
 static char *slurp(const char *name, size_t *len)
 {
-	char path[256];
-	FILE *fp;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "tests/data/nccl/%s", name);
-	fp = fopen(path, "rb");
-	if (!fp)
-		T_FAILF("cannot open %s", path);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, fp) != (size_t)n)
-		T_FAILF("cannot read %s", path);
-	buf[n] = '\0';
-	fclose(fp);
-	if (len)
-		*len = (size_t)n;
-	return buf;
+	return t_data("nccl", name, len);
 }
 
 static int has_code(const char *line, const char *code)

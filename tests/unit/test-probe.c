@@ -24,10 +24,14 @@ static const char *str(const cJSON *o, const char *path)
 
 static void t_script_is_embedded(void)
 {
-	char *file = pt_file("../../../src/collect/probe/probe.sh");
+	char *file = t_probe_script("probe.sh");
 
 	T_STREQ(hp_probe_script(), file);
 	T_CONTAINS(hp_probe_script(), "@@HP@@ DONE");
+	/* The framing functions came in once, in place of the include line. */
+	T_CONTAINS(hp_probe_script(), "\nblock() {\n");
+	T_NOT_CONTAINS(strstr(hp_probe_script(), "\nblock() {\n") + 1, "\nblock() {\n");
+	T_NOT_CONTAINS(hp_probe_script(), "\n#@include");
 	free(file);
 }
 

@@ -686,12 +686,13 @@ static void scan_block(const unsigned char *p, size_t n)
 	}
 }
 
+/* ASan and TSan bring their own allocator: watch frees through their hooks, never free() itself. */
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define T_UNDER_ASAN 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(T_UNDER_ASAN)
+#if (defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)) && !defined(T_UNDER_ASAN)
 #define T_UNDER_ASAN 1
 #endif
 
@@ -821,6 +822,36 @@ static void t_secret_wiped(void)
 	hp_buf_release(&a);
 }
 
+/* The signing key against OpenSSL's own HMAC, with secrets shorter and longer than a block. */
+static void t_signing_key_matches_openssl_hmac(void)
+{
+	static const char *const secrets[] = {
+		"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "",
+		"a-secret-far-longer-than-the-sixty-four-bytes-of-one-sha256-block-0123456789",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++) {
+		struct hp_sigv4_params p;
+		unsigned char got[32], k1[32], k2[32], want[32];
+		char seed[128];
+		unsigned int n;
+
+		memset(&p, 0, sizeof(p));
+		p.secret_key = secrets[i];
+		p.region = "us-west-2";
+		p.service = "sagemaker";
+		p.now = 1440938160;
+		hp_sigv4_signing_key(&p, got);
+		snprintf(seed, sizeof(seed), "AWS4%s", secrets[i]);
+		HMAC(EVP_sha256(), seed, (int)strlen(seed), (const unsigned char *)"20150830", 8, k1, &n);
+		HMAC(EVP_sha256(), k1, 32, (const unsigned char *)"us-west-2", 9, k2, &n);
+		HMAC(EVP_sha256(), k2, 32, (const unsigned char *)"sagemaker", 9, k1, &n);
+		HMAC(EVP_sha256(), k1, 32, (const unsigned char *)"aws4_request", 12, want, &n);
+		T_ASSERT(!memcmp(got, want, 32));
+	}
+}
+
 T_MAIN(T(t_amz_date), T(t_sha256_hex), T(t_canonical_path), T(t_canonical_query),
        T(t_canonical_headers), T(t_canonical_request_whole), T(t_canonical_payload_header),
        T(t_canonical_errors), T(t_string_to_sign), T(t_signing_key), T(t_sign_vanilla),
@@ -828,4 +859,5 @@ T_MAIN(T(t_amz_date), T(t_sha256_hex), T(t_canonical_path), T(t_canonical_query)
        T(t_golden_eks_describe_cluster), T(t_golden_ec2_describe_subnets),
        T(t_golden_sts_get_caller_identity_token), T(t_golden_servicequotas_get_quota_token),
        T(t_golden_eks_path_encoded), T(t_golden_logs_query_sorting),
-       T(t_golden_ssm_header_whitespace), T(t_secret_wiped))
+       T(t_golden_ssm_header_whitespace), T(t_secret_wiped),
+       T(t_signing_key_matches_openssl_hmac))

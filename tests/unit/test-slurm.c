@@ -140,9 +140,9 @@ static void t_command_carries_the_script(void)
 	int n;
 
 	hp_slurm_probe_command(&cmd);
-	T_ASSERT(hp_starts_with(cmd.buf, "sh -c 'echo "));
+	T_ASSERT(hp_starts_with(cmd.buf, "sh -c 'printf %s "));
 	T_ASSERT(hp_ends_with(cmd.buf, " | base64 -d | sh'"));
-	b64 = cmd.buf + strlen("sh -c 'echo ");
+	b64 = cmd.buf + strlen("sh -c 'printf %s ");
 	end = strstr(b64, " | base64");
 	T_ASSERT(end && !memchr(b64, '\'', (size_t)(end - b64)) && !memchr(b64, '\n', (size_t)(end - b64)));
 	decoded = calloc((size_t)(end - b64), 1);

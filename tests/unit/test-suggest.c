@@ -626,6 +626,50 @@ static void t_state_aware(void)
 	fx_close(&x);
 }
 
-T_MAIN(T(t_cluster_values), T(t_state_aware), T(t_node_values), T(t_unknown_reasons), T(t_values_found_anywhere),
+/* A check of the NCCL guide: its blocks, its placeholders, from the finding and nccl.options. */
+static void t_nccl_guide(void)
+{
+	static const struct hp_check c_policy = {
+		.id = "test.nccl", .doc = HP_REFDOC_NCCL, .section = "NC22", .prio = HP_P1,
+		.group = HP_GROUP_NCCL_NET,
+	};
+	struct hp_emit em;
+	struct hp_suggestions v;
+	struct hp_finding *f;
+	struct fx x;
+	long i;
+
+	fx_open(&x, "{'cluster':{'ClusterName':'c1','Orchestrator':{'Eks':{'ClusterArn':"
+		    "'arn:aws:eks:us-west-2:1:cluster/k'}}},'nccl':{'options':{'namespace':'ml',"
+		    "'job':'llama'}},'kube':{'nodes':[{'name':'hyperpod-" NODE1 "','provider_id':"
+		    "'aws:///us-west-2a/" NODE1 "'}]}}");
+	em.check = &c_policy;
+	em.out = &x.c.f;
+	f = hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL, "NetworkPolicy ml/deny blocks all ingress");
+	hp_finding_var(f, "POLICY", "deny");
+	hp_finding_var(f, "NAMESPACE", "ml");
+	hp_suggest_finding(&x.s, f, &v);
+	T_ASSERT(v.doc == &x.s.nccl);
+	i = find_cmd(&v, "kubectl delete networkpolicy -n ml deny");
+	T_ASSERT(i >= 0);
+	T_STREQ(v.doc->sec[v.v[i].section].id, "NC22");
+	T_ASSERT(find_cmd(&v, "kubectl apply -n ml -f -") >= 0);
+	hp_suggestions_release(&v);
+	/* Values the finding lacks: the run's --job and --namespace, the node's Kubernetes name. */
+	expect(&x, f, "JOB", "llama", NULL);
+	f = hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NODE1, "a node finding");
+	expect(&x, f, "NODE_NAME", "hyperpod-" NODE1, NULL);
+	expect(&x, f, "PID", NULL, "names no single process");
+	fx_close(&x);
+
+	/* Without --job the job is not guessed. */
+	fx_open(&x, "{'nccl':{'options':{}}}");
+	em.out = &x.c.f;
+	f = hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL, "x");
+	expect(&x, f, "JOB", NULL, "hpnode nccl --job narrows the run to one");
+	fx_close(&x);
+}
+
+T_MAIN(T(t_cluster_values), T(t_nccl_guide), T(t_state_aware), T(t_node_values), T(t_unknown_reasons), T(t_values_found_anywhere),
        T(t_finding_values_win), T(t_unsafe_values), T(t_blocks_for_a_finding), T(t_slurm_cluster),
        T(t_leftovers_are_listed), T(t_text), T(t_json), T(t_report), T(t_checks_attach_values))

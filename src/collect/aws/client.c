@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "hp/array.h"
+#include "hp/json.h"
 #include "hp/aws.h"
 #include "hp/sigv4.h"
 
@@ -151,7 +153,7 @@ void hp_aws_parse_error(const struct hp_http_resp *resp, struct hp_aws_result *o
 	while (*body == ' ' || *body == '\n' || *body == '\r' || *body == '\t')
 		body++;
 	if (*body == '{') {
-		j = cJSON_Parse(body);
+		j = hp_json_parse(body, strlen(body), NULL);
 		if (j) {
 			const cJSON *err = cJSON_GetObjectItemCaseSensitive(j, "Error");
 			if (cJSON_IsObject(err)) {  /* query protocol in JSON form */
@@ -246,6 +248,15 @@ int hp_aws_init(struct hp_aws *a, struct hp_sys *sys, const struct hp_profile *p
 		if (*end || n < 1 || n > 20)
 			return hp_error_set(e, HP_ERR_CONFIG, "AWS_MAX_ATTEMPTS must be a number from 1 to 20, not '%s'", v);
 		a->max_attempts = (int)n;
+	}
+	v = hp_sys_env(sys, "HPNODE_API_CONCURRENCY");
+	if (v) {
+		char *end;
+		long n = strtol(v, &end, 10);
+		if (*end || n < 1 || n > HP_AWS_CONCURRENCY_MAX)
+			return hp_error_set(e, HP_ERR_CONFIG, "HPNODE_API_CONCURRENCY must be a number from 1 to %d, not '%s'",
+					    HP_AWS_CONCURRENCY_MAX, v);
+		a->concurrency = (int)n;
 	}
 	v = hp_sys_env(sys, "AWS_RETRY_MODE");
 	if (v && strcmp(v, "standard") && strcmp(v, "legacy") && strcmp(v, "adaptive"))
@@ -568,7 +579,7 @@ static int parse_ok(const struct call *c, const struct hp_http_resp *resp, struc
 	} else {
 		const char *end = NULL;
 
-		j = cJSON_ParseWithOpts(b, &end, 0);
+		j = hp_json_parse(b, strlen(b), &end);
 		/* One JSON value and nothing after it (no second document, no NUL). */
 		while (j && end && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
 			end++;
@@ -624,142 +635,226 @@ static int breaker_open(struct hp_aws *a, enum hp_svc svc)
 	return __atomic_load_n(&a->timeouts[svc], __ATOMIC_RELAXED) >= limit;
 }
 
-static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *out)
+/*
+ * The retry quota is shared by every thread calling through a: taking and
+ * refunding are atomic, so concurrent calls never spend a token twice.
+ */
+static int retry_take(struct hp_aws *a, int cost)
 {
-	const struct hp_svc_info *info = hp_svc_info(c->svc);
-	int64_t t0 = a->sys->monotonic_ms(a->sys);
-	int attempt, last_cost = 0, parse_retried = 0, rc;
+	int have = __atomic_load_n(&a->retry_tokens, __ATOMIC_RELAXED);
 
-	memset(out, 0, sizeof(*out));
-	for (attempt = 1;; attempt++) {
-		struct hp_http_resp resp;
-		int retry = 0;
-		int64_t left = hp_aws_budget_left_ms(a);
+	while (have >= cost)
+		if (__atomic_compare_exchange_n(&a->retry_tokens, &have, have - cost, 0,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return 1;
+	return 0;
+}
 
-		if (left <= 0) {
-			/* The run budget is spent: nothing more is sent (a retry keeps its error). */
-			if (attempt > 1)
-				break;
-			out->cls = HP_AWS_NETWORK;
-			out->status = 0;
-			hp_strlcpy(out->code, "RunBudgetExceeded", sizeof(out->code));
+static void retry_refund(struct hp_aws *a, int n)
+{
+	int have = __atomic_load_n(&a->retry_tokens, __ATOMIC_RELAXED), want;
+
+	do
+		want = have + n > RETRY_QUOTA ? RETRY_QUOTA : have + n;
+	while (want != have && !__atomic_compare_exchange_n(&a->retry_tokens, &have, want, 0,
+							     __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+/* One call's progress through its attempts. */
+struct attempts {
+	int attempt;
+	int last_cost;       /* quota tokens the last retry took (refunded on success) */
+	int parse_retried;   /* a malformed reply is asked again once */
+};
+
+static void set_result(struct hp_aws_result *out, enum hp_aws_class cls, const char *code)
+{
+	out->cls = cls;
+	out->status = 0;
+	hp_strlcpy(out->code, code, sizeof(out->code));
+}
+
+/*
+ * Before an attempt: 1 (out filled for a first attempt) when nothing may be
+ * sent, because the run budget is spent or the endpoint's breaker is open.
+ * A retry that is stopped keeps the error it had.
+ */
+static int not_sent(struct hp_aws *a, const struct call *c, int attempt, int64_t left,
+		    struct hp_aws_result *out)
+{
+	if (left <= 0) {
+		if (attempt == 1) {
+			set_result(out, HP_AWS_NETWORK, "RunBudgetExceeded");
 			snprintf(out->message, sizeof(out->message),
 				 "not sent: the run budget (--max-runtime %ld s) was spent", a->budget_s);
-			break;
 		}
-		if (breaker_open(a, c->svc)) {
-			if (attempt > 1)
-				break;
-			out->cls = HP_AWS_NETWORK;
-			out->status = 0;
-			hp_strlcpy(out->code, "Timeout", sizeof(out->code));
+		return 1;
+	}
+	if (breaker_open(a, c->svc)) {
+		if (attempt == 1) {
+			set_result(out, HP_AWS_NETWORK, "Timeout");
 			snprintf(out->message, sizeof(out->message),
 				 "not sent: the last %d requests to %.300s timed out",
 				 __atomic_load_n(&a->timeouts[c->svc], __ATOMIC_RELAXED),
 				 a->endpoint[c->svc]);
-			break;
 		}
-		out->code[0] = out->message[0] = '\0';
-		hp_http_resp_init(&resp);
-		out->attempts = attempt;
-		a->stats.calls++;
-		rc = send_once(a, c, &resp, left);
-		if (rc == -2) {
-			/* No valid credentials: a credential error, never retried. */
-			out->cls = HP_AWS_AUTH;
-			out->status = 0;
-			hp_strlcpy(out->code, "CredentialsExpired", sizeof(out->code));
-			hp_strlcpy(out->message, resp.errmsg, sizeof(out->message));
-		} else if (rc) {
-			out->cls = HP_AWS_NETWORK;
-			out->status = 0;
-			hp_strlcpy(out->code, resp.net == HP_NET_TIMEOUT ? "Timeout" :
-				   resp.net == HP_NET_TLS ? "TLSError" :
-				   resp.net == HP_NET_TOO_BIG ? "ReplyTooLarge" : "ConnectionError",
-				   sizeof(out->code));
-			hp_strlcpy(out->message, resp.errmsg, sizeof(out->message));
-		} else {
-			a->stats.bytes_in += resp.body.len;
-			out->status = resp.status;
-			hp_http_resp_header(&resp, "x-amzn-RequestId", out->request_id, sizeof(out->request_id));
-			if (!out->request_id[0])
-				hp_http_resp_header(&resp, "x-amz-request-id", out->request_id,
-						    sizeof(out->request_id));
-			if (resp.status >= 200 && resp.status < 300) {
-				char why[256];
+		return 1;
+	}
+	return 0;
+}
 
-				if (parse_ok(c, &resp, out, why, sizeof(why))) {
-					out->cls = HP_AWS_PARSE;
-					hp_strlcpy(out->code, "MalformedReply", sizeof(out->code));
-					snprintf(out->message, sizeof(out->message),
-						 "malformed reply (HTTP %ld): %s", resp.status, why);
-				} else {
-					out->cls = HP_AWS_OK;
-				}
-			} else {
-				hp_aws_parse_error(&resp, out);
-				out->cls = hp_aws_classify(resp.status, out->code);
-				if (out->cls == HP_AWS_CLIENT && hp_strcasestr(out->message, "could not find"))
-					out->cls = HP_AWS_NOT_FOUND;
-				if (out->cls == HP_AWS_CLIENT && (hp_strcasestr(out->message, "not authorized to perform") ||
-								  hp_strcasestr(out->message, "access denied")))
-					out->cls = HP_AWS_DENIED;
-				if (out->cls == HP_AWS_AUTH) {
-					long skew = clock_skew_s(a, &resp);
-					if (skew > 240 || skew < -240) {
-						size_t l = strlen(out->message);
-						snprintf(out->message + l, sizeof(out->message) - l,
-							 " (local clock is %ld s %s the server's: fix the clock)",
-							 skew < 0 ? -skew : skew, skew > 0 ? "ahead of" : "behind");
-					}
-				}
-			}
+/* No reply: a credential failure (-2, never retried) or a transport error. */
+static void classify_no_reply(int rc, const struct hp_http_resp *resp, struct hp_aws_result *out)
+{
+	if (rc == -2) {
+		set_result(out, HP_AWS_AUTH, "CredentialsExpired");
+	} else {
+		set_result(out, HP_AWS_NETWORK, resp->net == HP_NET_TIMEOUT ? "Timeout" :
+			   resp->net == HP_NET_TLS ? "TLSError" :
+			   resp->net == HP_NET_TOO_BIG ? "ReplyTooLarge" : "ConnectionError");
+	}
+	hp_strlcpy(out->message, resp->errmsg, sizeof(out->message));
+}
+
+/* An error reply: its code, class, and what the message tells beyond the code. */
+static void classify_error(struct hp_aws *a, const struct hp_http_resp *resp, struct hp_aws_result *out)
+{
+	hp_aws_parse_error(resp, out);
+	out->cls = hp_aws_classify(resp->status, out->code);
+	if (out->cls == HP_AWS_CLIENT && hp_strcasestr(out->message, "could not find"))
+		out->cls = HP_AWS_NOT_FOUND;
+	if (out->cls == HP_AWS_CLIENT && (hp_strcasestr(out->message, "not authorized to perform") ||
+					  hp_strcasestr(out->message, "access denied")))
+		out->cls = HP_AWS_DENIED;
+	if (out->cls == HP_AWS_AUTH) {
+		long skew = clock_skew_s(a, resp);
+
+		if (skew > 240 || skew < -240) {
+			size_t l = strlen(out->message);
+			snprintf(out->message + l, sizeof(out->message) - l,
+				 " (local clock is %ld s %s the server's: fix the clock)",
+				 skew < 0 ? -skew : skew, skew > 0 ? "ahead of" : "behind");
 		}
-		breaker_note(a, c->svc, resp.net == HP_NET_TIMEOUT);
-		if (out->cls == HP_AWS_PARSE) {
-			/* A malformed reply is asked again once, like a transient error. */
-			if (!parse_retried && attempt < a->max_attempts && a->retry_tokens >= RETRY_COST) {
-				a->retry_tokens -= RETRY_COST;
-				last_cost = RETRY_COST;
-				parse_retried = 1;
-				retry = 1;
-			}
-		} else if (out->cls == HP_AWS_OK) {
-			a->retry_tokens += last_cost ? last_cost : 1;
-			if (a->retry_tokens > RETRY_QUOTA)
-				a->retry_tokens = RETRY_QUOTA;
-		} else if (out->cls == HP_AWS_THROTTLED || is_transient(&resp, out->code)) {
-			int cost = resp.net == HP_NET_TIMEOUT ? RETRY_COST_TIMEOUT : RETRY_COST;
-			if (attempt < a->max_attempts && a->retry_tokens >= cost) {
-				a->retry_tokens -= cost;
-				last_cost = cost;
-				retry = 1;
-			}
-			if (out->cls == HP_AWS_CLIENT && resp.net == HP_NET_OK && resp.status >= 500)
-				out->cls = HP_AWS_SERVER;
-		}
+	}
+}
+
+/* A reply arrived: its request id, then data (2xx that parses) or a classified error. */
+static void classify_reply(struct hp_aws *a, const struct call *c, const struct hp_http_resp *resp,
+			   struct hp_aws_result *out)
+{
+	char why[256];
+
+	__atomic_add_fetch(&a->stats.bytes_in, resp->body.len, __ATOMIC_RELAXED);
+	out->status = resp->status;
+	hp_http_resp_header(resp, "x-amzn-RequestId", out->request_id, sizeof(out->request_id));
+	if (!out->request_id[0])
+		hp_http_resp_header(resp, "x-amz-request-id", out->request_id, sizeof(out->request_id));
+	if (resp->status < 200 || resp->status >= 300) {
+		classify_error(a, resp, out);
+	} else if (parse_ok(c, resp, out, why, sizeof(why))) {
+		out->cls = HP_AWS_PARSE;
+		hp_strlcpy(out->code, "MalformedReply", sizeof(out->code));
+		snprintf(out->message, sizeof(out->message), "malformed reply (HTTP %ld): %s",
+			 resp->status, why);
+	} else {
+		out->cls = HP_AWS_OK;
+	}
+}
+
+/* One attempt: sign, send, classify. resp is the caller's (released by it). */
+static void attempt_once(struct hp_aws *a, const struct call *c, int64_t left,
+			 struct hp_http_resp *resp, struct hp_aws_result *out)
+{
+	int rc;
+
+	out->code[0] = out->message[0] = '\0';
+	__atomic_add_fetch(&a->stats.calls, 1, __ATOMIC_RELAXED);
+	rc = send_once(a, c, resp, left);
+	__atomic_add_fetch(&a->stats.connections, (unsigned)resp->connects, __ATOMIC_RELAXED);
+	if (rc)
+		classify_no_reply(rc, resp, out);
+	else
+		classify_reply(a, c, resp, out);
+	breaker_note(a, c->svc, resp->net == HP_NET_TIMEOUT);
+}
+
+/*
+ * Whether to try again, paying from the retry quota ("standard" mode):
+ * throttling and transient errors, and a malformed reply once. A success
+ * refunds what its last retry cost (or one token).
+ */
+static int want_retry(struct hp_aws *a, const struct hp_http_resp *resp, struct attempts *st,
+		      struct hp_aws_result *out)
+{
+	int cost;
+
+	if (out->cls == HP_AWS_OK) {
+		retry_refund(a, st->last_cost ? st->last_cost : 1);
+		return 0;
+	}
+	if (out->cls == HP_AWS_PARSE) {
+		if (st->parse_retried || st->attempt >= a->max_attempts || !retry_take(a, RETRY_COST))
+			return 0;
+		st->last_cost = RETRY_COST;
+		st->parse_retried = 1;
+		return 1;
+	}
+	if (out->cls != HP_AWS_THROTTLED && !is_transient(resp, out->code))
+		return 0;
+	if (out->cls == HP_AWS_CLIENT && resp->net == HP_NET_OK && resp->status >= 500)
+		out->cls = HP_AWS_SERVER;
+	cost = resp->net == HP_NET_TIMEOUT ? RETRY_COST_TIMEOUT : RETRY_COST;
+	if (st->attempt >= a->max_attempts || !retry_take(a, cost))
+		return 0;
+	st->last_cost = cost;
+	return 1;
+}
+
+/* Full-jitter backoff before the next attempt, never past the run budget. */
+static void back_off(struct hp_aws *a, const struct call *c, const struct hp_aws_result *out,
+		     int attempt)
+{
+	long ms = backoff_ms(a, attempt);
+	int64_t rest = hp_aws_budget_left_ms(a);
+
+	__atomic_add_fetch(&a->stats.retries, 1, __ATOMIC_RELAXED);
+	if (ms > rest)
+		ms = (long)rest;
+	if (a->debug)
+		fprintf(stderr, "hpnode: debug: %s %s: %s, retry %d in %ld ms\n", hp_svc_info(c->svc)->name,
+			c->op, out->code, attempt, ms);
+	a->sys->sleep_ms(a->sys, ms);
+}
+
+static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *out)
+{
+	int64_t t0 = a->sys->monotonic_ms(a->sys);
+	struct attempts st = { 0, 0, 0 };
+
+	memset(out, 0, sizeof(*out));
+	for (st.attempt = 1;; st.attempt++) {
+		struct hp_http_resp resp;
+		int64_t left = hp_aws_budget_left_ms(a);
+		int retry;
+
+		if (not_sent(a, c, st.attempt, left, out))
+			break;
+		hp_http_resp_init(&resp);
+		out->attempts = st.attempt;
+		attempt_once(a, c, left, &resp, out);
+		retry = want_retry(a, &resp, &st, out);
 		if (c->svc == HP_SVC_STS)  /* AssumeRole replies carry secrets */
 			hp_buf_release_secure(&resp.body);
 		hp_http_resp_release(&resp);
 		if (!retry)
 			break;
-		a->stats.retries++;
-		{
-			long ms = backoff_ms(a, attempt);
-			int64_t rest = hp_aws_budget_left_ms(a);
-
-			if (ms > rest)
-				ms = (long)rest;
-			if (a->debug)
-				fprintf(stderr, "hpnode: debug: %s %s: %s, retry %d in %ld ms\n", info->name,
-					c->op, out->code, attempt, ms);
-			a->sys->sleep_ms(a->sys, ms);
-		}
+		back_off(a, c, out, st.attempt);
 	}
 	if (a->debug)
 		fprintf(stderr, "hpnode: debug: %s:%s -> %s%s%s (HTTP %ld, %d attempt%s, %lld ms)\n",
-			info->name, c->op, hp_aws_class_name(out->cls), out->code[0] ? " " : "",
-			out->code, out->status, out->attempts, out->attempts == 1 ? "" : "s",
+			hp_svc_info(c->svc)->name, c->op, hp_aws_class_name(out->cls),
+			out->code[0] ? " " : "", out->code, out->status, out->attempts,
+			out->attempts == 1 ? "" : "s",
 			(long long)(a->sys->monotonic_ms(a->sys) - t0));
 	return out->cls == HP_AWS_OK ? 0 : -1;
 }
@@ -806,10 +901,7 @@ int hp_aws_rest_get(struct hp_aws *a, enum hp_svc svc, const char *op, const cha
 
 void hp_aws_params_add(struct hp_aws_params *p, const char *name, const char *value)
 {
-	if (p->n + 2 > p->alloc) {
-		p->alloc = p->alloc ? p->alloc * 2 : 16;
-		p->kv = xrealloc(p->kv, p->alloc * sizeof(*p->kv));
-	}
+	p->kv = hp_array_grow(p->kv, &p->alloc, p->n, 2, sizeof(*p->kv));
 	p->kv[p->n++] = xstrdup(name);
 	p->kv[p->n++] = xstrdup(value);
 }

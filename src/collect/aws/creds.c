@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
+#include "hp/json.h"
 #include "hp/aws.h"
 #include "hp/creds.h"
 #include "hp/iso8601.h"
@@ -816,7 +818,7 @@ static enum prov_result sso_refresh(struct chain *c, const struct sso_cfg *s, co
 			 "%s; run `aws sso login --profile %s`", c->profile, err, c->profile);
 		goto out;
 	}
-	j = cJSON_ParseWithLength(resp.body.buf, resp.body.len);
+	j = hp_json_parse(resp.body.buf, resp.body.len, NULL);
 	at = json_string(j, "accessToken");
 	ein = cJSON_GetObjectItemCaseSensitive(j, "expiresIn");
 	if (!at || !cJSON_IsNumber(ein)) {
@@ -885,7 +887,7 @@ static enum prov_result prov_sso(struct chain *c)
 	sha1_hex(s.session ? s.session : s.start_url, hex);
 	path = xasprintf("%s/.aws/sso/cache/%s.json", home, hex);
 	if (c->sys->read_file(c->sys, path, &file) < 0 ||
-	    !(cache = cJSON_ParseWithLength(file.buf, file.len)) || !cJSON_IsObject(cache) ||
+	    !(cache = hp_json_parse(file.buf, file.len, NULL)) || !cJSON_IsObject(cache) ||
 	    !json_string(cache, "accessToken")) {
 		r = fail(c, "no valid SSO token cached for profile '%s' (%.300s); run `aws sso login "
 			 "--profile %s`", c->profile, path, c->profile);
@@ -927,7 +929,7 @@ static enum prov_result prov_sso(struct chain *c)
 			 resp.status == 401 || resp.status == 403 ?
 			 "; run `aws sso login --profile " : "", resp.status == 401 || resp.status == 403 ? c->profile : "", resp.status == 401 || resp.status == 403 ? "`" : "");
 	} else {
-		j = cJSON_ParseWithLength(resp.body.buf, resp.body.len);
+		j = hp_json_parse(resp.body.buf, resp.body.len, NULL);
 		r = creds_from_json(c, cJSON_GetObjectItemCaseSensitive(j, "roleCredentials"), names,
 				    "sso:GetRoleCredentials");
 		if (r == PROV_ANSWERED)
@@ -985,10 +987,7 @@ struct argv_list {
 
 static void argv_push(struct argv_list *a, char *s)
 {
-	if (a->n + 2 > a->alloc) {
-		a->alloc = a->alloc ? a->alloc * 2 : 8;
-		a->v = xrealloc(a->v, a->alloc * sizeof(*a->v));
-	}
+	hp_array_reserve(a, 2);  /* s and the NULL after it */
 	a->v[a->n++] = s;
 	a->v[a->n] = NULL;
 }
@@ -1096,7 +1095,7 @@ static const char *json_string(const cJSON *obj, const char *key)
 
 static enum prov_result process_parse(struct chain *c, const char *prog, const struct hp_buf *out)
 {
-	cJSON *j = cJSON_ParseWithLength(out->buf, out->len);
+	cJSON *j = hp_json_parse(out->buf, out->len, NULL);
 	const cJSON *ver;
 	const char *ak, *sk, *exp;
 	int64_t expires_ms = 0;
@@ -1329,7 +1328,7 @@ static enum prov_result prov_container(struct chain *c)
 		reply_error(&resp, err, sizeof(err));
 		r = fail(c, "%s failed: %s", what, err);
 	} else {
-		j = cJSON_ParseWithLength(resp.body.buf, resp.body.len);
+		j = hp_json_parse(resp.body.buf, resp.body.len, NULL);
 		r = cJSON_IsObject(j) ? creds_from_json(c, j, names, what) :
 			fail(c, "%s did not answer with a JSON object", what);
 		if (r == PROV_ANSWERED)
@@ -1471,7 +1470,7 @@ static enum prov_result prov_imds(struct chain *c)
 		r = fail(c, "%s gave no credentials: %s", what, err);
 		goto out;
 	}
-	j = cJSON_ParseWithLength(resp.body.buf, resp.body.len);
+	j = hp_json_parse(resp.body.buf, resp.body.len, NULL);
 	code = json_string(j, "Code");
 	if (!cJSON_IsObject(j) || (code && strcmp(code, "Success"))) {
 		r = fail(c, "%s answered Code %.64s instead of Success", what, code ? code : "?");

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/buf.h"
 #include "hp/profile.h"
 
@@ -47,10 +48,7 @@ static void ini_add(struct hp_ini *ini, const char *section, char *key, char *va
 {
 	struct hp_ini_kv *kv;
 
-	if (ini->n == ini->alloc) {
-		ini->alloc = ini->alloc ? ini->alloc * 2 : 16;
-		ini->kv = xrealloc(ini->kv, ini->alloc * sizeof(*ini->kv));
-	}
+	ini->kv = hp_array_grow(ini->kv, &ini->alloc, ini->n, 1, sizeof(*ini->kv));
 	kv = &ini->kv[ini->n++];
 	kv->section = xstrdup(section);
 	kv->key = key;
@@ -68,10 +66,8 @@ static void ini_remove(struct hp_ini *ini, size_t i)
 
 static void ini_add_section(struct hp_ini *ini, const char *name)
 {
-	if (ini->nsections == ini->sections_alloc) {
-		ini->sections_alloc = ini->sections_alloc ? ini->sections_alloc * 2 : 8;
-		ini->sections = xrealloc(ini->sections, ini->sections_alloc * sizeof(*ini->sections));
-	}
+	ini->sections = hp_array_grow(ini->sections, &ini->sections_alloc, ini->nsections, 1,
+				      sizeof(*ini->sections));
 	ini->sections[ini->nsections++] = xstrdup(name);
 }
 

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
+#include "hp/json.h"
 #include "hp/kube.h"
 #include "hp/util.h"
 
@@ -28,17 +30,24 @@ static const char *const pass_env[] = {
 	"AWS_EC2_METADATA_DISABLED", "AWS_CA_BUNDLE", "AWS_STS_REGIONAL_ENDPOINTS",
 };
 
-static void env_add(char ***env, size_t *n, char *entry)
+/* The environment being built: NULL-terminated after every add. */
+struct env_list {
+	char **v;
+	size_t n, alloc;
+};
+
+static void env_add(struct env_list *env, char *entry)
 {
-	*env = xrealloc(*env, (*n + 2) * sizeof(**env));
-	(*env)[(*n)++] = entry;
-	(*env)[*n] = NULL;
+	hp_array_reserve(env, 2);
+	env->v[env->n++] = entry;
+	env->v[env->n] = NULL;
 }
 
 /* Set up the wrapper and build its environment from the allowlist. */
 void hp_kube_init(struct hp_kube *k, struct hp_sys *sys, const struct hp_kube_opts *o)
 {
-	size_t i, n = 0;
+	struct env_list env = HP_ARRAY_INIT;
+	size_t i;
 
 	memset(k, 0, sizeof(*k));
 	k->sys = sys;
@@ -47,8 +56,8 @@ void hp_kube_init(struct hp_kube *k, struct hp_sys *sys, const struct hp_kube_op
 	k->context = o ? o->context : NULL;
 	k->timeout_ms = o && o->timeout_ms > 0 ? o->timeout_ms : HP_KUBE_TIMEOUT_MS;
 	k->max_out = HP_KUBE_MAX_OUT;
-	env_add(&k->env, &n, xstrdup("LANG=C"));
-	env_add(&k->env, &n, xstrdup("LC_ALL=C"));
+	env_add(&env, xstrdup("LANG=C"));
+	env_add(&env, xstrdup("LC_ALL=C"));
 	for (i = 0; i < HP_ARRAY_LEN(pass_env); i++) {
 		const char *v = hp_sys_env(sys, pass_env[i]);
 
@@ -57,12 +66,13 @@ void hp_kube_init(struct hp_kube *k, struct hp_sys *sys, const struct hp_kube_op
 		/* --profile wins over the environment's profile. */
 		if (o && o->aws_profile && !strcmp(pass_env[i], "AWS_PROFILE"))
 			continue;
-		env_add(&k->env, &n, xasprintf("%s=%s", pass_env[i], v));
+		env_add(&env, xasprintf("%s=%s", pass_env[i], v));
 	}
 	if (o && o->aws_profile)
-		env_add(&k->env, &n, xasprintf("AWS_PROFILE=%s", o->aws_profile));
+		env_add(&env, xasprintf("AWS_PROFILE=%s", o->aws_profile));
 	if (!k->kubeconfig && hp_sys_env(sys, "KUBECONFIG"))
-		env_add(&k->env, &n, xasprintf("KUBECONFIG=%s", hp_sys_env(sys, "KUBECONFIG")));
+		env_add(&env, xasprintf("KUBECONFIG=%s", hp_sys_env(sys, "KUBECONFIG")));
+	k->env = env.v;
 }
 
 /* Wipe and free the environment strings. */
@@ -281,7 +291,7 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 	if (r->status == HP_KUBE_OK && (flags & HP_KUBE_JSON)) {
 		const char *end = NULL;
 
-		r->json = cJSON_ParseWithOpts(res.out.buf, &end, 0);
+		r->json = hp_json_parse(res.out.buf, res.out.len, &end);
 		/* One JSON document and nothing after it but white space. */
 		while (r->json && end && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
 			end++;

@@ -3,7 +3,10 @@
  * remote command line that carries it. Reading what it prints is the
  * core's job (src/core/facts/probe.c); judging the facts is the checks'.
  */
+#include <stdlib.h>
 #include <string.h>
+
+#include <openssl/evp.h>
 
 #include "hp/probe.h"
 #include "hp/util.h"
@@ -15,42 +18,18 @@ const char *hp_probe_script(void)
 	return (const char *)hp_refdocs[0].text;
 }
 
-static void base64_encode(const unsigned char *p, size_t n, struct hp_buf *out)
+void hp_probe_command_of(const char *script, struct hp_buf *out)
 {
-	static const char abc[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t i;
+	size_t len = strlen(script);
+	unsigned char *b64 = xmalloc(4 * ((len + 2) / 3) + 1);
 
-	for (i = 0; i + 2 < n; i += 3) {
-		unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
-
-		hp_buf_putc(out, abc[v >> 18 & 63]);
-		hp_buf_putc(out, abc[v >> 12 & 63]);
-		hp_buf_putc(out, abc[v >> 6 & 63]);
-		hp_buf_putc(out, abc[v & 63]);
-	}
-	if (n - i == 1) {
-		unsigned v = (unsigned)p[i] << 16;
-
-		hp_buf_putc(out, abc[v >> 18 & 63]);
-		hp_buf_putc(out, abc[v >> 12 & 63]);
-		hp_buf_puts(out, "==");
-	} else if (n - i == 2) {
-		unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8;
-
-		hp_buf_putc(out, abc[v >> 18 & 63]);
-		hp_buf_putc(out, abc[v >> 12 & 63]);
-		hp_buf_putc(out, abc[v >> 6 & 63]);
-		hp_buf_putc(out, '=');
-	}
+	/* The alphabet of base64 needs no quoting inside single quotes. */
+	EVP_EncodeBlock(b64, (const unsigned char *)script, (int)len);
+	hp_buf_printf(out, "sh -c 'printf %%s %s | base64 -d | sh'", (const char *)b64);
+	free(b64);
 }
 
 void hp_probe_command(struct hp_buf *out)
 {
-	const char *s = hp_probe_script();
-
-	/* The alphabet of base64 needs no quoting inside single quotes. */
-	hp_buf_puts(out, "sh -c 'printf %s ");
-	base64_encode((const unsigned char *)s, strlen(s), out);
-	hp_buf_puts(out, " | base64 -d | sh'");
+	hp_probe_command_of(hp_probe_script(), out);
 }

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
+#include "hp/probe.h"
 #include "hp/slurm.h"
 #include "hp/util.h"
 
@@ -24,14 +23,8 @@ const char *hp_slurm_probe_script(void)
 	return (const char *)slurm_probe_files[0].text;
 }
 
-/* The sh command line that runs the probe remotely. */
+/* The sh command line that runs the probe remotely (the form of every probe). */
 void hp_slurm_probe_command(struct hp_buf *out)
 {
-	const char *script = hp_slurm_probe_script();
-	size_t len = strlen(script);
-	unsigned char *b64 = xmalloc(4 * ((len + 2) / 3) + 1);
-
-	EVP_EncodeBlock(b64, (const unsigned char *)script, (int)len);
-	hp_buf_printf(out, "sh -c 'echo %s | base64 -d | sh'", (const char *)b64);
-	free(b64);
+	hp_probe_command_of(hp_slurm_probe_script(), out);
 }

@@ -48,4 +48,23 @@ hp_block squeue squeue --noheader --states=COMPLETING,CONFIGURING --format='%i|%
 hp_block services systemctl show --property=Id --property=LoadState --property=ActiveState \
 	--property=SubState munge.service slurmctld.service
 
+# The NCCL, libfabric and rendezvous settings every job gets (hpnode nccl): the
+# profile scripts, /etc/environment, nccl.conf and the prolog scripts (the
+# prolog.d directories and the Prolog= of slurm.conf). Only the matching
+# lines, "file:line"; `export NAME=...` and `NAME=...` both count. Files are
+# read below ${HPNODE_PROBE_ROOT} (empty on a real node).
+hp_r=${HPNODE_PROBE_ROOT:-}
+echo "@@HP@@ BEGIN nccl_env"
+hp_prolog=$(sed -n 's/^[[:space:]]*Prolog[[:space:]]*=[[:space:]]*//p' \
+	"$hp_r/opt/slurm/etc/slurm.conf" "$hp_r/etc/slurm/slurm.conf" 2>/dev/null | head -n 4 | tr ',' ' ')
+for hp_f in "$hp_r"/etc/profile.d/*.sh "$hp_r/etc/environment" "$hp_r/opt/ml/config/nccl.conf" \
+	"$hp_r"/etc/slurm/prolog.d/*.sh "$hp_r"/opt/slurm/etc/prolog.d/*.sh $hp_prolog; do
+	case $hp_f in "$hp_r"/*) ;; *) hp_f=$hp_r$hp_f ;; esac
+	[ -f "$hp_f" ] || continue
+	echo "file ${hp_f#"$hp_r"}"
+	grep -E '^[[:space:]]*(export[[:space:]]+)?(NCCL_|FI_|MASTER_)[A-Z0-9_]*=' "$hp_f" 2>/dev/null |
+		head -n 50 | sed "s|^|${hp_f#"$hp_r"}:|"
+done 2>/dev/null | head -n 300
+echo "@@HP@@ END nccl_env 0"
+
 echo "@@HP@@ DONE"

@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "hp/json.h"
 #include "hp/ssm.h"
 
 static uint32_t get32(const uint8_t *p)
@@ -183,7 +184,7 @@ void hp_ssm_ack_payload(struct hp_buf *out, const struct hp_ssm_msg *m)
 
 int hp_ssm_ack_parse(const uint8_t *p, size_t n, int64_t *seq)
 {
-	cJSON *j = cJSON_ParseWithLength((const char *)p, n);
+	cJSON *j = hp_json_parse((const char *)p, n, NULL);
 	const cJSON *s;
 	int rc = -1;
 

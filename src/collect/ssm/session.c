@@ -128,7 +128,7 @@ static void send_input(struct sess *s, uint32_t ptype, const char *text)
 /* Answer a HandshakeRequest: accept the session type, refuse KMS and anything unknown. */
 static void handshake(struct sess *s, const uint8_t *p, size_t n)
 {
-	cJSON *req = cJSON_ParseWithLength((const char *)p, n);
+	cJSON *req = hp_json_parse((const char *)p, n, NULL);
 	cJSON *resp = cJSON_CreateObject(), *done = cJSON_CreateArray();
 	const cJSON *a, *v;
 	char *text;
@@ -265,7 +265,7 @@ static void stream_data(struct sess *s, const struct hp_ssm_msg *m)
 
 static void channel_closed(struct sess *s, const struct hp_ssm_msg *m)
 {
-	cJSON *j = cJSON_ParseWithLength((const char *)m->payload, m->payload_len);
+	cJSON *j = hp_json_parse((const char *)m->payload, m->payload_len, NULL);
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(j, "Output");
 
 	s->out->closed = 1;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/ssm.h"
 
 void hp_ssm_rx_init(struct hp_ssm_rx *rx, size_t max_held, size_t max_bytes)
@@ -25,7 +26,7 @@ void hp_ssm_rx_release(struct hp_ssm_rx *rx)
 		free(rx->held[i].data);
 	free(rx->held);
 	rx->held = NULL;
-	rx->nheld = 0;
+	rx->nheld = rx->held_alloc = 0;
 	rx->held_bytes = 0;
 }
 
@@ -46,7 +47,7 @@ enum hp_ssm_rx_verdict hp_ssm_rx_offer(struct hp_ssm_rx *rx, int64_t seq, uint32
 			return HP_RX_DUPLICATE;
 	if (rx->nheld >= rx->max_held || n > rx->max_bytes - rx->held_bytes)
 		return HP_RX_FULL;
-	rx->held = xrealloc(rx->held, (rx->nheld + 1) * sizeof(*rx->held));
+	rx->held = hp_array_grow(rx->held, &rx->held_alloc, rx->nheld, 1, sizeof(*rx->held));
 	h = &rx->held[rx->nheld++];
 	h->seq = seq;
 	h->payload_type = payload_type;
@@ -91,6 +92,7 @@ void hp_ssm_tx_release(struct hp_ssm_tx *tx)
 		free(tx->v[i].frame);
 	free(tx->v);
 	tx->v = NULL;
+	tx->alloc = 0;
 	tx->n = 0;
 }
 
@@ -100,7 +102,7 @@ int hp_ssm_tx_add(struct hp_ssm_tx *tx, int64_t seq, const void *frame, size_t l
 
 	if (tx->n >= tx->max)
 		return -1;
-	tx->v = xrealloc(tx->v, (tx->n + 1) * sizeof(*tx->v));
+	tx->v = hp_array_grow(tx->v, &tx->alloc, tx->n, 1, sizeof(*tx->v));
 	u = &tx->v[tx->n++];
 	u->seq = seq;
 	u->frame = xmalloc(len ? len : 1);

@@ -18,6 +18,7 @@
 #include "facts-int.h"
 #include "hp/array.h"
 #include "hp/json.h"
+#include "hp/nccl.h"
 #include "hp/util.h"
 
 struct node_rec {
@@ -56,12 +57,12 @@ struct hp_facts {
 };
 
 /* Every decoder run in the process, by any caller (the decoders may run in threads). */
-static atomic_size_t runs_probe, runs_slurm, runs_kube;
+static atomic_size_t runs_probe, runs_slurm, runs_kube, runs_nccl;
 
 void hp_facts_count_run(enum facts_decoder d)
 {
-	atomic_fetch_add(d == FACTS_PROBE ? &runs_probe : d == FACTS_SLURM ? &runs_slurm : &runs_kube,
-			 1);
+	atomic_fetch_add(d == FACTS_PROBE ? &runs_probe : d == FACTS_SLURM ? &runs_slurm :
+			 d == FACTS_NCCL ? &runs_nccl : &runs_kube, 1);
 }
 
 void hp_facts_counts_all(struct hp_facts_counts *out)
@@ -69,6 +70,7 @@ void hp_facts_counts_all(struct hp_facts_counts *out)
 	out->probe = atomic_load(&runs_probe);
 	out->slurm = atomic_load(&runs_slurm);
 	out->kube = atomic_load(&runs_kube);
+	out->nccl = atomic_load(&runs_nccl);
 	out->bytes = 0;
 }
 
@@ -76,18 +78,38 @@ void hp_facts_counts_all(struct hp_facts_counts *out)
 static const struct {
 	const char *key;
 	hp_facts_decoder decode;
+	enum facts_decoder kind;      /* which count a decode adds to */
 } decoders[] = {
-	{ "probes", hp_probe_parse },
+	{ "probes", hp_probe_parse, FACTS_PROBE },
+	{ "nccl_probes", hp_nccl_probe_parse, FACTS_NCCL },
 };
 
-hp_facts_decoder hp_facts_decoder_of(const char *key)
+static long decoder_at(const char *key)
 {
 	size_t i;
 
 	for (i = 0; key && i < HP_ARRAY_LEN(decoders); i++)
 		if (!strcmp(decoders[i].key, key))
-			return decoders[i].decode;
-	return NULL;
+			return (long)i;
+	return -1;
+}
+
+hp_facts_decoder hp_facts_decoder_of(const char *key)
+{
+	long i = decoder_at(key);
+
+	return i < 0 ? NULL : decoders[i].decode;
+}
+
+/* One decode of key's outputs more in the snapshot's counts. */
+static void count_decode(struct hp_facts *f, const char *key)
+{
+	long i = decoder_at(key);
+
+	if (i >= 0 && decoders[i].kind == FACTS_NCCL)
+		f->counts.nccl++;
+	else
+		f->counts.probe++;
 }
 
 /* The cache of s, created on first use: the one part of a const snapshot that changes. */
@@ -315,7 +337,7 @@ void hp_probes_add_raw(struct hp_snapshot *s, const char *key, const cJSON *entr
 
 		facts = cJSON_IsString(out) ? decode(out->valuestring, strlen(out->valuestring))
 					    : decode("", 0);
-		cache_of(s)->counts.probe++;
+		count_decode(cache_of(s), key);
 	}
 	hp_probes_add(s, key, entry ? entry->string : NULL, entry, facts);
 }
@@ -480,23 +502,31 @@ size_t hp_probes_count(const struct hp_snapshot *s, const char *key)
 	return st ? st->recs.n : 0;
 }
 
-/* The document entry's facts: set by a collector, else decoded once with decode. */
-static cJSON *member_facts(const struct hp_snapshot *s, const cJSON *entry,
-			   hp_facts_decoder decode)
+/*
+ * A document entry of key: its facts set by a collector (for "probes"),
+ * else decoded once. Other keys' facts are kept under "<key>:<id>", which
+ * no collector sets, so the entry always decides.
+ */
+static cJSON *member_facts(const struct hp_snapshot *s, const char *key, const cJSON *entry)
 {
 	struct hp_facts *f = cache_of(s);
-	const char *id = entry && entry->string ? entry->string : "";
+	hp_facts_decoder decode = hp_facts_decoder_of(key);
+	const char *node = entry && entry->string ? entry->string : "";
+	char *id = strcmp(key, "probes") ? xasprintf("%s:%s", key, node) : xstrdup(node);
 	const cJSON *out;
 	struct node_rec *r;
 	cJSON *facts;
 
-	if ((r = find(f, id, NULL)) || (r = find(f, id, entry)))
+	if ((!strcmp(key, "probes") && (r = find(f, id, NULL))) || (r = find(f, id, entry))) {
+		free(id);
 		return hp_pack_get(f->pack, r->facts);
+	}
 	out = cJSON_GetObjectItemCaseSensitive(entry, "stdout");
 	facts = cJSON_IsString(out) ? decode(out->valuestring, strlen(out->valuestring))
 				    : decode("", 0);
-	f->counts.probe++;
+	count_decode(f, key);
 	insert(f, id, entry, hp_pack_put(f->pack, facts));
+	free(id);
 	return facts;
 }
 
@@ -519,14 +549,20 @@ cJSON *hp_probes_facts(const struct hp_probe_iter *it)
 	if (it->member) {
 		if (!it->at || !decode)
 			return NULL;
-		return member_facts(it->s, it->at, decode);
+		return member_facts(it->s, it->key, it->at);
 	}
 	if (!it->cur)
 		return NULL;
-	return record_facts(it->s->facts, store_of(it->s->facts, it->key), it->rec, it->cur->string);
+	return record_facts(it->s->facts, store_of(it->s->facts, it->key), it->rec,
+			    strcmp(it->key, "probes") ? NULL : it->cur->string);
 }
 
-cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry)
+/*
+ * The facts of an entry of key: with key in the store (no document member),
+ * the entry is one an iterator handed out, and the first record of its id
+ * has them; else the document entry's.
+ */
+static cJSON *entry_facts(const struct hp_snapshot *s, const char *key, const cJSON *entry)
 {
 	struct hp_facts *f = cache_of(s);
 	const struct store *st;
@@ -534,14 +570,20 @@ cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry)
 
 	if (!entry)
 		return NULL;
-	/*
-	 * With "probes" in the store, the entry is one an iterator handed out:
-	 * the first record of its id has its facts.
-	 */
-	if (!hp_snapshot_get(s, "probes") && entry->string && (st = store_of(f, "probes")) &&
+	if (!hp_snapshot_get(s, key) && entry->string && (st = store_of(f, key)) &&
 	    (at = store_find(st, id_ref(f, entry->string))) >= 0)
-		return record_facts(f, st, (size_t)at, entry->string);
-	return member_facts(s, entry, hp_probe_parse);
+		return record_facts(f, st, (size_t)at, strcmp(key, "probes") ? NULL : entry->string);
+	return member_facts(s, key, entry);
+}
+
+cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry)
+{
+	return entry_facts(s, "probes", entry);
+}
+
+cJSON *hp_facts_nccl_node(const struct hp_snapshot *s, const cJSON *entry)
+{
+	return entry_facts(s, "nccl_probes", entry);
 }
 
 void hp_facts_set_node(struct hp_snapshot *s, const char *id, cJSON *facts)

@@ -14,7 +14,7 @@ struct hp_kube_index *hp_kube_index_build(const struct hp_snapshot *s);
 void hp_kube_index_free(struct hp_kube_index *x);
 
 /* Count one run of a decoder in the process-wide totals (hp_facts_counts_all). */
-enum facts_decoder { FACTS_PROBE, FACTS_SLURM, FACTS_KUBE };
+enum facts_decoder { FACTS_PROBE, FACTS_SLURM, FACTS_KUBE, FACTS_NCCL };
 void hp_facts_count_run(enum facts_decoder d);
 
 /*

@@ -35,7 +35,7 @@ static int nvlinks(const char *v)
 {
 	double n;
 
-	if (strncmp(v, "NV", 2) || !nf_count(v + 2, &n) || n < 1 || n > 1000)
+	if (strncmp(v, "NV", 2) || !pb_count(v + 2, &n) || n < 1 || n > 1000)
 		return 0;
 	return (int)n;
 }
@@ -51,7 +51,7 @@ static int is_gpu(const char *name)
 {
 	double n;
 
-	return nf_prefix(name, "GPU") && nf_count(name + 3, &n);
+	return pb_prefix(name, "GPU") && pb_count(name + 3, &n);
 }
 
 /*
@@ -59,10 +59,10 @@ static int is_gpu(const char *name)
  * "CPU" (of "CPU Affinity"). A row starts with a column name; its cells
  * follow in column order, then the affinity cells.
  */
-void hp_nccl_decode_topo(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_topo(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "topo");
-	char (*w)[NF_FIELD], cols[TOPO_MAX][16];
+	const struct pb_block *b = pb_find(f, "topo");
+	char (*w)[PB_FIELD], cols[TOPO_MAX][16];
 	char (*cell)[TOPO_MAX][8];
 	int row_seen[TOPO_MAX] = { 0 }, numa[TOPO_MAX];
 	size_t ncols = 0, i, j, header = (size_t)-1;
@@ -71,19 +71,19 @@ void hp_nccl_decode_topo(const struct hp_nccl_frame *f, cJSON *facts)
 
 	if (!b)
 		return;
-	o = nf_obj(facts, "topo");
+	o = pb_obj(facts, "topo");
 	nf_rc(o, b);
 	if (b->rc != 0) {
-		if (b->rc != 127 && nf_first(b))
-			nf_str(o, "error", nf_first(b));
+		if (b->rc != 127 && pb_first_line(b))
+			pb_set_str(o, "error", pb_first_line(b));
 		return;
 	}
 	w = xcalloc(TOPO_MAX + 8, sizeof(*w));
 	cell = xcalloc(TOPO_MAX, sizeof(*cell));
 	for (i = 0; i < TOPO_MAX; i++)
 		numa[i] = -1;
-	for (i = 0; i < b->nkept; i++) {
-		size_t n = nf_words(b->lines[i], w, TOPO_MAX + 8), r;
+	for (i = 0; i < b->lines.n; i++) {
+		size_t n = pb_words(b->lines.v[i], w, TOPO_MAX + 8), r;
 
 		if (!n)
 			continue;
@@ -95,7 +95,7 @@ void hp_nccl_decode_topo(const struct hp_nccl_frame *f, cJSON *facts)
 				hp_strlcpy(cols[ncols++], w[j], sizeof(cols[0]));
 			continue;
 		}
-		if (nf_prefix(w[0], "Legend"))
+		if (pb_prefix(w[0], "Legend"))
 			break;
 		for (r = 0; r < ncols && strcmp(cols[r], w[0]); r++)
 			;
@@ -108,20 +108,20 @@ void hp_nccl_decode_topo(const struct hp_nccl_frame *f, cJSON *facts)
 		if (is_gpu(w[0]) && n >= ncols + 3) {
 			double v;
 
-			if (nf_count(w[ncols + 2], &v) && v < 1024)
+			if (pb_count(w[ncols + 2], &v) && v < 1024)
 				numa[r] = (int)v;
 		}
 	}
 	if (header == (size_t)-1) {
-		nf_str(o, "error", nf_first(b) ? nf_first(b) : "no topology matrix in the output");
+		pb_set_str(o, "error", pb_first_line(b) ? pb_first_line(b) : "no topology matrix in the output");
 		free(w);
 		free(cell);
 		return;
 	}
-	links = nf_obj(o, "links");
-	pcie = nf_arr(o, "pcie");
-	gnuma = nf_obj(o, "gpu_numa");
-	nic = nf_obj(o, "nic_path");
+	links = pb_obj(o, "links");
+	pcie = pb_arr(o, "pcie");
+	gnuma = pb_obj(o, "gpu_numa");
+	nic = pb_obj(o, "nic_path");
 	for (i = 0; i < ncols; i++) {
 		if (!is_gpu(cols[i])) {
 			nics++;
@@ -131,7 +131,7 @@ void hp_nccl_decode_topo(const struct hp_nccl_frame *f, cJSON *facts)
 			continue;
 		gpus++;
 		if (numa[i] >= 0)
-			nf_num(gnuma, cols[i], numa[i]);
+			pb_set_num(gnuma, cols[i], numa[i]);
 		for (j = 0; j < ncols; j++) {
 			const char *v = cell[i][j];
 			int k = nvlinks(v), rank = pcie_rank(v);
@@ -144,13 +144,13 @@ void hp_nccl_decode_topo(const struct hp_nccl_frame *f, cJSON *facts)
 					continue;
 				best = cJSON_IsString(have) ? pcie_rank(have->valuestring) : 99;
 				if (rank < best)
-					nf_str(nic, cols[i], pcie_paths[rank]);
+					pb_set_str(nic, cols[i], pcie_paths[rank]);
 				continue;
 			}
 			if (j <= i || !row_seen[j] || !*v)
 				continue;
 			pairs++;
-			nf_num(links, v, count_of(links, v) + 1);
+			pb_set_num(links, v, count_of(links, v) + 1);
 			if (k) {
 				nvpairs++;
 				if (!nvmin || k < nvmin)
@@ -166,49 +166,49 @@ void hp_nccl_decode_topo(const struct hp_nccl_frame *f, cJSON *facts)
 			}
 		}
 	}
-	nf_num(o, "gpus", gpus);
-	nf_num(o, "nics", nics);
-	nf_num(o, "gpu_pairs", pairs);
-	nf_num(o, "nvlink_pairs", nvpairs);
-	nf_num(o, "pcie_pairs", pciepairs);
+	pb_set_num(o, "gpus", gpus);
+	pb_set_num(o, "nics", nics);
+	pb_set_num(o, "gpu_pairs", pairs);
+	pb_set_num(o, "nvlink_pairs", nvpairs);
+	pb_set_num(o, "pcie_pairs", pciepairs);
 	if (nvmin)
-		nf_num(o, "nvlink_min", nvmin);
+		pb_set_num(o, "nvlink_min", nvmin);
 	free(w);
 	free(cell);
 }
 
-void hp_nccl_decode_pci_numa(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_pci_numa(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "pci_numa");
-	char w[4][NF_FIELD];
+	const struct pb_block *b = pb_find(f, "pci_numa");
+	char w[4][PB_FIELD];
 	cJSON *o, *devs;
 	size_t i;
 	int unknown = 0;
 
 	if (!b || b->rc != 0)
 		return;
-	o = nf_obj(facts, "pci_numa");
-	devs = nf_arr(o, "devices");
-	for (i = 0; i < b->nkept; i++) {
+	o = pb_obj(facts, "pci_numa");
+	devs = pb_arr(o, "devices");
+	for (i = 0; i < b->lines.n; i++) {
 		cJSON *d;
 		double v;
 
-		if (nf_words(b->lines[i], w, 4) != 4)
+		if (pb_words(b->lines.v[i], w, 4) != 4)
 			continue;
 		if (cJSON_GetArraySize(devs) >= 256)
 			break;
 		d = cJSON_CreateObject();
-		nf_str(d, "address", w[0]);
-		nf_str(d, "vendor", w[1]);
-		nf_str(d, "class", w[2]);
+		pb_set_str(d, "address", w[0]);
+		pb_set_str(d, "vendor", w[1]);
+		pb_set_str(d, "class", w[2]);
 		/* -1 is the kernel's "no NUMA information"; "?" could not be read. */
-		if (nf_count(w[3], &v))
-			nf_num(d, "numa", v);
+		if (pb_count(w[3], &v))
+			pb_set_num(d, "numa", v);
 		else
 			unknown++;
 		cJSON_AddItemToArray(devs, d);
 	}
-	nf_num(o, "numa_unknown", unknown);
+	pb_set_num(o, "numa_unknown", unknown);
 }
 
 /* "0000:00:01.0 PCI bridge: ..." or "00:01.0 ...": the address, else "". */
@@ -228,9 +228,9 @@ static void device_address(const char *l, char *out, size_t n)
 	out[k] = '\0';
 }
 
-void hp_nccl_decode_acs(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_acs(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "acs");
+	const struct pb_block *b = pb_find(f, "acs");
 	char addr[64] = "";
 	int bridge = 0, bridges = 0, enabled = 0, acs_lines = 0, denied = 0;
 	cJSON *o, *list;
@@ -238,13 +238,13 @@ void hp_nccl_decode_acs(const struct hp_nccl_frame *f, cJSON *facts)
 
 	if (!b)
 		return;
-	o = nf_obj(facts, "acs");
+	o = pb_obj(facts, "acs");
 	nf_rc(o, b);
 	if (b->rc != 0)
 		return;
-	list = nf_arr(o, "enabled_bridges");
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i];
+	list = pb_arr(o, "enabled_bridges");
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i];
 
 		if (strstr(l, "access denied")) {
 			denied++;
@@ -259,40 +259,40 @@ void hp_nccl_decode_acs(const struct hp_nccl_frame *f, cJSON *facts)
 			}
 			continue;
 		}
-		if (nf_prefix(l, "lspci"))
+		if (pb_prefix(l, "lspci"))
 			continue;
 		device_address(l, addr, sizeof(addr));
 		bridge = addr[0] && strstr(l, " bridge:") != NULL && !strstr(l, "Host bridge:");
 		bridges += bridge;
 	}
-	nf_num(o, "bridges", bridges);
+	pb_set_num(o, "bridges", bridges);
 	/* Without root the capabilities are not readable: ACS is unknown, not off. */
 	if (denied && !acs_lines) {
-		nf_bool(o, "readable", 0);
+		pb_set_bool(o, "readable", 0);
 		cJSON_DeleteItemFromObjectCaseSensitive(o, "enabled_bridges");
 		return;
 	}
-	nf_bool(o, "readable", 1);
-	nf_num(o, "enabled", enabled);
+	pb_set_bool(o, "readable", 1);
+	pb_set_num(o, "enabled", enabled);
 }
 
-void hp_nccl_decode_iommu(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_iommu(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "iommu");
+	const struct pb_block *b = pb_find(f, "iommu");
 	cJSON *o, *words;
 	int units = 0, pt = 0;
 	size_t i;
 
 	if (!b || b->rc != 0)
 		return;
-	o = nf_obj(facts, "iommu");
-	words = nf_arr(o, "cmdline");
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i];
+	o = pb_obj(facts, "iommu");
+	words = pb_arr(o, "cmdline");
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i];
 
-		if (nf_prefix(l, "unit "))
+		if (pb_prefix(l, "unit "))
 			units++;
-		else if (nf_prefix(l, "cmdline ") && cJSON_GetArraySize(words) < NF_LIST) {
+		else if (pb_prefix(l, "cmdline ") && cJSON_GetArraySize(words) < NF_LIST) {
 			const char *word = l + 8;
 
 			cJSON_AddItemToArray(words, cJSON_CreateString(word));
@@ -300,58 +300,34 @@ void hp_nccl_decode_iommu(const struct hp_nccl_frame *f, cJSON *facts)
 				pt = 1;
 		}
 	}
-	nf_num(o, "units", units);
-	nf_bool(o, "passthrough", pt);
+	pb_set_num(o, "units", units);
+	pb_set_bool(o, "passthrough", pt);
 }
 
-void hp_nccl_decode_peermem(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_peermem(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "peermem");
-	char w[2][NF_FIELD];
+	const struct pb_block *b = pb_find(f, "peermem");
+	char w[2][PB_FIELD];
 	cJSON *o;
 	size_t i;
 
 	if (!b)
 		return;
-	o = nf_obj(facts, "peermem");
+	o = pb_obj(facts, "peermem");
 	/* grep: 0 a module line, 1 none; anything else: /proc/modules unreadable. */
 	if (b->rc != 0 && b->rc != 1) {
-		nf_bool(o, "read", 0);
+		pb_set_bool(o, "read", 0);
 		return;
 	}
-	nf_bool(o, "read", 1);
-	nf_bool(o, "loaded", 0);
-	for (i = 0; b->rc == 0 && i < b->nkept; i++) {
-		if (nf_words(b->lines[i], w, 2) < 1)
+	pb_set_bool(o, "read", 1);
+	pb_set_bool(o, "loaded", 0);
+	for (i = 0; b->rc == 0 && i < b->lines.n; i++) {
+		if (pb_words(b->lines.v[i], w, 2) < 1)
 			continue;
 		if (!strcmp(w[0], "nvidia_peermem") || !strcmp(w[0], "nv_peer_mem")) {
-			nf_bool(o, "loaded", 1);
-			nf_str(o, "module", w[0]);
+			pb_set_bool(o, "loaded", 1);
+			pb_set_str(o, "module", w[0]);
 			break;
-		}
-	}
-}
-
-/* "lib <path>" and "link <path> -> <target>" lines into libs and links. */
-static void paths(const struct hp_nccl_block *b, cJSON *o)
-{
-	cJSON *libs = nf_arr(o, "libs"), *links = nf_arr(o, "links");
-	size_t i;
-
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i], *arrow;
-
-		if (nf_prefix(l, "lib ") && cJSON_GetArraySize(libs) < NF_LIST) {
-			cJSON_AddItemToArray(libs, cJSON_CreateString(l + 4));
-		} else if (nf_prefix(l, "link ") && (arrow = strstr(l, " -> ")) &&
-			   cJSON_GetArraySize(links) < NF_LIST) {
-			cJSON *x = cJSON_CreateObject();
-			char *p = xstrndup(l + 5, (size_t)(arrow - (l + 5)));
-
-			nf_str(x, "path", p);
-			nf_str(x, "target", arrow + 4);
-			free(p);
-			cJSON_AddItemToArray(links, x);
 		}
 	}
 }
@@ -372,29 +348,29 @@ static int version_at(const char *s, char *out, size_t n)
 	return strchr(out, '.') != NULL;
 }
 
-void hp_nccl_decode_nccl_lib(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_nccl_lib(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "nccl_lib");
-	const struct hp_nccl_block *h = hp_nccl_frame_find(f, "nccl_header");
+	const struct pb_block *b = pb_find(f, "nccl_lib");
+	const struct pb_block *h = pb_find(f, "nccl_header");
 	char v[64];
 	size_t i;
 
 	if (b && (b->rc == 0 || b->rc == 3)) {
-		cJSON *o = nf_obj(facts, "nccl_lib");
+		cJSON *o = pb_obj(facts, "nccl_lib");
 
-		nf_bool(o, "found", b->rc == 0);
+		pb_set_bool(o, "found", b->rc == 0);
 		if (b->rc == 0) {
-			paths(b, o);
-			for (i = 0; i < b->nkept; i++) {
-				const char *l = b->lines[i], *p = strstr(l, "NCCL version ");
+			nf_paths(b, o);
+			for (i = 0; i < b->lines.n; i++) {
+				const char *l = b->lines.v[i], *p = strstr(l, "NCCL version ");
 
-				if (!nf_prefix(l, "version ") || !p)
+				if (!pb_prefix(l, "version ") || !p)
 					continue;
 				if (version_at(p + 13, v, sizeof(v)))
-					nf_str(o, "version", v);
+					pb_set_str(o, "version", v);
 				p = strstr(p, "+cuda");
 				if (p && version_at(p + 5, v, sizeof(v)))
-					nf_str(o, "cuda", v);
+					pb_set_str(o, "cuda", v);
 			}
 			/* Else the version in a file name: libnccl.so.2.21.5. */
 			if (!cJSON_GetObjectItemCaseSensitive(o, "version")) {
@@ -405,7 +381,7 @@ void hp_nccl_decode_nccl_lib(const struct hp_nccl_frame *f, cJSON *facts)
 
 					if (s && version_at(s + 11, v, sizeof(v)) &&
 					    strchr(strchr(v, '.') + 1, '.')) {
-						nf_str(o, "version", v);
+						pb_set_str(o, "version", v);
 						break;
 					}
 				}
@@ -413,21 +389,21 @@ void hp_nccl_decode_nccl_lib(const struct hp_nccl_frame *f, cJSON *facts)
 		}
 	}
 	if (h && (h->rc == 0 || h->rc == 3)) {
-		cJSON *o = nf_obj(facts, "nccl_header");
+		cJSON *o = pb_obj(facts, "nccl_header");
 		double major = -1, minor = -1, patch = -1;
 		char suffix[64] = "";
 
-		nf_bool(o, "found", h->rc == 0);
-		for (i = 0; h->rc == 0 && i < h->nkept; i++) {
-			char w[3][NF_FIELD];
-			const char *l = h->lines[i];
+		pb_set_bool(o, "found", h->rc == 0);
+		for (i = 0; h->rc == 0 && i < h->lines.n; i++) {
+			char w[3][PB_FIELD];
+			const char *l = h->lines.v[i];
 			double x;
 
-			if (nf_prefix(l, "file ")) {
-				nf_str(o, "file", l + 5);
+			if (pb_prefix(l, "file ")) {
+				pb_set_str(o, "file", l + 5);
 				continue;
 			}
-			if (nf_words(l, w, 3) != 3 || strcmp(w[0], "#define"))
+			if (pb_words(l, w, 3) != 3 || strcmp(w[0], "#define"))
 				continue;
 			if (!strcmp(w[1], "NCCL_SUFFIX")) {
 				size_t n = strlen(w[2]);
@@ -438,7 +414,7 @@ void hp_nccl_decode_nccl_lib(const struct hp_nccl_frame *f, cJSON *facts)
 				}
 				continue;
 			}
-			if (!nf_count(w[2], &x) || x > 10000)
+			if (!pb_count(w[2], &x) || x > 10000)
 				continue;
 			if (!strcmp(w[1], "NCCL_MAJOR"))
 				major = x;
@@ -449,7 +425,7 @@ void hp_nccl_decode_nccl_lib(const struct hp_nccl_frame *f, cJSON *facts)
 		}
 		if (major >= 0 && minor >= 0 && patch >= 0) {
 			snprintf(v, sizeof(v), "%.0f.%.0f.%.0f%s", major, minor, patch, suffix);
-			nf_str(o, "version", v);
+			pb_set_str(o, "version", v);
 		}
 	}
 }

@@ -1,7 +1,8 @@
 /*
- * Private to src/core/facts/nccl-*.c: small text and facts helpers shared
- * by the NCCL probe decoders. Lines come from hp_nccl_frame_split, already
- * cleaned (valid UTF-8, no control characters, TAB turned into a space).
+ * Private to src/core/facts/nccl-*.c: the NCCL probe decoders. The output
+ * is framed by the node probe's framer (probe-int.h, pb_nccl_frame: lines
+ * already cleaned to UTF-8 text without control characters, a TAB turned
+ * into a space) and read with its text and facts helpers.
  */
 #ifndef HP_NCCL_INT_H
 #define HP_NCCL_INT_H
@@ -10,32 +11,38 @@
 #include <stddef.h>
 
 #include "hp/nccl.h"
+#include "probe-int.h"
 
-/* A field copied out of a line is cut at this size. */
-#define NF_FIELD 256
 /* Items kept per list in the facts. */
 #define NF_LIST 64
 
-/* Whitespace-separated words of s, at most max; returns the number found. */
-size_t nf_words(const char *s, char (*out)[NF_FIELD], size_t max);
-/* A whole non-negative decimal integer (at most 2^53); 0 when s is not one. */
-int nf_count(const char *s, double *out);
-/* s starts with prefix. */
-int nf_prefix(const char *s, const char *prefix);
-/* s without leading blanks. */
-const char *nf_skip(const char *s);
-
-/* The object under key, created when missing. */
-cJSON *nf_obj(cJSON *parent, const char *key);
-cJSON *nf_arr(cJSON *parent, const char *key);
-void nf_num(cJSON *obj, const char *key, double v);
-void nf_str(cJSON *obj, const char *key, const char *v);
-void nf_bool(cJSON *obj, const char *key, int v);
 /* "rc" (null when the block had no END) and "present" (false for 127) of a block. */
-void nf_rc(cJSON *obj, const struct hp_nccl_block *b);
-/* The first non-blank line of a block, or NULL. */
-const char *nf_first(const struct hp_nccl_block *b);
+void nf_rc(cJSON *obj, const struct pb_block *b);
+/* "lib <path>" and "link <path> -> <target>" lines of b (none when NULL) into o's arrays
+   libs and links (created, at most NF_LIST each). */
+void nf_paths(const struct pb_block *b, cJSON *o);
 /* An "unlimited" or a count: stored as the string "unlimited" or a number; 0 when neither. */
 int nf_limit(cJSON *obj, const char *key, const char *word, double scale);
+
+/* The decoders, one per block (or pair), each adding its key to facts. */
+void hp_nccl_decode_probe(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_topo(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_pci_numa(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_acs(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_iommu(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_peermem(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_efa_installer(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_ofi_plugin(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_libfabric(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_nccl_lib(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_netif(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_limits(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_procs(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_hugepages(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_logind(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_shm(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_numa(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_firewall(const struct pb_input *f, cJSON *facts);
+void hp_nccl_decode_environment(const struct pb_input *f, cJSON *facts);
 
 #endif

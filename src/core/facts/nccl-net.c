@@ -28,160 +28,142 @@ static int dotted(const char *s, char *out, size_t n)
 	return 1;
 }
 
-void hp_nccl_decode_efa_installer(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_efa_installer(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "efa_installer");
+	const struct pb_block *b = pb_find(f, "efa_installer");
 	const char *first;
-	char v[64], w[64][NF_FIELD];
+	char v[64], w[64][PB_FIELD];
 	int packages = 0;
 	cJSON *o;
 	size_t i, j;
 
 	if (!b)
 		return;
-	o = nf_obj(facts, "efa_installer");
-	first = nf_first(b);
+	o = pb_obj(facts, "efa_installer");
+	first = pb_first_line(b);
 	if (b->rc != 0) {
 		/* head: a missing file is a known absence; anything else is unknown. */
 		if (first && strstr(first, "No such file"))
-			nf_bool(o, "found", 0);
+			pb_set_bool(o, "found", 0);
 		else if (first)
-			nf_str(o, "error", first);
+			pb_set_str(o, "error", first);
 		return;
 	}
-	nf_bool(o, "found", 1);
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = nf_skip(b->lines[i]);
+	pb_set_bool(o, "found", 1);
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = pb_skip(b->lines.v[i]);
 		size_t n;
 
-		if (nf_prefix(l, "# EFA installer version:")) {
-			if (dotted(nf_skip(l + 24), v, sizeof(v)))
-				nf_str(o, "version", v);
+		if (pb_prefix(l, "# EFA installer version:")) {
+			if (dotted(pb_skip(l + 24), v, sizeof(v)))
+				pb_set_str(o, "version", v);
 			continue;
 		}
-		if (nf_prefix(l, "# Debug packages installed:")) {
-			nf_bool(o, "debug", !strncmp(nf_skip(l + 27), "yes", 3));
+		if (pb_prefix(l, "# Debug packages installed:")) {
+			pb_set_bool(o, "debug", !strncmp(pb_skip(l + 27), "yes", 3));
 			continue;
 		}
 		if (*l == '#' || !*l)
 			continue;
 		/* The installer writes its packages on one line, separated by spaces. */
-		n = nf_words(l, w, HP_ARRAY_LEN(w));
+		n = pb_words(l, w, HP_ARRAY_LEN(w));
 		for (j = 0; j < n; j++) {
 			const char *p = w[j];
 
 			packages++;
-			if ((nf_prefix(p, "libfabric-aws-") || nf_prefix(p, "libfabric-aws_")) &&
+			if ((pb_prefix(p, "libfabric-aws-") || pb_prefix(p, "libfabric-aws_")) &&
 			    !cJSON_GetObjectItemCaseSensitive(o, "libfabric") &&
 			    dotted(p + 14, v, sizeof(v)))
-				nf_str(o, "libfabric", v);
+				pb_set_str(o, "libfabric", v);
 		}
 	}
-	nf_num(o, "packages", packages);
+	pb_set_num(o, "packages", packages);
 }
 
-void hp_nccl_decode_ofi_plugin(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_ofi_plugin(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "ofi_plugin");
-	cJSON *o, *libs, *links;
-	size_t i;
+	const struct pb_block *b = pb_find(f, "ofi_plugin");
+	cJSON *o;
 
 	if (!b || (b->rc != 0 && b->rc != 3))
 		return;
-	o = nf_obj(facts, "ofi_plugin");
-	nf_bool(o, "found", b->rc == 0);
-	libs = nf_arr(o, "libs");
-	links = nf_arr(o, "links");
-	for (i = 0; b->rc == 0 && i < b->nkept; i++) {
-		const char *l = b->lines[i], *arrow;
-
-		if (nf_prefix(l, "lib ") && cJSON_GetArraySize(libs) < NF_LIST) {
-			cJSON_AddItemToArray(libs, cJSON_CreateString(l + 4));
-		} else if (nf_prefix(l, "link ") && (arrow = strstr(l, " -> ")) &&
-			   cJSON_GetArraySize(links) < NF_LIST) {
-			cJSON *x = cJSON_CreateObject();
-			char *p = xstrndup(l + 5, (size_t)(arrow - (l + 5)));
-
-			nf_str(x, "path", p);
-			nf_str(x, "target", arrow + 4);
-			free(p);
-			cJSON_AddItemToArray(links, x);
-		}
-	}
+	o = pb_obj(facts, "ofi_plugin");
+	pb_set_bool(o, "found", b->rc == 0);
+	nf_paths(b->rc == 0 ? b : NULL, o);
 }
 
-void hp_nccl_decode_libfabric(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_libfabric(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "libfabric");
-	const struct hp_nccl_block *t = hp_nccl_frame_find(f, "fi_tcp");
+	const struct pb_block *b = pb_find(f, "libfabric");
+	const struct pb_block *t = pb_find(f, "fi_tcp");
 	char v[64];
 	size_t i;
 
 	if (b) {
-		cJSON *o = nf_obj(facts, "libfabric");
+		cJSON *o = pb_obj(facts, "libfabric");
 
 		nf_rc(o, b);
-		for (i = 0; b->rc == 0 && i < b->nkept; i++) {
-			const char *l = nf_skip(b->lines[i]);
+		for (i = 0; b->rc == 0 && i < b->lines.n; i++) {
+			const char *l = pb_skip(b->lines.v[i]);
 
-			if (nf_prefix(l, "libfabric api:")) {
-				if (dotted(nf_skip(l + 14), v, sizeof(v)))
-					nf_str(o, "api", v);
-			} else if (nf_prefix(l, "libfabric:")) {
-				const char *ver = nf_skip(l + 10);
+			if (pb_prefix(l, "libfabric api:")) {
+				if (dotted(pb_skip(l + 14), v, sizeof(v)))
+					pb_set_str(o, "api", v);
+			} else if (pb_prefix(l, "libfabric:")) {
+				const char *ver = pb_skip(l + 10);
 
 				if (dotted(ver, v, sizeof(v))) {
-					nf_str(o, "version", v);
-					nf_bool(o, "amazon", strstr(ver, "amzn") != NULL);
+					pb_set_str(o, "version", v);
+					pb_set_bool(o, "amazon", strstr(ver, "amzn") != NULL);
 				}
 			}
 		}
-		if (b->rc != 0 && b->rc != 127 && nf_first(b))
-			nf_str(o, "error", nf_first(b));
+		if (b->rc != 0 && b->rc != 127 && pb_first_line(b))
+			pb_set_str(o, "error", pb_first_line(b));
 	}
 	if (t) {
-		cJSON *o = nf_obj(facts, "fi_tcp");
+		cJSON *o = pb_obj(facts, "fi_tcp");
 		int providers = 0, nodata = 0;
 
 		nf_rc(o, t);
-		for (i = 0; i < t->nkept; i++) {
-			const char *l = nf_skip(t->lines[i]);
+		for (i = 0; i < t->lines.n; i++) {
+			const char *l = pb_skip(t->lines.v[i]);
 
-			if (nf_prefix(l, "provider:") && strstr(l, "tcp"))
+			if (pb_prefix(l, "provider:") && strstr(l, "tcp"))
 				providers++;
 			if (strstr(l, "No data available"))
 				nodata = 1;
 		}
 		/* fi_info says -61 (No data available) when no provider matches. */
 		if (t->rc == 0 || nodata)
-			nf_num(o, "providers", providers);
+			pb_set_num(o, "providers", providers);
 	}
 }
 
-void hp_nccl_decode_netif(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_netif(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "netif");
-	char w[4][NF_FIELD];
+	const struct pb_block *b = pb_find(f, "netif");
+	char w[4][PB_FIELD];
 	cJSON *list;
 	size_t i;
 
 	if (!b || b->rc != 0)
 		return;
-	list = nf_arr(nf_obj(facts, "netif"), "interfaces");
-	for (i = 0; i < b->nkept && cJSON_GetArraySize(list) < 256; i++) {
+	list = pb_arr(pb_obj(facts, "netif"), "interfaces");
+	for (i = 0; i < b->lines.n && cJSON_GetArraySize(list) < 256; i++) {
 		cJSON *x;
 		double mtu;
 
-		if (nf_words(b->lines[i], w, 4) != 4)
+		if (pb_words(b->lines.v[i], w, 4) != 4)
 			continue;
 		x = cJSON_CreateObject();
-		nf_str(x, "name", w[0]);
+		pb_set_str(x, "name", w[0]);
 		/* "?": the MTU could not be read; absent, never a number. */
-		if (nf_count(w[1], &mtu))
-			nf_num(x, "mtu", mtu);
+		if (pb_count(w[1], &mtu))
+			pb_set_num(x, "mtu", mtu);
 		if (strcmp(w[2], "?"))
-			nf_str(x, "state", w[2]);
-		nf_bool(x, "virtual", !strcmp(w[3], "virtual"));
+			pb_set_str(x, "state", w[2]);
+		pb_set_bool(x, "virtual", !strcmp(w[3], "virtual"));
 		cJSON_AddItemToArray(list, x);
 	}
 }
@@ -194,14 +176,14 @@ static int owned_chain(const char *chain)
 	size_t i;
 
 	for (i = 0; i < HP_ARRAY_LEN(prefixes); i++)
-		if (nf_prefix(chain, prefixes[i]))
+		if (pb_prefix(chain, prefixes[i]))
 			return 1;
 	return 0;
 }
 
 static void add_blocking(cJSON *list, const char *table, const char *rule)
 {
-	char line[NF_FIELD + 64];
+	char line[PB_FIELD + 64];
 
 	if (cJSON_GetArraySize(list) >= 20)
 		return;
@@ -210,15 +192,15 @@ static void add_blocking(cJSON *list, const char *table, const char *rule)
 }
 
 /* iptables-save: "*table", ":CHAIN POLICY [p:b]", "-A CHAIN ... -j TARGET", "COMMIT". */
-static void iptables(const struct hp_nccl_block *b, cJSON *o)
+static void iptables(const struct pb_block *b, cJSON *o)
 {
-	char table[64] = "filter", w[64][NF_FIELD];
-	cJSON *pol = nf_obj(o, "policies"), *list = nf_arr(o, "blocking_rules");
+	char table[64] = "filter", w[64][PB_FIELD];
+	cJSON *pol = pb_obj(o, "policies"), *list = pb_arr(o, "blocking_rules");
 	int rules = 0, blocking = 0, cni = 0, policies_blocking = 0, tables = 0;
 	size_t i, j, n;
 
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = nf_skip(b->lines[i]);
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = pb_skip(b->lines.v[i]);
 
 		if (*l == '*') {
 			hp_strlcpy(table, l + 1, sizeof(table));
@@ -226,12 +208,12 @@ static void iptables(const struct hp_nccl_block *b, cJSON *o)
 			continue;
 		}
 		if (*l == ':') {
-			n = nf_words(l + 1, w, 2);
+			n = pb_words(l + 1, w, 2);
 			if (n == 2 && strcmp(w[1], "-")) {
-				char key[NF_FIELD + 64];
+				char key[PB_FIELD + 64];
 
 				snprintf(key, sizeof(key), "%s/%s", table, w[0]);
-				nf_str(pol, key, w[1]);
+				pb_set_str(pol, key, w[1]);
 				if ((!strcmp(w[1], "DROP") || !strcmp(w[1], "REJECT")) &&
 				    !strcmp(table, "filter") &&
 				    (!strcmp(w[0], "INPUT") || !strcmp(w[0], "OUTPUT")))
@@ -239,10 +221,10 @@ static void iptables(const struct hp_nccl_block *b, cJSON *o)
 			}
 			continue;
 		}
-		if (!nf_prefix(l, "-A "))
+		if (!pb_prefix(l, "-A "))
 			continue;
 		rules++;
-		n = nf_words(l, w, HP_ARRAY_LEN(w));
+		n = pb_words(l, w, HP_ARRAY_LEN(w));
 		for (j = 2; j + 1 < n; j++) {
 			if (strcmp(w[j], "-j") && strcmp(w[j], "--jump"))
 				continue;
@@ -260,25 +242,25 @@ static void iptables(const struct hp_nccl_block *b, cJSON *o)
 	/* No table at all: an empty rule set, which the caller records. */
 	if (!tables)
 		return;
-	nf_bool(o, "readable", 1);
-	nf_num(o, "rules", rules);
-	nf_num(o, "blocking", blocking);
-	nf_num(o, "cni_blocking", cni);
-	nf_num(o, "blocking_policies", policies_blocking);
+	pb_set_bool(o, "readable", 1);
+	pb_set_num(o, "rules", rules);
+	pb_set_num(o, "blocking", blocking);
+	pb_set_num(o, "cni_blocking", cni);
+	pb_set_num(o, "blocking_policies", policies_blocking);
 }
 
 /* nft list ruleset: "table <family> <name> {", "chain <name> {", "... policy drop;", "... drop". */
-static void nft(const struct hp_nccl_block *b, cJSON *o)
+static void nft(const struct pb_block *b, cJSON *o)
 {
-	char table[128] = "", chain[NF_FIELD] = "", w[64][NF_FIELD];
-	cJSON *pol = nf_obj(o, "policies"), *list = nf_arr(o, "blocking_rules");
+	char table[128] = "", chain[PB_FIELD] = "", w[64][PB_FIELD];
+	cJSON *pol = pb_obj(o, "policies"), *list = pb_arr(o, "blocking_rules");
 	int rules = 0, blocking = 0, cni = 0, policies_blocking = 0, tables = 0;
 	size_t i, n, k;
 
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = nf_skip(b->lines[i]);
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = pb_skip(b->lines.v[i]);
 
-		n = nf_words(l, w, HP_ARRAY_LEN(w));
+		n = pb_words(l, w, HP_ARRAY_LEN(w));
 		if (!n)
 			continue;
 		if (!strcmp(w[0], "table") && n >= 3) {
@@ -292,7 +274,7 @@ static void nft(const struct hp_nccl_block *b, cJSON *o)
 		}
 		if (!strcmp(w[0], "type") && strstr(l, "policy ")) {
 			const char *p = strstr(l, "policy ") + 7;
-			char key[NF_FIELD + 160], v[32];
+			char key[PB_FIELD + 160], v[32];
 			size_t m = 0;
 
 			while (p[m] && p[m] != ';' && m + 1 < sizeof(v)) {
@@ -301,7 +283,7 @@ static void nft(const struct hp_nccl_block *b, cJSON *o)
 			}
 			v[m] = '\0';
 			snprintf(key, sizeof(key), "%s/%s", table, chain);
-			nf_str(pol, key, v);
+			pb_set_str(pol, key, v);
 			if (!strcmp(v, "drop") && (!strcmp(chain, "input") || !strcmp(chain, "output") ||
 						   !strcmp(chain, "INPUT") || !strcmp(chain, "OUTPUT")))
 				policies_blocking++;
@@ -325,35 +307,35 @@ static void nft(const struct hp_nccl_block *b, cJSON *o)
 	}
 	if (!tables && !rules)
 		return;
-	nf_bool(o, "readable", 1);
-	nf_num(o, "rules", rules);
-	nf_num(o, "blocking", blocking);
-	nf_num(o, "cni_blocking", cni);
-	nf_num(o, "blocking_policies", policies_blocking);
+	pb_set_bool(o, "readable", 1);
+	pb_set_num(o, "rules", rules);
+	pb_set_num(o, "blocking", blocking);
+	pb_set_num(o, "cni_blocking", cni);
+	pb_set_num(o, "blocking_policies", policies_blocking);
 }
 
-void hp_nccl_decode_firewall(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_firewall(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "firewall");
+	const struct pb_block *b = pb_find(f, "firewall");
 	int is_nft = 0;
 	cJSON *o;
 
 	if (!b) {
-		b = hp_nccl_frame_find(f, "firewall_nft");
+		b = pb_find(f, "firewall_nft");
 		is_nft = 1;
 	}
 	if (!b)
 		return;
-	o = nf_obj(facts, "firewall");
+	o = pb_obj(facts, "firewall");
 	nf_rc(o, b);
 	if (b->rc == 127)
 		return;
-	nf_str(o, "tool", is_nft ? "nft" : "iptables");
+	pb_set_str(o, "tool", is_nft ? "nft" : "iptables");
 	if (b->rc != 0) {
 		/* Not root, or no kernel support: the rules are unknown. */
-		nf_bool(o, "readable", 0);
-		if (nf_first(b))
-			nf_str(o, "error", nf_first(b));
+		pb_set_bool(o, "readable", 0);
+		if (pb_first_line(b))
+			pb_set_str(o, "error", pb_first_line(b));
 		return;
 	}
 	if (is_nft)
@@ -362,10 +344,10 @@ void hp_nccl_decode_firewall(const struct hp_nccl_frame *f, cJSON *facts)
 		iptables(b, o);
 	if (!cJSON_GetObjectItemCaseSensitive(o, "readable")) {
 		/* An empty rule set prints nothing: no table, no rule, nothing blocked. */
-		nf_bool(o, "readable", 1);
-		nf_num(o, "rules", 0);
-		nf_num(o, "blocking", 0);
-		nf_num(o, "cni_blocking", 0);
-		nf_num(o, "blocking_policies", 0);
+		pb_set_bool(o, "readable", 1);
+		pb_set_num(o, "rules", 0);
+		pb_set_num(o, "blocking", 0);
+		pb_set_num(o, "cni_blocking", 0);
+		pb_set_num(o, "blocking_policies", 0);
 	}
 }

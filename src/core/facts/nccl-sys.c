@@ -26,14 +26,14 @@ static int limit_line(const char *l, cJSON *o)
 		{ "Max stack size", "stack" },
 		{ "Max open files", "nofile" },
 	};
-	char w[8][NF_FIELD], key[32];
+	char w[8][PB_FIELD], key[32];
 	size_t i, n;
 
-	l = nf_skip(l);
+	l = pb_skip(l);
 	for (i = 0; i < HP_ARRAY_LEN(labels); i++) {
-		if (!nf_prefix(l, labels[i].label))
+		if (!pb_prefix(l, labels[i].label))
 			continue;
-		n = nf_words(l + strlen(labels[i].label), w, 8);
+		n = pb_words(l + strlen(labels[i].label), w, 8);
 		if (n < 2)
 			return 0;
 		snprintf(key, sizeof(key), "%s_soft", labels[i].key);
@@ -45,42 +45,42 @@ static int limit_line(const char *l, cJSON *o)
 	return 0;
 }
 
-void hp_nccl_decode_limits(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_limits(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "limits");
-	const struct hp_nccl_block *c = hp_nccl_frame_find(f, "limits_conf");
+	const struct pb_block *b = pb_find(f, "limits");
+	const struct pb_block *c = pb_find(f, "limits_conf");
 	size_t i;
 
 	if (b) {
-		cJSON *o = nf_obj(facts, "limits");
+		cJSON *o = pb_obj(facts, "limits");
 		int any = 0;
 
-		for (i = 0; b->rc == 0 && i < b->nkept; i++)
-			any |= limit_line(b->lines[i], o);
-		nf_bool(o, "read", any);
+		for (i = 0; b->rc == 0 && i < b->lines.n; i++)
+			any |= limit_line(b->lines.v[i], o);
+		pb_set_bool(o, "read", any);
 	}
 	if (c && c->rc == 0) {
-		cJSON *list = nf_arr(nf_obj(facts, "limits_conf"), "entries");
+		cJSON *list = pb_arr(pb_obj(facts, "limits_conf"), "entries");
 
-		for (i = 0; i < c->nkept && cJSON_GetArraySize(list) < NF_LIST; i++) {
-			const char *l = c->lines[i], *colon = strstr(l, ": ");
-			char w[5][NF_FIELD], *file;
+		for (i = 0; i < c->lines.n && cJSON_GetArraySize(list) < NF_LIST; i++) {
+			const char *l = c->lines.v[i], *colon = strstr(l, ": ");
+			char w[5][PB_FIELD], *file;
 			cJSON *x;
 
-			if (!colon || nf_words(colon + 2, w, 5) < 4)
+			if (!colon || pb_words(colon + 2, w, 5) < 4)
 				continue;
 			x = cJSON_CreateObject();
 			file = xstrndup(l, (size_t)(colon - l));
-			nf_str(x, "file", file);
+			pb_set_str(x, "file", file);
 			free(file);
-			nf_str(x, "domain", w[0]);
-			nf_str(x, "type", w[1]);
-			nf_str(x, "item", w[2]);
+			pb_set_str(x, "domain", w[0]);
+			pb_set_str(x, "type", w[1]);
+			pb_set_str(x, "item", w[2]);
 			/* PAM's limits are in KiB; -1 means no limit as well. */
 			if (!strcmp(w[3], "-1"))
-				nf_str(x, "value", "unlimited");
+				pb_set_str(x, "value", "unlimited");
 			else if (!nf_limit(x, "value", w[3], 1))
-				nf_str(x, "value_text", w[3]);
+				pb_set_str(x, "value_text", w[3]);
 			cJSON_AddItemToArray(list, x);
 		}
 	}
@@ -105,27 +105,27 @@ static int training_env(const char *name)
 	       !strcmp(name, "WORLD_SIZE") || !strcmp(name, "MASTER_ADDR");
 }
 
-void hp_nccl_decode_procs(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_procs(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "procs");
+	const struct pb_block *b = pb_find(f, "procs");
 	cJSON *o, *list, *cur = NULL, *env = NULL;
 	int count = 0, training = 0;
 	size_t i;
 
 	if (!b)
 		return;
-	o = nf_obj(facts, "procs");
+	o = pb_obj(facts, "procs");
 	if (b->rc != 0) {
-		nf_bool(o, "read", 0);
+		pb_set_bool(o, "read", 0);
 		return;
 	}
-	nf_bool(o, "read", 1);
-	list = nf_arr(o, "list");
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i];
+	pb_set_bool(o, "read", 1);
+	list = pb_arr(o, "list");
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i];
 
-		if (nf_prefix(l, "pid ")) {
-			char w[1][NF_FIELD];
+		if (pb_prefix(l, "pid ")) {
+			char w[1][PB_FIELD];
 			const char *cmd;
 			double pid;
 
@@ -133,12 +133,12 @@ void hp_nccl_decode_procs(const struct hp_nccl_frame *f, cJSON *facts)
 				training++;
 			cur = NULL;
 			env = NULL;
-			if (nf_words(l + 4, w, 1) != 1 || !nf_count(w[0], &pid))
+			if (pb_words(l + 4, w, 1) != 1 || !pb_count(w[0], &pid))
 				continue;
 			count++;
 			cur = cJSON_CreateObject();
-			nf_num(cur, "pid", pid);
-			cmd = nf_skip(nf_skip(l + 4) + strlen(w[0]));
+			pb_set_num(cur, "pid", pid);
+			cmd = pb_skip(pb_skip(l + 4) + strlen(w[0]));
 			{
 				/* The probe turns each NUL of the command line into a space. */
 				char *c = xstrdup(cmd);
@@ -146,60 +146,60 @@ void hp_nccl_decode_procs(const struct hp_nccl_frame *f, cJSON *facts)
 
 				while (cl && c[cl - 1] == ' ')
 					c[--cl] = '\0';
-				nf_str(cur, "cmd", c);
+				pb_set_str(cur, "cmd", c);
 				free(c);
 			}
-			nf_bool(cur, "training", training_cmd(cmd));
+			pb_set_bool(cur, "training", training_cmd(cmd));
 			cJSON_AddItemToArray(list, cur);
-		} else if (nf_prefix(l, "limit ") && cur) {
+		} else if (pb_prefix(l, "limit ") && cur) {
 			limit_line(l + 6, cur);
-		} else if (nf_prefix(l, "env ") && cur) {
+		} else if (pb_prefix(l, "env ") && cur) {
 			const char *eq = strchr(l + 4, '=');
 			char *name;
 
 			if (!eq || eq == l + 4)
 				continue;
 			if (!env)
-				env = nf_obj(cur, "env");
+				env = pb_obj(cur, "env");
 			name = xstrndup(l + 4, (size_t)(eq - (l + 4)));
-			nf_str(env, name, eq + 1);
+			pb_set_str(env, name, eq + 1);
 			if (training_env(name))
-				nf_bool(cur, "training", 1);
+				pb_set_bool(cur, "training", 1);
 			free(name);
 		} else if (!strcmp(l, "more")) {
-			nf_bool(o, "more", 1);
+			pb_set_bool(o, "more", 1);
 		}
 	}
 	if (cur && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cur, "training")))
 		training++;
-	nf_num(o, "count", count);
-	nf_num(o, "training", training);
+	pb_set_num(o, "count", count);
+	pb_set_num(o, "training", training);
 	if (!cJSON_GetObjectItemCaseSensitive(o, "more"))
-		nf_bool(o, "more", 0);
+		pb_set_bool(o, "more", 0);
 }
 
-void hp_nccl_decode_hugepages(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_hugepages(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "hugepages");
-	char w[3][NF_FIELD];
+	const struct pb_block *b = pb_find(f, "hugepages");
+	char w[3][PB_FIELD];
 	cJSON *sizes;
 	size_t i;
 
 	if (!b || b->rc != 0)
 		return;
-	sizes = nf_obj(nf_obj(facts, "hugepages"), "sizes");
-	for (i = 0; i < b->nkept && cJSON_GetArraySize(sizes) < 16; i++) {
-		size_t n = nf_words(b->lines[i], w, 3);
+	sizes = pb_obj(pb_obj(facts, "hugepages"), "sizes");
+	for (i = 0; i < b->lines.n && cJSON_GetArraySize(sizes) < 16; i++) {
+		size_t n = pb_words(b->lines.v[i], w, 3);
 		double kb, v;
 		cJSON *x;
 
-		if (!n || !nf_count(w[0], &kb))
+		if (!n || !pb_count(w[0], &kb))
 			continue;
-		x = nf_obj(sizes, w[0]);
-		if (n > 1 && nf_count(w[1], &v))
-			nf_num(x, "total", v);
-		if (n > 2 && nf_count(w[2], &v))
-			nf_num(x, "free", v);
+		x = pb_obj(sizes, w[0]);
+		if (n > 1 && pb_count(w[1], &v))
+			pb_set_num(x, "total", v);
+		if (n > 2 && pb_count(w[2], &v))
+			pb_set_num(x, "free", v);
 	}
 }
 
@@ -237,9 +237,9 @@ static const char *base(const char *path)
  * systemd reads logind.conf, then the drop-ins (logind.conf.d, *.conf) of /usr/lib,
  * /etc and /run in the order of their file names; the last setting wins.
  */
-void hp_nccl_decode_logind(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_logind(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "logind");
+	const struct pb_block *b = pb_find(f, "logind");
 	const char *win_file = NULL, *win_base = NULL;
 	int value = 1, files = -1;
 	cJSON *o, *lines;
@@ -248,16 +248,16 @@ void hp_nccl_decode_logind(const struct hp_nccl_frame *f, cJSON *facts)
 
 	if (!b || b->rc != 0)
 		return;
-	o = nf_obj(facts, "logind");
-	lines = nf_arr(o, "lines");
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i], *colon = strstr(l, ": "), *eq;
+	o = pb_obj(facts, "logind");
+	lines = pb_arr(o, "lines");
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i], *colon = strstr(l, ": "), *eq;
 		char v[32], *file;
 		size_t k = 0;
 		int is_main, win_main, x;
 		double n;
 
-		if (nf_prefix(l, "files ") && nf_count(l + 6, &n)) {
+		if (pb_prefix(l, "files ") && pb_count(l + 6, &n)) {
 			files = (int)n;
 			continue;
 		}
@@ -265,7 +265,7 @@ void hp_nccl_decode_logind(const struct hp_nccl_frame *f, cJSON *facts)
 			continue;
 		if (cJSON_GetArraySize(lines) < NF_LIST)
 			cJSON_AddItemToArray(lines, cJSON_CreateString(l));
-		eq = nf_skip(eq + 1);
+		eq = pb_skip(eq + 1);
 		while (eq[k] && eq[k] != ' ' && eq[k] != '#' && k + 1 < sizeof(v)) {
 			v[k] = eq[k];
 			k++;
@@ -294,69 +294,69 @@ void hp_nccl_decode_logind(const struct hp_nccl_frame *f, cJSON *facts)
 		}
 	}
 	if (files >= 0)
-		nf_num(o, "files", files);
+		pb_set_num(o, "files", files);
 	/*
 	 * Without any logind.conf, logind may not be there at all: unknown.
 	 * With one that sets nothing, systemd's built-in default (yes) holds.
 	 */
 	if (winner || files > 0) {
-		nf_bool(o, "remove_ipc", value);
-		nf_str(o, "source", winner ? winner : "default");
+		pb_set_bool(o, "remove_ipc", value);
+		pb_set_str(o, "source", winner ? winner : "default");
 	}
 	free(winner);
 }
 
-void hp_nccl_decode_shm(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_shm(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "shm");
+	const struct pb_block *b = pb_find(f, "shm");
 	cJSON *o, *names;
 	size_t i;
 	int counted = 0;
 
 	if (!b)
 		return;
-	o = nf_obj(facts, "shm");
+	o = pb_obj(facts, "shm");
 	if (b->rc != 0) {
-		nf_bool(o, "read", 0);
+		pb_set_bool(o, "read", 0);
 		return;
 	}
-	names = nf_arr(o, "names");
-	for (i = 0; i < b->nkept; i++) {
-		const char *l = b->lines[i];
+	names = pb_arr(o, "names");
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i];
 		double n;
 
-		if (nf_prefix(l, "file ") && cJSON_GetArraySize(names) < 20)
+		if (pb_prefix(l, "file ") && cJSON_GetArraySize(names) < 20)
 			cJSON_AddItemToArray(names, cJSON_CreateString(l + 5));
-		else if (nf_prefix(l, "count ") && nf_count(l + 6, &n)) {
-			nf_num(o, "nccl_segments", n);
+		else if (pb_prefix(l, "count ") && pb_count(l + 6, &n)) {
+			pb_set_num(o, "nccl_segments", n);
 			counted = 1;
 		}
 	}
 	/* Without its count line the listing is incomplete: unknown. */
-	nf_bool(o, "read", counted);
+	pb_set_bool(o, "read", counted);
 }
 
-void hp_nccl_decode_numa(const struct hp_nccl_frame *f, cJSON *facts)
+void hp_nccl_decode_numa(const struct pb_input *f, cJSON *facts)
 {
-	const struct hp_nccl_block *b = hp_nccl_frame_find(f, "numa");
-	char w[2][NF_FIELD];
+	const struct pb_block *b = pb_find(f, "numa");
+	char w[2][PB_FIELD];
 	cJSON *o, *cpus;
 	int nodes = 0;
 	size_t i;
 
 	if (!b || b->rc != 0)
 		return;
-	o = nf_obj(facts, "numa");
-	cpus = nf_obj(o, "cpus");
-	for (i = 0; i < b->nkept; i++) {
-		size_t n = nf_words(b->lines[i], w, 2);
+	o = pb_obj(facts, "numa");
+	cpus = pb_obj(o, "cpus");
+	for (i = 0; i < b->lines.n; i++) {
+		size_t n = pb_words(b->lines.v[i], w, 2);
 		double id;
 
-		if (!n || !nf_prefix(w[0], "node") || !nf_count(w[0] + 4, &id))
+		if (!n || !pb_prefix(w[0], "node") || !pb_count(w[0] + 4, &id))
 			continue;
 		nodes++;
 		if (cJSON_GetArraySize(cpus) < NF_LIST)
-			nf_str(cpus, w[0], n > 1 ? w[1] : "");
+			pb_set_str(cpus, w[0], n > 1 ? w[1] : "");
 	}
-	nf_num(o, "nodes", nodes);
+	pb_set_num(o, "nodes", nodes);
 }

@@ -342,7 +342,7 @@ static void dcgm_incident(cJSON *list, const char *entity, const char *system, c
  */
 static int dcgm_json(const char *text, cJSON *d)
 {
-	cJSON *doc = cJSON_Parse(text), *grp, *ent, *sys, *list;
+	cJSON *doc = hp_json_parse(text, strlen(text), NULL), *grp, *ent, *sys, *list;
 	const cJSON *body, *v;
 	int ok = 0;
 

@@ -114,6 +114,18 @@ int pb_prefix_ci(const char *s, const char *prefix)
 	return 1;
 }
 
+int pb_prefix(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+const char *pb_skip(const char *s)
+{
+	while (blank(*s))
+		s++;
+	return s;
+}
+
 int pb_iso_time(const char *s, double *epoch, const char **end)
 {
 	struct hp_iso8601 t;
@@ -133,6 +145,16 @@ cJSON *pb_obj(cJSON *parent, const char *key)
 		return o;
 	cJSON_DeleteItemFromObjectCaseSensitive(parent, key);
 	return cJSON_AddObjectToObject(parent, key);
+}
+
+cJSON *pb_arr(cJSON *parent, const char *key)
+{
+	cJSON *o = cJSON_GetObjectItemCaseSensitive(parent, key);
+
+	if (cJSON_IsArray(o))
+		return o;
+	cJSON_DeleteItemFromObjectCaseSensitive(parent, key);
+	return cJSON_AddArrayToObject(parent, key);
 }
 
 void pb_set_num(cJSON *obj, const char *key, double v)

@@ -16,7 +16,7 @@
 /* Lines kept per block; the script sends at most 3000. */
 #define PB_MAX_LINES 5000
 /* A field copied out of a line is cut at this size. */
-#define PB_FIELD 160
+#define PB_FIELD 256
 /* Kernel events kept per node (the newest). */
 #define PB_MAX_EVENTS 400
 /* GPUs per node the parsers track. */
@@ -36,8 +36,19 @@ struct pb_input {
 	char *store;       /* the kept lines, back to back */
 };
 
-/* Split text into blocks. */
-void pb_frame(struct pb_input *in, const char *text, size_t len);
+/*
+ * How one probe's lines are kept. The node probe keeps TABs and bytes as
+ * they came (its parsers split on TABs); the NCCL probes' lines are text
+ * (a TAB becomes a space, a byte that is not UTF-8 a '?') cut at clip bytes.
+ */
+struct pb_frame_opts {
+	size_t max_lines;  /* lines kept per block */
+	size_t clip;       /* bytes kept per line; 0: the whole line */
+	int text;
+};
+extern const struct pb_frame_opts pb_node_frame, pb_nccl_frame;
+/* Split text (NULL reads as empty) into blocks. */
+void pb_frame(struct pb_input *in, const char *text, size_t len, const struct pb_frame_opts *o);
 void pb_release(struct pb_input *in);
 /* The first block with this name, or NULL. */
 const struct pb_block *pb_find(const struct pb_input *in, const char *name);
@@ -57,12 +68,17 @@ int pb_num(const char *s, double *out);
 int pb_count(const char *s, double *out);
 /* s starts with prefix, ignoring ASCII case. */
 int pb_prefix_ci(const char *s, const char *prefix);
+/* s starts with prefix, case and all. */
+int pb_prefix(const char *s, const char *prefix);
+/* s past its leading blanks. */
+const char *pb_skip(const char *s);
 /* Epoch seconds of an ISO-8601 time at the start of s ("2024-05-01T10:11:12,5+00:00",
    "...+0000", "...Z"); sets *end past it. 0 when s does not start with one. */
 int pb_iso_time(const char *s, double *epoch, const char **end);
 
-/* Facts helpers: the object under key, created when missing. */
+/* Facts helpers: the object (array) under key, created when missing. */
 cJSON *pb_obj(cJSON *parent, const char *key);
+cJSON *pb_arr(cJSON *parent, const char *key);
 /* Set key to v; a v that is not finite leaves key absent. */
 void pb_set_num(cJSON *obj, const char *key, double v);
 void pb_set_str(cJSON *obj, const char *key, const char *v);

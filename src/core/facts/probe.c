@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "hp/array.h"
+#include "hp/buf.h"
+#include "hp/nccl.h"
 #include "facts-int.h"
 #include "hp/util.h"
 #include "probe-int.h"
@@ -65,11 +67,9 @@ static struct pb_block *open_block(struct pb_input *in, const char *name)
 	return b;
 }
 
-static void keep_line(struct pb_block *b, const char *line)
-{
-	if (b->lines.n < PB_MAX_LINES)
-		hp_array_append(&b->lines, line);
-}
+const struct pb_frame_opts pb_node_frame = { PB_MAX_LINES, 0, 0 };
+/* NCCL probe lines are short; a command line is 200 bytes. */
+const struct pb_frame_opts pb_nccl_frame = { 3000, 1024, 1 };
 
 static int name_ok(const char *s)
 {
@@ -120,13 +120,41 @@ static const char *find_mark(const char *p, size_t n)
 	return NULL;
 }
 
-void pb_frame(struct pb_input *in, const char *text, size_t len)
+/* Clean one line into w (room for n + 1 bytes); returns its length. */
+static size_t clean_line(const struct pb_frame_opts *o, struct hp_buf *tmp, const char *p,
+			 size_t n, char *w)
+{
+	size_t k;
+
+	if (!o->text) {
+		k = pb_clean(p, n, w);
+		if (o->clip && k > o->clip)
+			w[k = o->clip] = '\0';
+		return k;
+	}
+	/* Never longer than the raw line: a dropped or replaced byte is at most one byte. */
+	hp_buf_reset(tmp);
+	hp_nccl_clean(p, n, o->clip ? o->clip : n, tmp);
+	k = tmp->len;
+	memcpy(w, tmp->len ? tmp->buf : "", k);
+	w[k] = '\0';
+	return k;
+}
+
+void pb_frame(struct pb_input *in, const char *text, size_t len, const struct pb_frame_opts *o)
 {
 	struct pb_block *cur = NULL;
-	const char *p = text, *end = text + len;
+	struct hp_buf tmp = HP_BUF_INIT((size_t)-1);
+	const char *p, *end;
 	char *w;
 
 	memset(in, 0, sizeof(*in));
+	if (!text) {
+		text = "";
+		len = 0;
+	}
+	p = text;
+	end = text + len;
 	/* Cleaned lines are never longer than the raw ones: one store fits all. */
 	in->store = w = xmalloc(len + 2);
 	while (p < end) {
@@ -137,25 +165,28 @@ void pb_frame(struct pb_input *in, const char *text, size_t len)
 
 		/* Text before a marker (a last line without newline) still belongs to the block. */
 		if (cur && (data || !m)) {
-			size_t k = pb_clean(p, data, w);
-
 			cur->nlines++;
 			/* Blank lines stay: some outputs separate records with them. */
-			keep_line(cur, w);
-			w += k + 1;
+			if (cur->lines.n < o->max_lines) {
+				size_t k = clean_line(o, &tmp, p, data, w);
+
+				hp_array_append(&cur->lines, w);
+				w += k + 1;
+			}
 		}
 		if (m) {
-			char tmp[256];
+			char mark[256];
 			size_t rest = n - data - MARK_LEN;
 
-			pb_clean(m + MARK_LEN, rest < sizeof(tmp) - 1 ? rest : sizeof(tmp) - 1, tmp);
+			pb_clean(m + MARK_LEN, rest < sizeof(mark) - 1 ? rest : sizeof(mark) - 1, mark);
 			/* A BEGIN leaves an open block without its END: rc stays unknown. */
-			cur = marker(in, cur, tmp);
+			cur = marker(in, cur, mark);
 			if (in->done)
 				break;
 		}
 		p += n + (nl != NULL);
 	}
+	hp_buf_release(&tmp);
 }
 
 void pb_release(struct pb_input *in)
@@ -212,7 +243,7 @@ cJSON *hp_probe_parse(const char *stdout_text, size_t len)
 	hp_facts_count_run(FACTS_PROBE);
 	if (!stdout_text)
 		len = 0;
-	pb_frame(&in, stdout_text ? stdout_text : "", len);
+	pb_frame(&in, stdout_text ? stdout_text : "", len, &pb_node_frame);
 	pb_set_bool(facts, "truncated", !in.done);
 	blocks = pb_obj(facts, "blocks");
 	for (i = 0; i < in.blocks.n; i++) {

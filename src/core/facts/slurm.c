@@ -351,6 +351,66 @@ static void parse_services(cJSON *facts, const struct block *b)
 }
 
 /* Parse the probe's framed output into facts. */
+/*
+ * The NCCL/FI/MASTER settings of the profile and prolog files: "file <path>"
+ * for each file read, then "<path>:<line>" per setting. The first file that
+ * sets a name wins (the order of the probe: profile, environment, nccl.conf,
+ * prolog).
+ */
+static void parse_nccl_env(cJSON *facts, const struct block *b)
+{
+	cJSON *o = block_obj(b), *files = cJSON_AddArrayToObject(o, "files");
+	cJSON *vars = cJSON_AddObjectToObject(o, "vars"), *from = cJSON_AddObjectToObject(o, "from");
+	size_t i;
+
+	for (i = 0; i < b->lines.n; i++) {
+		const char *l = b->lines.v[i], *colon, *eq;
+		char name[128], file[512];
+		size_t n;
+
+		if (!strncmp(l, "file ", 5)) {
+			if (cJSON_GetArraySize(files) < 64)
+				cJSON_AddItemToArray(files, cJSON_CreateString(l + 5));
+			continue;
+		}
+		if (l[0] != '/' || !(colon = strchr(l, ':')) || (size_t)(colon - l) >= sizeof(file))
+			continue;
+		memcpy(file, l, (size_t)(colon - l));
+		file[colon - l] = '\0';
+		l = colon + 1;
+		while (*l == ' ' || *l == '\t')
+			l++;
+		if (!strncmp(l, "export", 6) && (l[6] == ' ' || l[6] == '\t'))
+			for (l += 6; *l == ' ' || *l == '\t'; l++)
+				;
+		if (!(eq = strchr(l, '=')) || (n = (size_t)(eq - l)) == 0 || n >= sizeof(name))
+			continue;
+		memcpy(name, l, n);
+		name[n] = '\0';
+		if ((strncmp(name, "NCCL_", 5) && strncmp(name, "FI_", 3) && strncmp(name, "MASTER_", 7)) ||
+		    cJSON_GetObjectItemCaseSensitive(vars, name) || cJSON_GetArraySize(vars) >= 100)
+			continue;
+		{
+			char value[256];
+			size_t k;
+
+			/* The value without surrounding quotes or a trailing comment. */
+			hp_strlcpy(value, eq + 1, sizeof(value));
+			k = strcspn(value, "#");
+			value[k] = '\0';
+			while (k && (value[k - 1] == ' ' || value[k - 1] == '\t'))
+				value[--k] = '\0';
+			if (k >= 2 && (value[0] == '"' || value[0] == '\'') && value[k - 1] == value[0]) {
+				value[k - 1] = '\0';
+				memmove(value, value + 1, k - 1);
+			}
+			cJSON_AddStringToObject(vars, name, value);
+			cJSON_AddStringToObject(from, name, file);
+		}
+	}
+	cJSON_AddItemToObject(facts, "nccl_env", o);
+}
+
 cJSON *hp_slurm_parse(const char *text, size_t len)
 {
 	char *buf = clean(text ? text : "", text ? len : 0), *p = buf;
@@ -386,6 +446,8 @@ cJSON *hp_slurm_parse(const char *text, size_t len)
 		parse_squeue(facts, b);
 	if ((b = find(&blocks, "services")) != NULL)
 		parse_services(facts, b);
+	if ((b = find(&blocks, "nccl_env")) != NULL)
+		parse_nccl_env(facts, b);
 	for (i = 0; i < blocks.n; i++)
 		hp_array_release(&blocks.v[i].lines);
 	hp_array_release(&blocks);
