@@ -163,6 +163,44 @@ else
 fi
 fixture_stop
 
+# kubectl logs --selector --prefix --ignore-errors, as hpnode reads a job's pods in
+# batches: every line behind its pod's prefix, a container that has not started
+# (a fourth worker still ContainerCreating) as kubectl's own "error: ..." line,
+# without a prefix, and the other pods read all the same.
+variant "$ROOT/tests/fixtures/nccl-demo.yaml" "$e2e_tmp/pending.yaml" '
+w = dict(d["kubernetes"]["pods"][1])
+w.update(name="llama-pretrain-worker-3", status="ContainerCreating", node="p5-c",
+         labels=dict(w["labels"], **{"training.kubeflow.org/replica-index": "3"}))
+w.pop("logs", None)
+d["kubernetes"]["pods"].append(w)'
+fixture_start "$e2e_tmp/pending.yaml" || { not_ok "pending variant starts" "see above"; e2e_done; }
+export KUBECONFIG="$FIXTURE_KUBECONFIG"
+k logs -n ml --selector='training.kubeflow.org/job-name=llama-pretrain,training.kubeflow.org/replica-type=worker' \
+	--container=pytorch --tail=500 --prefix --ignore-errors >"$e2e_tmp/batch.txt" 2>"$e2e_tmp/batch.err"
+expect_status "a batched read with a pod not started exits 0 (--ignore-errors)" 0 $?
+check "... each line behind its pod's prefix, the failed read as kubectl's error line" python3 - \
+	"$e2e_tmp/batch.txt" <<'PY'
+import collections, re, sys
+pods, errors, other = collections.Counter(), [], []
+for line in open(sys.argv[1]):
+    m = re.match(r"\[pod/([^/\]]+)/([^\]]+)\] ", line)
+    if m:
+        pods[(m.group(1), m.group(2))] += 1
+    elif line.startswith("error: "):
+        errors.append(line.strip())
+    else:
+        other.append(line)
+assert set(pods) == {(f"llama-pretrain-worker-{i}", "pytorch") for i in range(3)}, pods
+assert pods[("llama-pretrain-worker-0", "pytorch")] == 4, pods
+assert errors == ['error: container "pytorch" in pod "llama-pretrain-worker-3" is waiting to start: '
+                  'ContainerCreating'], errors
+assert not other, other[:3]
+PY
+k logs -n ml llama-pretrain-worker-3 -c pytorch >"$e2e_tmp/w3.txt" 2>&1
+expect_status "the not-started container's own log read fails" 1 $?
+check "... with the API server's 400" contains "$e2e_tmp/w3.txt" "is waiting to start: ContainerCreating"
+fixture_stop
+
 # Without strict_params an unknown parameter is ignored, as the API server does.
 fixture_start "$ROOT/tests/fixtures/healthy.yaml" || { not_ok "healthy fixture starts" "see above"; e2e_done; }
 export KUBECONFIG="$FIXTURE_KUBECONFIG"

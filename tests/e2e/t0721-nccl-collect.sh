@@ -49,9 +49,16 @@ reads = {(r["pod"], r["previous"]): r for r in d["log_reads"]}
 assert set(reads) == {("llama-pretrain-master-0", False), ("llama-pretrain-worker-0", False),
                       ("llama-pretrain-worker-1", False), ("llama-pretrain-worker-2", False),
                       ("llama-pretrain-worker-2", True)}, set(reads)
-# The problem pod is read first.
+# The problem pod is planned first; the three workers are one batched read by replica index,
+# the master (the only pod of its replica type) and worker-2's previous log reads of their own.
 assert d["log_reads"][0]["pod"] == "llama-pretrain-worker-2", d["log_reads"][0]
 assert all(r["status"] == "ok" for r in d["log_reads"]), d["log_reads"]
+assert d["log_batches"] == [{"namespace": "ml", "selector": "training.kubeflow.org/job-name=llama-pretrain,"
+                             "training.kubeflow.org/replica-type=worker,training.kubeflow.org/replica-index in (0,1,2)",
+                             "container": "pytorch", "pods": 3, "status": "ok", "other_lines": 0}], d["log_batches"]
+batched = {r["pod"] for r in d["log_reads"] if r.get("batched")}
+assert batched == {f"llama-pretrain-worker-{i}" for i in range(3)}, batched
+assert reads[("llama-pretrain-worker-0", False)]["lines"] == 4, reads
 hits = {(h["code"], h["source"]) for h in d["log_scan"]["hits"]}
 prev = "ml/llama-pretrain-worker-2/pytorch (previous)"
 for want in [("WATCHDOG_TIMEOUT", "ml/llama-pretrain-master-0/pytorch"), ("EFA_TCP_FALLBACK", prev),
@@ -70,6 +77,14 @@ if grep -v '^GET ' "$FIXTURE_KUBE_RECORD" | grep -q .; then
 else
 	ok "kubectl only read"
 fi
+check "the batch: one pod list by the selector, then each worker's log" python3 - "$FIXTURE_KUBE_RECORD" <<'PY'
+import sys, urllib.parse
+lines = [urllib.parse.unquote_plus(l.strip()) for l in open(sys.argv[1])]
+sel = [l for l in lines if "replica-index in (0,1,2)" in l]
+assert len(sel) == 1 and sel[0].startswith("GET /api/v1/namespaces/ml/pods?labelSelector="), sel
+logs = sorted(l.split("/pods/")[1].split("/log")[0] for l in lines if "/log?" in l and "previous" not in l)
+assert logs == ["llama-pretrain-master-0"] + [f"llama-pretrain-worker-{i}" for i in range(3)], logs
+PY
 check "no --previous for a container that never restarted" sh -c \
 	"! grep 'llama-pretrain-master-0/log' '$FIXTURE_KUBE_RECORD' | grep -q 'previous=true'"
 

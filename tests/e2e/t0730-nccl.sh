@@ -39,12 +39,17 @@ usage "since too long" "--since must be a duration" --cluster c --since 8d
 usage "node and sample-nodes" "--node and --sample-nodes cannot be combined" --cluster c --node i-0123456789abcdef0 --sample-nodes 2
 usage "node and job" "--node and --job cannot be combined" --cluster c --node i-0123456789abcdef0 --job j
 usage "exec without kubectl" "--exec needs kubectl" --cluster c --no-kube --exec
+usage "log-pods 0" "--log-pods must be a whole number from 1 to 2000 (got '0')" --cluster c --log-pods 0
+usage "log-pods 2001" "--log-pods must be a whole number from 1 to 2000" --cluster c --log-pods 2001
+usage "log-pods not a number" "--log-pods must be a whole number from 1 to 2000 (got '8x')" --cluster c --log-pods 8x
+usage "log-pods without kubectl" "--log-pods needs kubectl" --cluster c --no-kube --log-pods 8
+usage "replay with --log-pods" "--snapshot replays saved data" --snapshot /nonexistent --log-pods 8
 usage "unknown option" "unknown option '--concurrency'" --cluster c --concurrency 3
 usage "missing value" "option '--job' needs a value" --cluster c --job
 usage "replay with collection options" "--snapshot replays saved data" --snapshot /nonexistent --job j
 expect_status "help exits 0" 0 "$(run --help)"
 check "help names every option of the brief" sh -c 'for o in --namespace --job --node --sample-nodes \
-	--orchestrator --since --exec --profile --output --fail-on --save-snapshot --snapshot --suggest \
+	--orchestrator --since --exec --log-pods --profile --output --fail-on --save-snapshot --snapshot --suggest \
 	--no-color --debug --max-runtime; do grep -q -- "$o" "$1" || { echo "missing $o"; exit 1; }; done' _ "$e2e_tmp/out"
 "$HPNODE" help nccl >"$e2e_tmp/help2" 2>&1
 check "hpnode help nccl is nccl --help" cmp -s "$e2e_tmp/out" "$e2e_tmp/help2"
