@@ -674,45 +674,14 @@ struct log_pool {
 /* What one batch's stream is being split into. */
 struct log_stream {
 	struct log_pool *p;
-	size_t batch;             /* its index in p->t */
+	struct log_task *single;  /* a read of one log: every line is its */
+	char source[800];         /* the scan's source name of single */
+	size_t batch;             /* else the batch's index in p->t */
 	struct hp_buf line;       /* the line being read; LOG_LINE_MAX at most */
 	int cut;                  /* the rest of an overlong line is being dropped */
 	size_t last;              /* the member of the last line (a pod's lines come together) */
 	size_t stray;             /* lines of no member: kubectl's notes, pods not planned */
 };
-
-static size_t count_lines(const char *s, size_t n)
-{
-	size_t c = 0, i;
-
-	for (i = 0; i < n; i++)
-		c += s[i] == '\n';
-	return c + (n && s[n - 1] != '\n');
-}
-
-static void run_task(struct log_pool *p, struct log_task *t)
-{
-	char tail[32], source[800];
-	const char *args[] = { "logs", "--namespace", t->ns, t->pod, "--container", t->container,
-			       tail, t->previous ? "--previous" : NULL, NULL };
-	struct hp_kube_result r;
-
-	snprintf(tail, sizeof(tail), "--tail=%d", p->tail);
-	snprintf(source, sizeof(source), "%s/%s/%s%s", t->ns, t->pod, t->container,
-		 t->previous ? " (previous)" : "");
-	hp_kube_run(p->k, args, 0, &r);
-	pthread_mutex_lock(&p->lock);
-	t->ran = 1;
-	t->status = r.status;
-	hp_strlcpy(t->message, r.message, sizeof(t->message));
-	if (r.status == HP_KUBE_OK) {
-		t->lines = count_lines(r.out.buf, r.out.len);
-		hp_nccl_scan_text(p->scan, source, r.out.buf, r.out.len);
-	}
-	t->capped = r.status == HP_KUBE_TOO_BIG;
-	pthread_mutex_unlock(&p->lock);
-	hp_kube_result_release(&r);
-}
 
 /* The member of batch b that is pod/container (n bytes of name), or NULL. */
 static struct log_task *member(struct log_stream *st, const char *pod, size_t pn,
@@ -737,11 +706,16 @@ static struct log_task *member(struct log_stream *st, const char *pod, size_t pn
 	return NULL;
 }
 
-/* One whole line of a batch's output (the pool's lock held). */
+/* One whole line of a read's output (the pool's lock held). */
 static void stream_line(struct log_stream *st, const char *l, size_t n)
 {
 	struct log_task *t;
 
+	if (st->single) {
+		st->single->lines++;
+		hp_nccl_scan_line(st->p->scan, st->source, l, n);
+		return;
+	}
 	if (n > 5 && !memcmp(l, "[pod/", 5)) {
 		/* "[pod/NAME/CONTAINER] text": names hold neither '/' nor ']'. */
 		const char *name = l + 5, *end = l + n, *slash, *close;
@@ -766,9 +740,12 @@ static void stream_line(struct log_stream *st, const char *l, size_t n)
 		const char *q = NULL, *name, *e;
 		size_t i;
 
+		/* "... in pod \"NAME\" ...", or a refusal's "pods \"NAME\" is forbidden". */
 		for (i = 7; i + 5 <= n && !q; i++)
 			if (!memcmp(l + i, "pod \"", 5))
 				q = l + i + 5;
+			else if (i + 6 <= n && !memcmp(l + i, "pods \"", 6))
+				q = l + i + 6;
 		name = q;
 		e = name ? memchr(name, '"', (size_t)(l + n - name)) : NULL;
 		if (e && (t = member(st, name, (size_t)(e - name), NULL, 0))) {
@@ -815,6 +792,39 @@ static void stream_out(void *ud, const char *data, size_t n)
 		data += len + (nl != NULL);
 	}
 	pthread_mutex_unlock(&st->p->lock);
+}
+
+/* One log read by a call of its own, streamed through the scan like a batch. */
+static void run_task(struct log_pool *p, struct log_task *t)
+{
+	char tail[32];
+	const char *args[] = { "logs", "--namespace", t->ns, t->pod, "--container", t->container,
+			       tail, t->previous ? "--previous" : NULL, NULL };
+	struct log_stream st;
+	struct hp_kube_result r;
+
+	snprintf(tail, sizeof(tail), "--tail=%d", p->tail);
+	memset(&st, 0, sizeof(st));
+	st.p = p;
+	st.single = t;
+	snprintf(st.source, sizeof(st.source), "%s/%s/%s%s", t->ns, t->pod, t->container,
+		 t->previous ? " (previous)" : "");
+	hp_buf_init(&st.line, LOG_LINE_MAX + 1);
+	pthread_mutex_lock(&p->lock);
+	t->lines = 0;
+	pthread_mutex_unlock(&p->lock);
+	/* What arrives is scanned, also from a read stopped at the cap. */
+	hp_kube_stream(p->k, args, stream_out, &st, HP_NCCL_LOG_MAX_OUT, 0, &r);
+	pthread_mutex_lock(&p->lock);
+	if (st.line.len)
+		stream_line(&st, st.line.buf, st.line.len);
+	t->ran = 1;
+	t->status = r.status;
+	hp_strlcpy(t->message, r.message, sizeof(t->message));
+	t->capped = r.status == HP_KUBE_TOO_BIG;
+	pthread_mutex_unlock(&p->lock);
+	hp_buf_release(&st.line);
+	hp_kube_result_release(&r);
 }
 
 static void run_batch(struct log_pool *p, size_t b)

@@ -139,7 +139,11 @@ static void big_batch(const char *line, struct hp_run_res *res)
 			while (res->out.len < 200000)
 				hp_buf_puts(&res->out, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
 			hp_buf_puts(&res->out, " unhandled system error\n[pod/big-worker-7/pytorch] step 2\n");
-		} else if (i == 18)
+		} else if (i == 8)
+			hp_buf_puts(&res->out, "error: pods \"big-worker-8\" is forbidden: User \"v\" cannot "
+					       "get resource \"pods/log\" in API group \"\" in the namespace "
+					       "\"ml\"\n");
+		else if (i == 18)
 			hp_buf_puts(&res->out, "[pod/big-worker-18/pytorch] step 1\n"
 					       "[pod/big-worker-18/pytorch] NCCL INFO Using network Socket\n");
 		else
@@ -449,6 +453,9 @@ static void t_job_logs_in_batches(void)
 	r = find_read(n, "big-worker-6");
 	T_STREQ(hp_json_str(r, "status"), "error");
 	T_CONTAINS(hp_json_str(r, "error"), "is waiting to start: ContainerCreating");
+	r = find_read(n, "big-worker-8");
+	T_STREQ(hp_json_str(r, "status"), "error");
+	T_CONTAINS(hp_json_str(r, "error"), "is forbidden");
 	T_EQ(hp_json_num(find_read(n, "big-worker-7"), "lines", 0), 2);
 	/* The stream's last line, without its newline, is still read. */
 	T_EQ(hp_json_num(find_read(n, "big-worker-18"), "lines", 0), 2);
