@@ -60,7 +60,8 @@ truncate -s 4G "$e2e_tmp/sparse.json"
 expect_status "--snapshot on a 4 GB sparse file exits 1" 1 "$(run triage --snapshot "$e2e_tmp/sparse.json")"
 check "sparse file: refused by its size" contains "$e2e_tmp/err" "is larger than 256 MB"
 took=$(( $(date +%s) - start ))
-check "hostile snapshot files refused within 5 s (took ${took} s)" test "$took" -le 5
+# A read that blocked (a FIFO, a device) would hang: the bound only tells a hang from a refusal.
+check "hostile snapshot files refused without hanging (took ${took} s)" test "$took" -le 60
 
 # --save-snapshot: 0600 even under umask 022, atomic, never through a symlink.
 expect_status "node saves a snapshot" 0 "$( (umask 022; run node --output json --save-snapshot "$e2e_tmp/s.json") )"
