@@ -71,7 +71,7 @@ ALL_C     := $(LIB_SRC) src/cli/main.c $(sort $(wildcard tests/unit/*.c tests/fu
 ALL_DEP   := $(ALL_C:%.c=$(BUILD)/%.d) $(CLI_MAIN_TEST:.o=.d)
 .SECONDARY: $(ALL_C:%.c=$(BUILD)/%.o)
 
-.PHONY: FORCE install uninstall all deps test test-run quick unit demo demo-run bench clean check-deps fuzz fuzz-build golden golden-capture
+.PHONY: FORCE install uninstall all deps test test-run quick unit demo demo-run nccl-demo nccl-demo-run bench clean check-deps fuzz fuzz-build golden golden-capture
 all: $(HPNODE) $(TOOLS)
 
 check-deps:
@@ -223,6 +223,13 @@ demo: deps
 
 demo-run: all
 	@sh tests/fixtures/demo.sh $(abspath $(HPNODE))
+
+# hpnode nccl on the NCCL demo cluster's hanging training job (needs kubectl).
+nccl-demo: deps
+	@$(MAKE) --no-print-directory nccl-demo-run
+
+nccl-demo-run: all
+	@sh tests/fixtures/nccl-demo.sh $(abspath $(HPNODE))
 
 bench: all
 	sh bench/api-phase.sh 1000

@@ -228,7 +228,7 @@ struct hp_nccl_collect_opts {
 	const char *namespace_;   /* NULL: every namespace */
 	const char *job;          /* NULL: no job; pods in a problem state are kept */
 	enum hp_nccl_label label;
-	int log_pods;             /* pods whose logs are read; 0: 64 */
+	int log_pods;             /* pods whose logs are read; 0: 256 */
 	int log_tail;             /* lines per log; 0: 500 */
 	long since_s;             /* CloudWatch window; 0: 7200 */
 	int cw_pages;             /* FilterLogEvents pages per filter; 0: 5 */

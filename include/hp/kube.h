@@ -94,6 +94,18 @@ void hp_kube_release(struct hp_kube *k);
  * r is filled either way and must be released.
  */
 int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp_kube_result *r);
+/*
+ * Like hp_kube_run without HP_KUBE_JSON, for output too long to hold: each
+ * piece of stdout goes to on_out(ud, data, n) as it arrives (pieces end
+ * anywhere, not at lines; r->out stays empty), at most max_bytes in all (0:
+ * k->max_out; the run is stopped there, HP_KUBE_TOO_BIG), within timeout_ms
+ * (0: k->timeout_ms; the run budget still cuts it). An hp_sys whose run()
+ * keeps stdout in res->out instead (a test's) has it handed over in one
+ * piece after the run, so callers see the same either way.
+ */
+int hp_kube_stream(struct hp_kube *k, const char *const *args,
+		   void (*on_out)(void *ud, const char *data, size_t n), void *ud,
+		   size_t max_bytes, long timeout_ms, struct hp_kube_result *r);
 void hp_kube_result_release(struct hp_kube_result *r);
 
 /* "ok", "missing", "timeout", "auth", ... (stable; stored in snapshots). */

@@ -111,8 +111,13 @@
  *               daemonsets [{namespace, name, images[], node_selector{}, desired, ready,
  *                 available}] (every namespace); *_truncated past 2000 objects
  *               log_reads [{namespace, pod, container, previous, status, lines, capped,
- *                 error}] — `kubectl logs --tail=N` of each container, and --previous
- *                 where it restarted or the pod failed
+ *                 batched, error}] — `kubectl logs --tail=N` of each container, and
+ *                 --previous where it restarted or the pod failed; batched when a
+ *                 log_batches call read it
+ *               log_batches [{namespace, selector, container, pods, status, other_lines,
+ *                 error}] — `kubectl logs --selector=S --container=C --prefix
+ *                 --ignore-errors` reading several pods of a job in one call
+ *                 (other_lines: lines that belonged to none of its pods)
  *               log_scan {lines, sources, sources_dropped, tail, hits[{code, pattern,
  *                 priority, section, group, source "ns/pod/container[ (previous)]",
  *                 count, last_line, evidence[]}], markers[{marker, source, count,

@@ -72,6 +72,15 @@ struct hp_run_req {
 	const char *stdin_data;
 	size_t stdin_len;
 	long timeout_ms;          /* child and its process group killed (SIGKILL) past this */
+	/*
+	 * When on_out is set, stdout is handed to it as it arrives instead of
+	 * being kept in res->out (which stays empty), so a long output need not
+	 * be held whole; past out_max bytes in all (0: no limit) the child is
+	 * stopped as at res->out's cap (out_capped).
+	 */
+	void (*on_out)(void *ud, const char *data, size_t n);
+	void *on_out_ud;
+	size_t out_max;
 };
 
 struct hp_run_res {

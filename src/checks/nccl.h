@@ -43,7 +43,7 @@ struct hp_nck_jobs {
 void hp_nck_jobs(const cJSON *nccl, struct hp_nck_jobs *out);
 void hp_nck_jobs_release(struct hp_nck_jobs *j);
 
-/* "ml/llama-hang" */
+/* "ml/llama-pretrain" */
 const char *hp_nck_job_name(const struct hp_nck_job *j, char *out, size_t n);
 /* How many distinct nodes the job's pods run on. */
 size_t hp_nck_job_nodes(const struct hp_nck_job *j);

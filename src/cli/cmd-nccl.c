@@ -33,6 +33,7 @@ struct nccl_args {
 	const char *kubeconfig, *kube_context;
 	int sample;                  /* 0: every node (--sample-nodes all) */
 	int sample_given, no_kube, no_probe, exec;
+	int log_pods;                /* 0: the collector's default (256) */
 	long since_s;
 	struct hp_probe_opts probe;
 	/* the report layout, filled from the snapshot after the checks */
@@ -41,7 +42,7 @@ struct nccl_args {
 };
 
 enum { O_NAMESPACE = 256, O_JOB, O_NODE, O_SAMPLE_NODES, O_ORCHESTRATOR, O_SINCE, O_EXEC,
-       O_KUBECONFIG, O_KUBE_CONTEXT, O_NO_KUBE, O_NO_PROBE, O_PROBE_TIMEOUT };
+       O_LOG_PODS, O_KUBECONFIG, O_KUBE_CONTEXT, O_NO_KUBE, O_NO_PROBE, O_PROBE_TIMEOUT };
 
 static const struct hp_opt nccl_options[] = {
 	{ "namespace", required_argument, O_NAMESPACE,
@@ -63,6 +64,9 @@ static const struct hp_opt nccl_options[] = {
 	  "  --exec                 also run a fixed list of read-only commands (env, NCCL\n"
 	  "                         versions, /dev/shm size) in one running container per\n"
 	  "                         replica type; needs pods/exec create\n" },
+	{ "log-pods", required_argument, O_LOG_PODS,
+	  "  --log-pods N           read the logs of at most N pods, problem pods first\n"
+	  "                         (default 256, 1 to 2000)\n" },
 	{ "kubeconfig", required_argument, O_KUBECONFIG,
 	  "  --kubeconfig FILE      kubeconfig for the Kubernetes checks (default: kubectl's own)\n" },
 	{ "context", required_argument, O_KUBE_CONTEXT,
@@ -173,6 +177,13 @@ static int nccl_option(struct hp_cmd_ctx *c, int code, const char *arg)
 	case O_EXEC:
 		t->exec = 1;
 		return 0;
+	case O_LOG_PODS:
+		v = strtol(arg, &end, 10);
+		if (end == arg || *end || v < 1 || v > HP_NCCL_MAX_PODS)
+			return hp_cmd_usage_error(name, "--log-pods must be a whole number from 1 to %d "
+						  "(got '%s')", HP_NCCL_MAX_PODS, arg);
+		t->log_pods = (int)v;
+		return 0;
 	case O_KUBECONFIG:
 		t->kubeconfig = arg;
 		return 0;
@@ -222,12 +233,15 @@ static int nccl_check(struct hp_cmd_ctx *c)
 		return hp_cmd_usage_error(name, "%s", "--exec needs kubectl: it cannot be combined "
 					  "with --no-kube");
 	if (c->o.replay && (t->ns || t->job || t->node || t->sample_given || t->orchestrator ||
-			    t->exec || t->kubeconfig || t->kube_context || t->no_kube ||
+			    t->exec || t->log_pods || t->kubeconfig || t->kube_context || t->no_kube ||
 			    t->no_probe || t->since_s != DEFAULT_SINCE_S))
 		return hp_cmd_usage_error(name, "%s", "--snapshot replays saved data: the collection "
 					  "options (--namespace, --job, --node, --sample-nodes, "
-					  "--orchestrator, --since, --exec, kubectl and probe options) "
-					  "do not apply");
+					  "--orchestrator, --since, --exec, --log-pods, kubectl and probe "
+					  "options) do not apply");
+	if (t->no_kube && t->log_pods)
+		return hp_cmd_usage_error(name, "%s", "--log-pods needs kubectl: it cannot be combined "
+					  "with --no-kube");
 	return 0;
 }
 
@@ -354,6 +368,7 @@ static int collect(struct hp_cmd_ctx *c, struct hp_snapshot *s, struct hp_error 
 	no.job = t->job;
 	no.since_s = t->since_s;
 	no.exec = t->exec;
+	no.log_pods = t->log_pods;
 	/* Slurm always, EKS when kubectl cannot be trusted: the training logs in CloudWatch. */
 	no.cloudwatch = !eks || !kube_trusted(s);
 	hp_nccl_collect(a, &ko, &no, s);

@@ -47,7 +47,7 @@ _hpnode()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
-	--cluster|--region|--profile|--endpoint-url|--node|--context|--sample|--concurrency|--ssm-rate|--probe-timeout|--timeout|--sg-id|--eks-name|--namespace|--job|--sample-nodes|--since)
+	--cluster|--region|--profile|--endpoint-url|--node|--context|--sample|--concurrency|--ssm-rate|--probe-timeout|--timeout|--sg-id|--eks-name|--namespace|--job|--sample-nodes|--since|--log-pods)
 		return
 		;;
 	esac

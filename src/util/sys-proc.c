@@ -98,6 +98,7 @@ struct child {
 	pid_t pid;
 	int in, out, err;
 	size_t written;      /* bytes of stdin_data written */
+	size_t streamed;     /* bytes of stdout handed to req->on_out */
 };
 
 /* Pipes, fork, exec in its own process group. 0, or -1 with errno (nothing left open). */
@@ -133,6 +134,7 @@ static int start_child(const struct hp_run_req *req, struct child *c)
 	c->out = out[0];
 	c->err = err[0];
 	c->written = 0;
+	c->streamed = 0;
 	if (exec_outcome(&fail[0])) {
 		saved = errno;
 		close_fd(&c->in); close_fd(&c->out); close_fd(&c->err);
@@ -187,10 +189,31 @@ static void feed_stdin(struct child *c, const struct hp_run_req *req)
 		close_fd(&c->in);
 }
 
-/* Stdout became readable: keep it, and stop a child whose output passes the cap. */
-static void take_stdout(struct child *c, struct hp_run_res *res)
+/* Stdout for req->on_out: as it arrives; 0 at EOF, 1 when more may come, 2 past out_max. */
+static int stream(int fd, const struct hp_run_req *req, size_t *total)
 {
-	int d = drain(c->out, &res->out);
+	char chunk[16384];
+	ssize_t n = read(fd, chunk, sizeof(chunk));
+
+	if (n > 0) {
+		size_t give = (size_t)n;
+
+		if (req->out_max && *total + give > req->out_max)
+			give = req->out_max - *total;
+		*total += give;
+		if (give)
+			req->on_out(req->on_out_ud, chunk, give);
+		return give < (size_t)n ? 2 : 1;
+	}
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 1;
+	return 0;
+}
+
+/* Stdout became readable: keep it, and stop a child whose output passes the cap. */
+static void take_stdout(struct child *c, const struct hp_run_req *req, struct hp_run_res *res)
+{
+	int d = req->on_out ? stream(c->out, req, &c->streamed) : drain(c->out, &res->out);
 
 	if (d == 2) {
 		/* Endless output: stop the child (and its group) now. */
@@ -229,7 +252,7 @@ static void pump(struct child *c, const struct hp_run_req *req, struct hp_run_re
 			if (p[np].fd == c->in)
 				feed_stdin(c, req);
 			else if (p[np].fd == c->out)
-				take_stdout(c, res);
+				take_stdout(c, req, res);
 			else if (p[np].fd == c->err && !drain(c->err, &res->err))
 				close_fd(&c->err);
 		}

@@ -50,12 +50,16 @@ lacks() { ! grep -qF -- "$2" "$1"; }
 
 # variant BASE.yaml OUT.yaml PYTHON: writes BASE with the python statements
 # applied to its parsed document `d` (e.g. d["faults"] = {"deny": [...]}).
+# BASE is read as the fixture server reads it (its !include parts read in), so
+# OUT stands alone wherever it is written.
 variant() {
-	python3 - "$1" "$2" "$3" <<'PY'
+	python3 - "$ROOT/tests/fixtures" "$1" "$2" "$3" <<'PY'
 import sys, yaml
-d = yaml.safe_load(open(sys.argv[1]))
-exec(sys.argv[3])
-yaml.safe_dump(d, open(sys.argv[2], "w"), sort_keys=False)
+sys.path.insert(0, sys.argv[1])
+from hpfixture.spec import read_yaml
+d = read_yaml(sys.argv[2])
+exec(sys.argv[4])
+yaml.safe_dump(d, open(sys.argv[3], "w"), sort_keys=False)
 PY
 }
 

@@ -111,7 +111,7 @@ def healthy_p5_node():
     proc = f["procs"]["list"][0]
     assert proc["memlock_soft"] == 8589934592, proc
     assert proc["env"]["FI_PROVIDER"] == "efa", proc
-    assert proc["cmd"] == "/opt/conda/bin/python3 /opt/conda/bin/torchrun --nnodes 2 train.py", proc
+    assert proc["cmd"] == "/opt/conda/bin/python3 /opt/conda/bin/torchrun --nnodes 4 train.py", proc
     mtus = {i["name"]: i.get("mtu") for i in f["netif"]["interfaces"]}
     assert mtus == {"enp71s0": 9001, "docker0": 1500}, mtus
 

@@ -199,15 +199,17 @@ expect_status "credential_source Ec2InstanceMetadata: exit 0" 0 $rc
 check "credential_source Ec2InstanceMetadata: named" source_is imdsrole \
 	"assume-role via profile imdsrole (credential_source Ec2InstanceMetadata)"
 
-# No metadata service at all (a closed port, then an address that never answers): fast.
+# No metadata service at all (a closed port, then an address that never answers): given up
+# after hpnode's own short timeouts, not libcurl's default of minutes (a wide bound: a
+# loaded machine must not fail it).
 for ep in http://127.0.0.1:1 http://10.255.255.1; do
 	t0=$(date +%s%N)
 	run imdsabsent "-u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_EC2_METADATA_DISABLED \
 		AWS_EC2_METADATA_SERVICE_ENDPOINT=$ep"
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	expect_status "no metadata service at $ep: exit 4" 4 $rc
-	[ "$ms" -lt 3000 ] && ok "no metadata service at $ep: failed in $ms ms (< 3 s)" ||
-		not_ok "no metadata service at $ep: fails in under 3 s" "$ms ms"
+	[ "$ms" -lt 20000 ] && ok "no metadata service at $ep: given up after $ms ms" ||
+		not_ok "no metadata service at $ep: given up within its own timeouts" "$ms ms"
 	check "no metadata service at $ep: the trace names it" contains "$e2e_tmp/imdsabsent.err" "hpnode: debug: imds: "
 done
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The on-node NCCL probe (src/collect/probe/nccl-probe.sh, as embedded) in the sandboxes of
-# tests/fixtures/nccl.yaml's nodes, decoded by hpnode's NCCL decoders
+# tests/fixtures/nccl-demo.yaml's nodes, decoded by hpnode's NCCL decoders
 # (tests/bin/nccl-facts): a healthy and a broken p5 node give their facts, a
 # CPU node gives unknowns rather than health, a non-root run marks the
 # privileged reads unreadable, a hung tool is cut, the node's files are left
@@ -22,6 +22,6 @@ if command -v shellcheck >/dev/null 2>&1; then
 		shellcheck -s sh -S warning "$e2e_tmp/nccl-probe.sh"
 fi
 check "the probe parses as POSIX sh (dash -n)" sh -n "$e2e_tmp/nccl-probe.sh"
-python3 "$ROOT/tests/e2e/nccl_probe_test.py" "$T" "$ROOT/tests/fixtures/nccl.yaml" \
+python3 "$ROOT/tests/e2e/nccl_probe_test.py" "$T" "$ROOT/tests/fixtures/nccl-demo.yaml" \
 	"$e2e_tmp/nccl-probe.sh" "$FACTS" || e2e_failed=1
 e2e_done

@@ -8,7 +8,8 @@
 #   sh tests/tools/golden.sh render HPNODE DIR    replay every snapshot into DIR
 #   sh tests/tools/golden.sh update HPNODE        render into tests/data/golden
 #   sh tests/tools/golden.sh capture HPNODE       capture every snapshot again
-#                                                 from its fixture, then update
+#                                                 from its fixture (or those of
+#                                                 GOLDEN_CASES), then update
 #
 # The run's own facts (start time, duration, revision, version) are masked,
 # so a golden file says what hpnode found, not when or which build.
@@ -29,9 +30,16 @@ healthy healthy.yaml triage
 faults faults.yaml triage --probe-timeout 20
 slurm slurm.yaml triage
 ssm ssm.yaml triage --probe-timeout 20
-nccl-hang nccl.yaml nccl --namespace ml --job llama-hang
-nccl-ok nccl.yaml nccl --namespace ml --job llama-ok --exec
+nccl-demo nccl-demo.yaml nccl --namespace ml --job llama-pretrain --exec
+nccl-healthy nccl-healthy.yaml nccl --namespace ml --job llama-pretrain --exec
 EOF
+}
+
+# The cases to capture: all, or those named in GOLDEN_CASES (a space-separated list).
+chosen() {
+	cases | while read -r name rest; do
+		case " ${GOLDEN_CASES:-$name} " in *" $name "*) echo "$name $rest" ;; esac
+	done
 }
 
 usage() {
@@ -94,7 +102,7 @@ capture() {
 	. "$root/tests/fixtures/lib.sh"
 	trap 'fixture_stop' EXIT
 	mkdir -p "$gold"
-	cases | while read -r name yaml cmd opts; do
+	chosen | while read -r name yaml cmd opts; do
 		fixture_start "$root/tests/fixtures/$yaml" || exit 1
 		# shellcheck disable=SC2086 # opts is a list of words
 		"$hpnode" "$cmd" --cluster "$FIXTURE_CLUSTER" $opts --save-snapshot "$gold/$name.snap.json" \

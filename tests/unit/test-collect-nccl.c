@@ -3,7 +3,8 @@
  * CloudWatch replies: it reads a job's pods by the Kubeflow label, else by
  * job-name, never passes a job name kubectl would read as more than one
  * requirement, keeps only the NCCL environment (no secrets), reads each
- * container's log and --previous only where a previous container exists,
+ * container's log and --previous only where a previous container exists
+ * (a job's pods a batch of replica indexes per call, split by prefix),
  * scans them into bounded hits, records forbidden reads, uses kubectl only
  * when it was verified, and searches CloudWatch with bounded pages and
  * de-duplicated events.
@@ -26,6 +27,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char calls[64][320];
 static size_t ncalls;
 static int forbid_services, empty_kubeflow;
+static int big_job(const char *line, struct hp_run_res *res);
 
 static const char pods_llama[] =
 	"{\"items\":["
@@ -77,6 +79,110 @@ static const char pods_all[] =
 	"nvidia.com/gpu.\"}]}}"
 	"]}";
 
+/*
+ * Job "big": a PyTorchJob of a master and 20 workers (replica indexes 0..19;
+ * worker 19 Pending, never started). Its batched reads answer as kubectl
+ * logs --selector --prefix --ignore-errors does: each pod's lines behind
+ * "[pod/NAME/pytorch] ", kubectl's "error: ..." line for a read that failed;
+ * with big_abort, the batch of indexes from 10 on stops after its first pod
+ * as an older kubectl does at the first error.
+ */
+static int big_abort;
+
+static void big_pods(struct hp_buf *b)
+{
+	int i;
+
+	hp_buf_puts(b, "{\"items\":[{\"metadata\":{\"namespace\":\"ml\",\"name\":\"big-master-0\","
+		       "\"labels\":{\"training.kubeflow.org/job-name\":\"big\",\"training.kubeflow.org/"
+		       "replica-type\":\"master\",\"training.kubeflow.org/replica-index\":\"0\"}},"
+		       "\"spec\":{\"containers\":[{\"name\":\"pytorch\"}]},\"status\":{\"phase\":"
+		       "\"Running\",\"containerStatuses\":[{\"name\":\"pytorch\",\"ready\":true,"
+		       "\"restartCount\":0,\"state\":{\"running\":{}}}]}}");
+	for (i = 0; i < 20; i++)
+		hp_buf_printf(b, ",{\"metadata\":{\"namespace\":\"ml\",\"name\":\"big-worker-%d\","
+			      "\"labels\":{\"training.kubeflow.org/job-name\":\"big\",\"training."
+			      "kubeflow.org/replica-type\":\"worker\",\"training.kubeflow.org/replica-"
+			      "index\":\"%d\"}},\"spec\":{\"containers\":[{\"name\":\"pytorch\"}]},"
+			      "\"status\":{\"phase\":\"%s\",\"containerStatuses\":[{\"name\":"
+			      "\"pytorch\",\"ready\":%s,\"restartCount\":0,\"state\":{%s}}]}}", i, i,
+			      i == 19 ? "Pending" : "Running", i == 19 ? "false" : "true",
+			      i == 19 ? "\"waiting\":{\"reason\":\"ContainerCreating\"}" : "\"running\":{}");
+	hp_buf_puts(b, "]}");
+}
+
+/* The batch's output for the indexes of its selector ("... in (a,b,...)"). */
+static void big_batch(const char *line, struct hp_run_res *res)
+{
+	const char *p = strstr(line, " in (");
+	char *end;
+
+	if (!p)
+		return;
+	for (p += 5; *p && *p != ')'; p = *end == ',' ? end + 1 : end) {
+		long i = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (i == 3)
+			hp_buf_puts(&res->out, "[pod/big-worker-3/pytorch] NCCL INFO Using network Socket\n");
+		else if (i == 4)
+			/* A line that holds another pod's prefix is still worker-4's. */
+			hp_buf_puts(&res->out, "[pod/big-worker-4/pytorch] [pod/big-worker-5/pytorch] [Rank 0] "
+					       "Watchdog caught collective operation timeout\n");
+		else if (i == 6)
+			hp_buf_puts(&res->out, "error: container \"pytorch\" in pod \"big-worker-6\" is "
+					       "waiting to start: ContainerCreating\n");
+		else if (i == 7) {
+			/* A line longer than the stream keeps: its start is scanned. */
+			hp_buf_puts(&res->out, "[pod/big-worker-7/pytorch] NCCL INFO Using network Socket ");
+			while (res->out.len < 200000)
+				hp_buf_puts(&res->out, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+			hp_buf_puts(&res->out, " unhandled system error\n[pod/big-worker-7/pytorch] step 2\n");
+		} else if (i == 8)
+			hp_buf_puts(&res->out, "error: pods \"big-worker-8\" is forbidden: User \"v\" cannot "
+					       "get resource \"pods/log\" in API group \"\" in the namespace "
+					       "\"ml\"\n");
+		else if (i == 18)
+			hp_buf_puts(&res->out, "[pod/big-worker-18/pytorch] step 1\n"
+					       "[pod/big-worker-18/pytorch] NCCL INFO Using network Socket\n");
+		else
+			hp_buf_printf(&res->out, "[pod/big-worker-%ld/pytorch] step 1\n"
+				      "[pod/big-worker-%ld/pytorch] step 2\n", i, i);
+		if (i == 5)
+			hp_buf_puts(&res->out, "[pod/intruder/pytorch] NCCL WARN not ours\n"
+					       "Defaulted note without a prefix\n[pod/\n"
+					       "[pod/big-worker-5/pytorch]\n[pod/big-worker-5] x\n"
+					       "error: pod \"big-worker-5 unhandled system error\n");
+		if (i == 10 && big_abort) {
+			res->exit_status = 1;
+			hp_buf_puts(&res->err, "error: container \"pytorch\" in pod \"big-worker-13\" is "
+					       "waiting to start: ContainerCreating\n");
+			return;
+		}
+	}
+	/* The last line without its newline. */
+	if (res->out.len && res->out.buf[res->out.len - 1] == '\n')
+		res->out.buf[--res->out.len] = '\0';
+}
+
+static int big_job(const char *line, struct hp_run_res *res)
+{
+	if (strstr(line, "get pods") && strstr(line, "training.kubeflow.org/job-name=big ")) {
+		big_pods(&res->out);
+		return 1;
+	}
+	if (strstr(line, "logs") && strstr(line, "--selector=training.kubeflow.org/job-name=big,")) {
+		big_batch(line, res);
+		return 1;
+	}
+	if (strstr(line, "logs") && strstr(line, " big-")) {
+		hp_buf_puts(&res->out, "NCCL INFO Bootstrap : Using eth0:10.1.2.3<0>\n");
+		return 1;
+	}
+	return 0;
+}
+
 static int run_kubectl(struct hp_sys *s, const struct hp_run_req *req, struct hp_run_res *res)
 {
 	char line[320] = "";
@@ -94,6 +200,8 @@ static int run_kubectl(struct hp_sys *s, const struct hp_run_req *req, struct hp
 		hp_strlcpy(calls[ncalls++], line, sizeof(calls[0]));
 	pthread_mutex_unlock(&lock);
 	res->exit_status = 0;
+	if (big_job(line, res))
+		return 0;
 	if (strstr(line, "get pods") && strstr(line, "training.kubeflow.org/job-name=llama ")) {
 		hp_buf_puts(&res->out, pods_llama);
 	} else if (strstr(line, "get pods") && strstr(line, "training.kubeflow.org/job-name=")) {
@@ -156,7 +264,7 @@ static void setup(struct fake_sys *f, struct hp_aws *a, struct ck *c, const char
 	fake_aws(f, a, 1);
 	f->sys.run = run_kubectl;
 	ncalls = 0;
-	forbid_services = empty_kubeflow = 0;
+	forbid_services = empty_kubeflow = big_abort = 0;
 	ck_load(c, snap);
 }
 
@@ -286,6 +394,118 @@ static void t_job_pods_objects_and_logs(void)
 	free(dump);
 	T_ASSERT(!hp_json_get(n, "cloudwatch"));
 	T_EQ(f.nreq, 0);
+	ck_free(&c);
+	fake_sys_release(&f);
+}
+
+static const cJSON *find_read(const cJSON *n, const char *pod)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, hp_json_arr(n, "log_reads"))
+		if (!strcmp(hp_json_str(r, "pod"), pod) && !hp_json_bool(r, "previous", 0))
+			return r;
+	return NULL;
+}
+
+/* A job's pods read a batch of replica indexes per kubectl call, the lines told apart by prefix. */
+static void t_job_logs_in_batches(void)
+{
+	struct fake_sys f;
+	struct hp_aws a;
+	struct ck c;
+	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct hp_nccl_collect_opts o = { "ml", "big", HP_NCCL_LABEL_ANY, 0, 0, 0, 0, 0, 0, 0 };
+	const cJSON *n, *b, *r, *scan, *h;
+	char name[64];
+	int i;
+
+	setup(&f, &a, &c, "{" CLUSTER "," TRUSTED "}");
+	hp_nccl_collect(&a, &ko, &o, &c.snap);
+	n = nccl(&c);
+	T_EQ(hp_json_len(n, "pods"), 21);
+	/* 19 started workers: two even batches by index; the master (a replica type of one) alone. */
+	T_EQ(hp_json_len(n, "log_batches"), 2);
+	b = cJSON_GetArrayItem(hp_json_arr(n, "log_batches"), 0);
+	T_STREQ(hp_json_str(b, "selector"), "training.kubeflow.org/job-name=big,training.kubeflow.org/"
+		"replica-type=worker,training.kubeflow.org/replica-index in (0,1,2,3,4,5,6,7,8,9)");
+	T_EQ(hp_json_num(b, "pods", 0), 10);
+	T_STREQ(hp_json_str(b, "status"), "ok");
+	/* The intruder's line, kubectl's note and four lines of no pod's form. */
+	T_EQ(hp_json_num(b, "other_lines", 0), 6);
+	r = find_read(n, "big-worker-5");
+	T_STREQ(hp_json_str(r, "status"), "ok");
+	T_EQ(hp_json_num(r, "lines", 0), 2);
+	b = cJSON_GetArrayItem(hp_json_arr(n, "log_batches"), 1);
+	T_CONTAINS(hp_json_str(b, "selector"), "replica-index in (10,11,12,13,14,15,16,17,18)");
+	T_EQ(hp_json_num(b, "pods", 0), 9);
+	T_ASSERT(called("logs --namespace ml --selector=training.kubeflow.org/job-name=big,"));
+	T_ASSERT(called(" --container=pytorch --tail=500 --prefix --ignore-errors "));
+	T_ASSERT(called("logs --namespace ml big-master-0 --container pytorch --tail=500 "));
+	T_ASSERT(!called("logs --namespace ml big-worker-2 "));
+	T_ASSERT(!called("big-worker-19"));
+	T_EQ(hp_json_len(n, "log_reads"), 20);
+	r = find_read(n, "big-worker-2");
+	T_STREQ(hp_json_str(r, "status"), "ok");
+	T_EQ(hp_json_num(r, "lines", 0), 2);
+	T_ASSERT(hp_json_bool(r, "batched", 0));
+	/* kubectl's error line for one pod is that pod's failed read. */
+	r = find_read(n, "big-worker-6");
+	T_STREQ(hp_json_str(r, "status"), "error");
+	T_CONTAINS(hp_json_str(r, "error"), "is waiting to start: ContainerCreating");
+	r = find_read(n, "big-worker-8");
+	T_STREQ(hp_json_str(r, "status"), "error");
+	T_CONTAINS(hp_json_str(r, "error"), "is forbidden");
+	T_EQ(hp_json_num(find_read(n, "big-worker-7"), "lines", 0), 2);
+	/* The stream's last line, without its newline, is still read. */
+	T_EQ(hp_json_num(find_read(n, "big-worker-18"), "lines", 0), 2);
+	T_ASSERT(scan_hit(hp_json_get(n, "log_scan"), "EFA_TCP_FALLBACK", "ml/big-worker-18/pytorch") != NULL);
+	scan = hp_json_get(n, "log_scan");
+	T_ASSERT(scan_hit(scan, "EFA_TCP_FALLBACK", "ml/big-worker-3/pytorch") != NULL);
+	T_ASSERT(scan_hit(scan, "WATCHDOG_TIMEOUT", "ml/big-worker-4/pytorch") != NULL);
+	T_ASSERT(!scan_hit(scan, "WATCHDOG_TIMEOUT", "ml/big-worker-5/pytorch"));
+	T_ASSERT(!scan_hit(scan, "NCCL_WARN", "ml/intruder/pytorch"));
+	h = scan_hit(scan, "EFA_TCP_FALLBACK", "ml/big-worker-7/pytorch");
+	T_ASSERT(h != NULL);
+	/* Cut where the stream stops keeping the line: the end of it is not seen. */
+	T_ASSERT(!scan_hit(scan, "SYSTEM_ERROR", "ml/big-worker-7/pytorch"));
+	T_ASSERT(strlen(cJSON_GetArrayItem(hp_json_get(h, "evidence"), 0)->valuestring) <= 300);
+	ck_free(&c);
+	fake_sys_release(&f);
+
+	/* An older kubectl stops at the first error: what it did not read is read pod by pod. */
+	setup(&f, &a, &c, "{" CLUSTER "," TRUSTED "}");
+	big_abort = 1;
+	hp_nccl_collect(&a, &ko, &o, &c.snap);
+	n = nccl(&c);
+	b = cJSON_GetArrayItem(hp_json_arr(n, "log_batches"), 1);
+	T_STREQ(hp_json_str(b, "status"), "error");
+	T_CONTAINS(hp_json_str(b, "error"), "waiting to start");
+	T_ASSERT(!called("logs --namespace ml big-worker-10 "));
+	r = find_read(n, "big-worker-10");
+	T_ASSERT(hp_json_bool(r, "batched", 0));
+	T_STREQ(hp_json_str(r, "status"), "ok");
+	for (i = 11; i <= 18; i++) {
+		snprintf(name, sizeof(name), "big-worker-%d", i);
+		r = find_read(n, name);
+		T_STREQ(hp_json_str(r, "status"), "ok");
+		T_ASSERT(!hp_json_bool(r, "batched", 0));
+		snprintf(name, sizeof(name), "logs --namespace ml big-worker-%d ", i);
+		T_ASSERT(called(name));
+	}
+	ck_free(&c);
+	fake_sys_release(&f);
+
+	/* --log-pods below the job: a selector would read more than asked, so pod by pod. */
+	o.log_pods = 5;
+	setup(&f, &a, &c, "{" CLUSTER "," TRUSTED "}");
+	hp_nccl_collect(&a, &ko, &o, &c.snap);
+	n = nccl(&c);
+	T_EQ(hp_json_len(n, "log_batches"), 0);
+	T_EQ(hp_json_len(n, "log_reads"), 5);
+	T_ASSERT(!called("--selector=training.kubeflow.org/job-name=big,"));
+	T_ASSERT(called("logs --namespace ml big-worker-3 --container pytorch --tail=500 "));
+	T_EQ(hp_json_num(n, "options.log_pods", 0), 5);
 	ck_free(&c);
 	fake_sys_release(&f);
 }
@@ -486,6 +706,6 @@ static void t_cloudwatch_bounds_and_failures(void)
 	fake_sys_release(&f);
 }
 
-T_MAIN(T(t_job_pods_objects_and_logs), T(t_job_name_label_and_refusals),
+T_MAIN(T(t_job_pods_objects_and_logs), T(t_job_logs_in_batches), T(t_job_name_label_and_refusals),
        T(t_without_a_job_only_training_pods), T(t_untrusted_kubectl_is_not_used),
        T(t_cloudwatch), T(t_cloudwatch_bounds_and_failures))

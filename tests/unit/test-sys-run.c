@@ -116,6 +116,62 @@ static void t_normal_run_unchanged(void)
 	hp_run_res_release(&res);
 }
 
+struct collected {
+	struct hp_buf b;
+	size_t calls;
+};
+
+static void collect_out(void *ud, const char *data, size_t n)
+{
+	struct collected *c = ud;
+
+	c->calls++;
+	T_EQ(hp_buf_add(&c->b, data, n), 0);
+}
+
+/* on_out: stdout handed over as it comes (several pieces), none kept in res.out; out_max stops it. */
+static void t_streamed_output(void)
+{
+	struct hp_sys *sys = hp_sys_real();
+	const char *argv[] = { "sh", "-c", "i=0; while [ $i -lt 3000 ]; do echo line-$i; i=$((i+1)); done; "
+			       "echo err >&2; exit 4", NULL };
+	const char *endless[] = { "sh", "-c", "while :; do echo garbage-garbage-garbage; done", NULL };
+	struct collected c = { HP_BUF_INIT(1 << 20), 0 };
+	struct hp_run_req req;
+	struct hp_run_res res;
+	int64_t t0;
+
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.timeout_ms = 20000;
+	req.on_out = collect_out;
+	req.on_out_ud = &c;
+	hp_run_res_init(&res);
+	T_EQ(sys->run(sys, &req, &res), 0);
+	T_EQ(res.exit_status, 4);
+	T_EQ(res.out_capped, 0);
+	T_EQ(res.out.len, 0);
+	T_STREQ(res.err.buf, "err\n");
+	T_ASSERT(c.calls >= 1);
+	T_ASSERT(hp_starts_with(c.b.buf, "line-0\nline-1\n"));
+	T_ASSERT(strstr(c.b.buf, "\nline-2999\n") != NULL);
+	T_EQ(c.b.len, (size_t)(10 * 7 + 90 * 8 + 900 * 9 + 2000 * 10));
+	hp_run_res_release(&res);
+
+	hp_buf_reset(&c.b);
+	req.argv = endless;
+	req.out_max = 100000;
+	t0 = sys->monotonic_ms(sys);
+	hp_run_res_init(&res);
+	T_EQ(sys->run(sys, &req, &res), 0);
+	T_EQ(res.out_capped, 1);
+	T_EQ(res.timed_out, 0);
+	T_EQ(c.b.len, (size_t)100000);
+	T_ASSERT(sys->monotonic_ms(sys) - t0 < 10000);
+	hp_run_res_release(&res);
+	hp_buf_release(&c.b);
+}
+
 static void t_stdin_fed_and_start_failure(void)
 {
 	struct hp_sys *sys = hp_sys_real();
@@ -266,5 +322,5 @@ static void t_write_file_modes(void)
 }
 
 T_MAIN(T(t_timeout_kills_grandchildren), T(t_endless_output_is_cut_at_the_cap),
-       T(t_normal_run_unchanged), T(t_stdin_fed_and_start_failure), T(t_pty_child),
+       T(t_normal_run_unchanged), T(t_streamed_output), T(t_stdin_fed_and_start_failure), T(t_pty_child),
        T(t_pty_child_stopped), T(t_can_write), T(t_write_file_modes))

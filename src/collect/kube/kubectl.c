@@ -207,8 +207,17 @@ void hp_kube_error_line(const char *err, char *out, size_t n)
 	out[best_len] = '\0';
 }
 
+/* How one run hands over its stdout: kept (NULL on_out) or streamed. */
+struct out_mode {
+	void (*on_out)(void *ud, const char *data, size_t n);
+	void *ud;
+	size_t max;
+	long timeout_ms;
+};
+
 /* Run kubectl once and classify, cap and (for -o json) parse what it printed. */
-int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp_kube_result *r)
+static int kube_exec(struct hp_kube *k, const char *const *args, int flags,
+		     const struct out_mode *m, struct hp_kube_result *r)
 {
 	const char **argv;
 	struct hp_run_req req;
@@ -253,7 +262,10 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 	memset(&req, 0, sizeof(req));
 	req.argv = argv;
 	req.env = (const char *const *)k->env;
-	req.timeout_ms = k->timeout_ms;
+	req.timeout_ms = m->timeout_ms > 0 ? m->timeout_ms : k->timeout_ms;
+	req.on_out = m->on_out;
+	req.on_out_ud = m->ud;
+	req.out_max = m->max;
 	if (k->deadline_ms && k->deadline_ms - k->sys->monotonic_ms(k->sys) < req.timeout_ms)
 		req.timeout_ms = (long)(k->deadline_ms - k->sys->monotonic_ms(k->sys));
 	hp_run_res_init(&res);
@@ -261,6 +273,14 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 	hp_buf_init(&res.err, HP_KUBE_MAX_ERR);
 	rc = k->sys->run(k->sys, &req, &res);
 	free(argv);
+	/* A run() that kept stdout although asked to stream it: hand it over now. */
+	if (m->on_out && res.out.len) {
+		size_t give = m->max && res.out.len > m->max ? m->max : res.out.len;
+
+		m->on_out(m->ud, res.out.buf, give);
+		res.out_capped |= give < res.out.len;
+		hp_buf_reset(&res.out);
+	}
 	r->exit_status = res.exit_status;
 	if (rc < 0) {
 		r->status = HP_KUBE_MISSING;
@@ -271,7 +291,7 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 		return -1;
 	}
 	r->status = hp_kube_classify(res.exit_status, res.timed_out, res.err.buf);
-	if (res.out_capped || (r->status == HP_KUBE_OK && res.out.len >= k->max_out))
+	if (res.out_capped || (!m->on_out && r->status == HP_KUBE_OK && res.out.len >= k->max_out))
 		r->status = HP_KUBE_TOO_BIG;
 	if (r->status == HP_KUBE_TIMEOUT && res.timed_out && req.timeout_ms < k->timeout_ms)
 		snprintf(r->message, sizeof(r->message),
@@ -279,10 +299,10 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 			 k->budget_s);
 	else if (r->status == HP_KUBE_TIMEOUT && res.timed_out)
 		snprintf(r->message, sizeof(r->message), "kubectl did not finish within %ld s",
-			 k->timeout_ms / 1000);
+			 req.timeout_ms / 1000);
 	else if (r->status == HP_KUBE_TOO_BIG)
 		snprintf(r->message, sizeof(r->message), "kubectl printed more than %zu MiB",
-			 k->max_out >> 20);
+			 (m->on_out && m->max ? m->max : k->max_out) >> 20);
 	else if (r->status != HP_KUBE_OK)
 		hp_kube_error_line(res.err.buf, r->message, sizeof(r->message));
 	if (r->status != HP_KUBE_OK && !r->message[0])
@@ -314,6 +334,22 @@ int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp
 	}
 	hp_run_res_release(&res);
 	return r->status == HP_KUBE_OK ? 0 : -1;
+}
+
+int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp_kube_result *r)
+{
+	struct out_mode m = { NULL, NULL, 0, 0 };
+
+	return kube_exec(k, args, flags, &m, r);
+}
+
+int hp_kube_stream(struct hp_kube *k, const char *const *args,
+		   void (*on_out)(void *ud, const char *data, size_t n), void *ud,
+		   size_t max_bytes, long timeout_ms, struct hp_kube_result *r)
+{
+	struct out_mode m = { on_out, ud, max_bytes ? max_bytes : k->max_out, timeout_ms };
+
+	return kube_exec(k, args, 0, &m, r);
 }
 
 /* Free what a run left in r. */
