@@ -311,7 +311,50 @@ check "sweep: the keys were refreshed several times" sh -c '[ "$(grep -c " issue
 check "sweep: StartSession signed with more than one key" sh -c \
 	'[ "$(grep " signed .* ssm:StartSession" "$1" | cut -d" " -f3 | sort -u | wc -l)" -ge 2 ]' _ "$KEYS"
 check "sweep: zero calls signed with an expired key" lacks "$KEYS" " expired "
+echo "# sweep: $(grep -c " late " "$KEYS") call(s) signed in time but arrived after the expiry"
 check "sweep: --debug shows the refreshes" contains "$e2e_tmp/sweep.err" "hpnode: debug: credentials: refreshed from instance metadata"
+
+# The judge itself: a key used to sign after its expiry is refused and written
+# `expired`; a request signed in time that arrives after the expiry is refused
+# as the service would, but written `late`. Judged by X-Amz-Date.
+check "fixture: signed in time, arrived late, signed late: late and expired" python3 - \
+	"$CREDS_EP" "$AWS_ENDPOINT_URL" "$KEYS" "$AWS_REGION" <<'PY'
+import json, sys, time, urllib.request, urllib.error
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+imds, endpoint, record, region = sys.argv[1:5]
+def get(path, method="GET", headers=None):
+    req = urllib.request.Request(imds + path, method=method, headers=headers or {})
+    return urllib.request.urlopen(req, timeout=10).read().decode()
+tok = get("/latest/api/token", "PUT", {"X-aws-ec2-metadata-token-ttl-seconds": "60"})
+base = "/latest/meta-data/iam/security-credentials/"
+role = get(base, headers={"X-aws-ec2-metadata-token": tok}).split()[0]
+c = json.loads(get(base + role, headers={"X-aws-ec2-metadata-token": tok}))
+creds = Credentials(c["AccessKeyId"], c["SecretAccessKey"], c["Token"])
+def signed():
+    r = AWSRequest("POST", endpoint + "/", data="Action=GetCallerIdentity&Version=2011-06-15",
+                   headers={"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"})
+    SigV4Auth(creds, "sts", region).add_auth(r)
+    return r
+def send(r):
+    req = urllib.request.Request(r.url, data=r.body.encode() if isinstance(r.body, str) else r.body,
+                                 headers=dict(r.headers.items()), method="POST")
+    try:
+        return urllib.request.urlopen(req, timeout=10).status
+    except urllib.error.HTTPError as e:
+        return e.code
+import calendar
+expires = calendar.timegm(time.strptime(c["Expiration"], "%Y-%m-%dT%H:%M:%SZ"))
+assert send(signed()) == 200, "a fresh key is refused"
+held = signed()
+time.sleep(max(0.0, expires - time.time()) + 1.2)
+assert send(held) == 403, "a late arrival is accepted"
+assert send(signed()) == 403, "a key signed after its expiry is accepted"
+lines = [l.split() for l in open(record) if c["AccessKeyId"] in l]
+kinds = [l[1] for l in lines if l[1] in ("signed", "late", "expired")]
+assert kinds[-3:] == ["signed", "late", "expired"], kinds
+PY
 
 # credential_process output that expires in 6 s is asked for again during the run.
 cat >"$e2e_tmp/proc.sh" <<EOS
@@ -354,6 +397,7 @@ PY
 check "refresh failure: later calls are credential errors naming the provider" \
 	grep -q "imds: the credentials (instance metadata" "$e2e_tmp/fail.json" "$e2e_tmp/fail.snap"
 check "refresh failure: zero calls signed with an expired key" lacks "$KEYS" " expired "
+echo "# refresh failure: $(grep -c " late " "$KEYS") call(s) signed in time but arrived after the expiry"
 fixture_stop
 
 e2e_done
