@@ -41,19 +41,25 @@ int hp_json_len(const cJSON *obj, const char *path);
 int hp_json_has_str(const cJSON *arr, const char *s);
 
 /*
- * Let tree's member names and string values of at most HP_JSON_SHARE_LEN
- * bytes point into one process-wide table of strings kept once each
- * (cJSON_StringIsConst, cJSON_IsReference), their own copies freed: a list
- * of 20,000 nodes names the same few keys, groups, types and states over
- * and over (a third of its memory). cJSON_Delete, cJSON_Duplicate, the
- * printers and the getters treat the tree as any other; its strings must
- * not be written to in place. The table lives as long as the process and
- * stops taking strings at HP_JSON_SHARE_MAX bytes (what is not taken
- * stays the tree's own). Safe to call from several threads.
+ * Parse the len bytes at text (one RFC 8259 value; what follows it is left
+ * for the caller, at *end) into a cJSON tree whose member names and string
+ * values of at most HP_JSON_SHARE_LEN bytes point into one process-wide
+ * table of strings kept once each (cJSON_StringIsConst, cJSON_IsReference):
+ * a list of 20,000 nodes names the same few keys, groups, types and states
+ * over and over (a third of its memory). cJSON_Delete, cJSON_Duplicate,
+ * the printers and the getters treat the tree as any other; its strings
+ * must not be written to in place. The table lives as long as the process
+ * and stops taking strings at HP_JSON_SHARE_MAX bytes (what is not taken
+ * stays the tree's own). NULL on malformed JSON, with *end at the fault.
+ * Stricter than libcjson (no BOM, the RFC's whitespace and numbers, at
+ * most HP_JSON_DEPTH levels, no raw NUL in a string); what it accepts,
+ * libcjson reads into the same tree. Safe to call from several threads.
+ * end may be NULL.
  */
 #define HP_JSON_SHARE_LEN 64
 #define HP_JSON_SHARE_MAX ((size_t)16 << 20)
-void hp_json_share(cJSON *tree);
+#define HP_JSON_DEPTH 512
+cJSON *hp_json_parse_shared(const char *text, size_t len, const char **end);
 
 /*
  * cJSON_ParseWithLengthOpts (require_null_terminated 0) for code that may

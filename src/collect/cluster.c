@@ -29,9 +29,8 @@ static size_t move_items(cJSON *dst, cJSON *src)
 	cJSON *it;
 	size_t n = 0;
 
+	/* The reply's strings are shared already (hp_json_parse_shared). */
 	while (src && (it = cJSON_DetachItemFromArray(src, 0)) != NULL) {
-		/* A page at a time, so what sharing frees is reused by the next page. */
-		hp_json_share(it);
 		cJSON_AddItemToArray(dst, it);
 		n++;
 	}

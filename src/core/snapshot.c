@@ -605,7 +605,8 @@ static int read_error(struct load *l)
 }
 
 /* The value at pos, parsed (NULL with the error set); taken from the file. */
-static cJSON *r_value(struct load *l, size_t max, const char *what)
+/* One JSON value at the read position; shared: its strings shared (hp_json_parse_shared). */
+static cJSON *r_value(struct load *l, size_t max, const char *what, int shared)
 {
 	struct rfile *r = &l->r;
 	const char *end = NULL;
@@ -627,7 +628,8 @@ static cJSON *r_value(struct load *l, size_t max, const char *what)
 			     what, max >> 20);
 		return NULL;
 	}
-	v = hp_json_parse(r->buf + r->pos, n, &end);
+	v = shared ? hp_json_parse_shared(r->buf + r->pos, n, &end)
+		   : hp_json_parse(r->buf + r->pos, n, &end);
 	if (!v || (size_t)(end - (r->buf + r->pos)) != n) {
 		uint64_t at = r->base + (end && end >= r->buf ? (size_t)(end - r->buf) : r->pos);
 
@@ -664,7 +666,7 @@ static char *r_key(struct load *l)
 			syntax(l, l->r.base + l->r.pos);
 		return NULL;
 	}
-	k = r_value(l, HP_SNAPSHOT_MAX_ENTRY, "a member name");
+	k = r_value(l, HP_SNAPSHOT_MAX_ENTRY, "a member name", 0);
 	if (!k)
 		return NULL;
 	key = xstrdup(cJSON_IsString(k) ? k->valuestring : "");
@@ -711,7 +713,7 @@ static int read_sweep(struct load *l, const char *key, int keep)
 			return -1;
 		}
 		snprintf(what, sizeof(what), "its %.40s entry '%.60s'", key, id);
-		entry = r_value(l, HP_SNAPSHOT_MAX_ENTRY, what);
+		entry = r_value(l, HP_SNAPSHOT_MAX_ENTRY, what, 0);
 		if (!entry) {
 			free(id);
 			return -1;
@@ -751,7 +753,7 @@ static int read_root(struct load *l)
 			return read_error(l);
 		if (c < 0)
 			return syntax(l, l->r.base + l->r.pos);
-		v = r_value(l, (size_t)HP_SNAPSHOT_MAX_BYTES, "the document");
+		v = r_value(l, (size_t)HP_SNAPSHOT_MAX_BYTES, "the document", 0);
 		if (!v)
 			return -1;
 		cJSON_Delete(v);
@@ -784,10 +786,9 @@ static int read_root(struct load *l)
 				l->seen[l->nseen++] = xstrdup(key);
 			}
 		} else {
-			cJSON *v = r_value(l, (size_t)HP_SNAPSHOT_MAX_BYTES, "a member");
-
 			/* The node list's keys, groups and states once each, as the collector keeps them. */
-			hp_json_share(v);
+			cJSON *v = r_value(l, (size_t)HP_SNAPSHOT_MAX_BYTES, "a member", 1);
+
 			if (!v) {
 				rc = -1;
 			} else if (seen(l, key)) {

@@ -51,6 +51,9 @@ const cJSON *hp_json_get(const cJSON *obj, const char *path)
 {
 	char key[128];
 
+	/* One name, the usual case: no copy of it. */
+	if (obj && *path && !strchr(path, '.'))
+		return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, path) : NULL;
 	while (obj && *path) {
 		const char *dot = strchr(path, '.');
 		size_t n = dot ? (size_t)(dot - path) : strlen(path);
@@ -128,51 +131,4 @@ int hp_json_has_str(const cJSON *arr, const char *s)
 		if (cJSON_IsString(v) && !strcmp(v->valuestring, s))
 			return 1;
 	return 0;
-}
-
-/* The strings hp_json_share hands out, for the life of the process. */
-static struct hp_strtab shared = HP_STRTAB_INIT;
-static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The table's copy of s, or NULL when s is long or the table is full (the lock held). */
-static const char *share_one(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n > HP_JSON_SHARE_LEN || hp_strtab_bytes(&shared) >= HP_JSON_SHARE_MAX)
-		return NULL;
-	return hp_strtab_get(&shared, hp_strtab_add(&shared, s, n));
-}
-
-static void share_tree(cJSON *t)
-{
-	cJSON *c;
-
-	for (c = t->child; c; c = c->next) {
-		const char *copy;
-
-		if (c->string && !(c->type & cJSON_StringIsConst) && (copy = share_one(c->string))) {
-			free(c->string);
-			c->string = (char *)copy;
-			c->type |= cJSON_StringIsConst;
-		}
-		if (c->type & cJSON_IsReference)
-			continue;
-		if (cJSON_IsString(c) && c->valuestring && (copy = share_one(c->valuestring))) {
-			free(c->valuestring);
-			c->valuestring = (char *)copy;
-			c->type |= cJSON_IsReference;
-		} else if (c->child) {
-			share_tree(c);
-		}
-	}
-}
-
-void hp_json_share(cJSON *tree)
-{
-	if (!tree || (tree->type & cJSON_IsReference))
-		return;
-	pthread_mutex_lock(&shared_lock);
-	share_tree(tree);
-	pthread_mutex_unlock(&shared_lock);
 }

@@ -71,34 +71,50 @@ void hp_arena_release(struct hp_arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* A slot: the string's hash in the high half, its number + 1 in the low (0: empty). */
+#define SLOT_HASH(x) ((uint32_t)((x) >> 32))
+#define SLOT_ID(x) ((uint32_t)(x) - 1)
+
 static void rehash(struct hp_strtab *t)
 {
 	size_t n = t->nslots ? 2 * t->nslots : 256, i;
+	uint64_t *old = t->slots;
 
-	free(t->slots);
 	t->slots = xcalloc(n, sizeof(*t->slots));
-	t->nslots = n;
-	for (i = 0; i < t->n; i++) {
-		size_t at = (size_t)hp_hash_bytes(t->v[i], strlen(t->v[i])) & (n - 1);
+	for (i = 0; i < t->nslots; i++) {
+		size_t at;
 
-		while (t->slots[at])
-			at = (at + 1) & (n - 1);
-		t->slots[at] = (uint32_t)i + 1;
+		if (!old[i])
+			continue;
+		for (at = SLOT_HASH(old[i]) & (n - 1); t->slots[at]; at = (at + 1) & (n - 1))
+			;
+		t->slots[at] = old[i];
 	}
+	free(old);
+	t->nslots = n;
 }
 
 uint32_t hp_strtab_add(struct hp_strtab *t, const char *s, size_t len)
 {
-	size_t at;
+	return hp_strtab_addh(t, s, len, hp_hash_bytes(s, len));
+}
+
+uint32_t hp_strtab_addh(struct hp_strtab *t, const char *s, size_t len, uint64_t hash)
+{
+	uint32_t h = (uint32_t)hash;
+	size_t at = 0;
 	char *copy;
 
 	if (t->nslots) {
-		at = (size_t)hp_hash_bytes(s, len) & (t->nslots - 1);
-		for (; t->slots[at]; at = (at + 1) & (t->nslots - 1)) {
-			const char *x = t->v[t->slots[at] - 1];
+		/* The hash is in the slot: a string is only looked at when its hash is the same. */
+		for (at = h & (t->nslots - 1); t->slots[at]; at = (at + 1) & (t->nslots - 1)) {
+			const char *x;
 
+			if (SLOT_HASH(t->slots[at]) != h)
+				continue;
+			x = t->v[SLOT_ID(t->slots[at])];
 			if (!strncmp(x, s, len) && !x[len])
-				return t->slots[at] - 1;
+				return SLOT_ID(t->slots[at]);
 		}
 	}
 	if (t->n >= UINT32_MAX - 1)
@@ -113,12 +129,11 @@ uint32_t hp_strtab_add(struct hp_strtab *t, const char *s, size_t len)
 	t->v[t->n++] = copy;
 	if (2 * t->n > t->nslots) {
 		rehash(t);
-	} else {
-		at = (size_t)hp_hash_bytes(s, len) & (t->nslots - 1);
-		while (t->slots[at])
-			at = (at + 1) & (t->nslots - 1);
-		t->slots[at] = (uint32_t)t->n;
+		for (at = h & (t->nslots - 1); t->slots[at]; at = (at + 1) & (t->nslots - 1))
+			;
 	}
+	/* at is an empty slot on the string's probe path. */
+	t->slots[at] = (uint64_t)h << 32 | t->n;
 	return (uint32_t)t->n - 1;
 }
 

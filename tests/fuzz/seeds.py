@@ -330,8 +330,34 @@ def dicts():
             f.write("\n".join(words) + "\n")
 
 
+def json_seeds():
+    """JSON as AWS and hpnode write it: the unit tests' JSON replies, the
+    golden JSON reports and snapshots (when small), and the grammar's edges."""
+    import glob
+    seen = set()
+    for path in ("tests/unit/test-collect.c", "tests/unit/test-collect-network.c",
+                 "tests/unit/test-aws-client.c"):
+        for seq in replies(path):
+            for body in seq:
+                body = re.sub(r"^@\d+ ", "", body)
+                if body.lstrip()[:1] in ("{", "[") and body not in seen:
+                    seen.add(body)
+                    write("json", h(body), body)
+    for f in sorted(glob.glob("tests/data/golden/*.json")):
+        data = read(f)
+        if len(data) <= 64 << 10:
+            write("json", os.path.basename(f).replace(".", "-"), data)
+    edges = ['{"a":"\\u00e9\\u20ac\\ud83d\\ude00","b":"x\\u0000y","\\n":"\\"\\\\\\/\\b\\f\\r\\t"}',
+             '[0,-0,1.5e3,-2E-2,2147483647,2147483648,-2147483649,1e400,123456789012345678901234567890]',
+             '[true,false,null,{},[],"",{"":""},{"k":1,"k":2}]', ' \t\r\n[ 1 , 2 ] \n', '"tail" x',
+             '[' * 40 + ']' * 40, '{"a":[{"b":[{"c":"d"}]}]}', '"\\ud800"', '"\\udc00"', '01',
+             '[1,]', '{"a" 1}', '"\\x"', '\ufeff{}']
+    for i, e in enumerate(edges):
+        write("json", "edge-%d" % i, e)
+
+
 TARGETS = {"dicts": dicts, "probe": probe, "slurm": slurm, "snapshot": snapshot, "collect": collect, "xml": xml,
-           "creds": creds, "kube": kube, "ssm": ssm}
+           "creds": creds, "kube": kube, "ssm": ssm, "json": json_seeds}
 
 if __name__ == "__main__":
     for name in sys.argv[1:] or TARGETS:

@@ -2,10 +2,12 @@
  * The small shared helpers of src/util: the growable array (growth,
  * zero-filled pushes, release, sorting), the ISO-8601 parser on the
  * forms really seen (AWS, dmesg, journald, Slurm) and on bad input, the
- * "string in a cJSON array" test, the UTF-8 clip and the shared strings
- * of hp_json_share.
+ * "string in a cJSON array" test, the UTF-8 clip, and the parser that
+ * builds trees with shared strings (hp_json_parse_shared) against libcjson.
  */
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,9 +299,9 @@ static void t_clip_utf8(void)
 }
 
 /*
- * hp_json_share: names and short values point into the shared table, the
- * tree prints, compares, duplicates and deletes as before, long strings
- * stay the tree's own.
+ * hp_json_parse_shared: names and short values point into the shared table,
+ * the tree prints, compares, duplicates and deletes as libcjson's does, long
+ * strings stay the tree's own.
  */
 static void t_json_share(void)
 {
@@ -309,13 +311,13 @@ static void t_json_share(void)
 		"\"Tags\":[\"a\",\"b\"],\"Long\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 		"xxxxxxxxxxxxxxxxxxxxxxxx\"},{\"InstanceGroupName\":\"gpu-p5\",\"InstanceStatus\":"
 		"{\"Status\":\"Running\"}}]";
-	cJSON *a = cJSON_Parse(text), *b = cJSON_Parse(text), *dup, *n0, *n1;
-	char *before = cJSON_PrintUnformatted(a), *after;
+	cJSON *a = hp_json_parse_shared(text, strlen(text), NULL);
+	cJSON *b = hp_json_parse_shared(text, strlen(text), NULL);
+	cJSON *lib = cJSON_Parse(text), *dup, *n0, *n1;
+	char *before = cJSON_PrintUnformatted(lib), *after;
 	const cJSON *g0, *g1, *lng;
 
-	T_ASSERT(a && b);
-	hp_json_share(a);
-	hp_json_share(b);
+	T_ASSERT(a && b && lib);
 	n0 = cJSON_GetArrayItem(a, 0);
 	n1 = cJSON_GetArrayItem(b, 1);
 	g0 = cJSON_GetObjectItemCaseSensitive(n0, "InstanceGroupName");
@@ -335,28 +337,114 @@ static void t_json_share(void)
 	T_EQ(strlen(lng->valuestring), 72);
 	T_ASSERT(!(lng->type & cJSON_IsReference));
 	T_EQ(hp_json_num(n0, "Count", 0), 3);
-	/* The same document as before. */
+	/* libcjson's document; appending finds the last element through child->prev. */
 	after = cJSON_PrintUnformatted(a);
 	T_STREQ(after, before);
-	/* A copy owns its strings again; sharing twice changes nothing. */
+	T_ASSERT(cJSON_Compare(a, lib, 1));
+	cJSON_AddItemToArray((cJSON *)hp_json_arr(n0, "Tags"), cJSON_CreateString("c"));
+	T_STREQ(cJSON_GetArrayItem(hp_json_arr(n0, "Tags"), 2)->valuestring, "c");
+	T_EQ(hp_json_len(n0, "Tags"), 3);
+	/* A copy owns its strings again. */
 	dup = cJSON_Duplicate(a, 1);
 	T_ASSERT(cJSON_Compare(dup, a, 1));
 	T_ASSERT(!(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(dup, 0),
 						     "InstanceGroupName")->type & cJSON_IsReference));
-	hp_json_share(a);
-	T_ASSERT(cJSON_Compare(dup, a, 1));
 	/* Replacing a shared member, and deleting it all, frees what the trees own (ASan). */
 	cJSON_ReplaceItemInObjectCaseSensitive(n0, "InstanceGroupName", cJSON_CreateString("cpu"));
 	T_STREQ(hp_json_str(n0, "InstanceGroupName"), "cpu");
-	hp_json_share(NULL);
 	cJSON_free(before);
 	cJSON_free(after);
 	cJSON_Delete(dup);
 	cJSON_Delete(a);
 	cJSON_Delete(b);
+	cJSON_Delete(lib);
+}
+
+/* 1 when text parses with both parsers to trees that print alike, stopping at the same byte. */
+static int parses_like_libcjson(const char *text)
+{
+	const char *e1 = NULL, *e2 = NULL;
+	cJSON *x = hp_json_parse_shared(text, strlen(text), &e1);
+	cJSON *y = cJSON_ParseWithOpts(text, &e2, 0);
+	char *px = x ? cJSON_PrintUnformatted(x) : NULL, *py = y ? cJSON_PrintUnformatted(y) : NULL;
+	int same = x && y && e1 == e2 && !strcmp(px, py);
+
+	if (!same)
+		fprintf(stderr, "# %s: %s vs %s\n", text, px ? px : "(refused)", py ? py : "(refused)");
+	free(px);
+	free(py);
+	cJSON_Delete(x);
+	cJSON_Delete(y);
+	return same;
+}
+
+/* The grammar: escapes, surrogate pairs, numbers, literals, nesting, what follows a value. */
+static void t_json_parse_shared_grammar(void)
+{
+	static const char *const same[] = {
+		"{\"a\":\"\\u00e9\\u20ac\\ud83d\\ude00\",\"\\n\":\"\\\"\\\\\\/\\b\\f\\r\\t\"}",
+		"[0,-0,1.5e3,-2E-2,2147483647,2147483648,-2147483649,1e400,0.1,-1.25e+2]",
+		"[true,false,null,{},[],\"\",{\"\":\"\"},{\"k\":1,\"k\":2}]",
+		" \t\r\n[ 1 , 2 ] \n", "\"tail\" x", "{\"esc\\u0041ped name\":{\"x\":\"a\\u00e9b\"}}",
+		"{\"InstanceStatus\":{\"Status\":\"Running\",\"Message\":\"raw\ttab\"}}",
+	};
+	static const char *const refused[] = {
+		"", " ", "[01]", "[1,]", "{\"a\" 1}", "{\"a\":1,}", "\"\\x\"", "\"\\ud800\"",
+		"\"\\udc00\"", "\"\\ud800\\u0041\"", "\"\\u12\"", "\"open", "[1", "{\"a\":",
+		"tru", "nul", "-", "1.", ".5", "1e", "+1", "\xef\xbb\xbf{}", "\x0c[]", "[\"a\"\"b\"]",
+		"{1:2}",
+	};
+	const char *end = NULL;
+	char deep[2 * (HP_JSON_DEPTH + 1) + 1];
+	size_t i;
+	cJSON *j;
+
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+		T_ASSERT(parses_like_libcjson(same[i]));
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		j = hp_json_parse_shared(refused[i], strlen(refused[i]), &end);
+		if (j)
+			fprintf(stderr, "# accepted: %s\n", refused[i]);
+		T_ASSERT(j == NULL);
+		T_ASSERT(end >= refused[i] && end <= refused[i] + strlen(refused[i]));
+		cJSON_Delete(j);
+	}
+	/* Where it failed, for the caller's message. */
+	j = hp_json_parse_shared("{\"a\":[1,2,x]}", 13, &end);
+	T_ASSERT(!j);
+	T_EQ(*end, 'x');
+	/* A \u0000 ends the string, as in libcjson; a raw NUL inside the length is refused. */
+	j = hp_json_parse_shared("\"x\\u0000y\"", 10, NULL);
+	T_STREQ(j ? j->valuestring : "", "x");
+	cJSON_Delete(j);
+	T_ASSERT(!hp_json_parse_shared("\"x\0y\"", 5, NULL));
+	/* The length is the end: bytes after it are not read. */
+	j = hp_json_parse_shared("[1,2]tail", 5, &end);
+	T_EQ(cJSON_GetArraySize(j), 2);
+	T_STREQ(end, "tail");
+	cJSON_Delete(j);
+	T_ASSERT(!hp_json_parse_shared("[1,2]", 4, NULL));
+	/* valueint clamped as libcjson clamps it. */
+	j = hp_json_parse_shared("[3000000000,-3000000000,7.9]", 28, NULL);
+	T_EQ(cJSON_GetArrayItem(j, 0)->valueint, INT_MAX);
+	T_EQ(cJSON_GetArrayItem(j, 1)->valueint, INT_MIN);
+	T_EQ(cJSON_GetArrayItem(j, 2)->valueint, 7);
+	cJSON_Delete(j);
+	/* HP_JSON_DEPTH levels, not one more. */
+	for (i = 0; i < HP_JSON_DEPTH; i++) {
+		deep[i] = '[';
+		deep[2 * HP_JSON_DEPTH - 1 - i] = ']';
+	}
+	j = hp_json_parse_shared(deep, 2 * HP_JSON_DEPTH, NULL);
+	T_ASSERT(j != NULL);
+	cJSON_Delete(j);
+	memmove(deep + 1, deep, 2 * HP_JSON_DEPTH);
+	deep[0] = '[';
+	deep[2 * HP_JSON_DEPTH + 1] = ']';
+	T_ASSERT(!hp_json_parse_shared(deep, 2 * HP_JSON_DEPTH + 2, NULL));
 }
 
 T_MAIN(T(t_array_push_grows_and_zeroes), T(t_array_append_reserve), T(t_array_sort),
        T(t_iso_forms_seen), T(t_iso_prefix_and_end), T(t_iso_bad_input), T(t_days_from_civil),
        T(t_json_has_str), T(t_strtab), T(t_arena), T(t_clip_utf8),
-       T(t_json_share))
+       T(t_json_share), T(t_json_parse_shared_grammar))

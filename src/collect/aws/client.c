@@ -579,7 +579,8 @@ static int parse_ok(const struct call *c, const struct hp_http_resp *resp, struc
 	} else {
 		const char *end = NULL;
 
-		j = hp_json_parse(b, strlen(b), &end);
+		/* Shared strings: a list of 20,000 nodes repeats a few names and values. */
+		j = hp_json_parse_shared(b, strlen(b), &end);
 		/* One JSON value and nothing after it (no second document, no NUL). */
 		while (j && end && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
 			end++;
