@@ -452,10 +452,39 @@ static void t_classify_table(void)
 	T_ASSERT(!hp_aws_is_throttle_code("AccessDenied"));
 }
 
+/*
+ * A list kept by the thousand (ListClusterNodes) has its names and values
+ * in the shared table; a reply kept once per node (StartSession) keeps its
+ * own, so a sweep's session ids never grow the table for good.
+ */
+static void t_list_replies_share_strings(void)
+{
+	struct hp_aws_result r;
+	const cJSON *n;
+
+	setup();
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[{\"InstanceId\":\"i-1\","
+		   "\"InstanceStatus\":{\"Status\":\"Running\"}}]}");
+	fake_reply(&fs, 200, NULL, "{\"SessionId\":\"hpnode-0123456789abcdef0\","
+		   "\"StreamUrl\":\"wss://x\",\"TokenValue\":\"t\"}");
+	T_EQ(hp_aws_json(&aws, HP_SVC_SAGEMAKER, "ListClusterNodes", NULL, &r), 0);
+	n = cJSON_GetArrayItem(hp_json_arr(r.json, "ClusterNodeSummaries"), 0);
+	T_ASSERT(n != NULL);
+	T_ASSERT(cJSON_GetObjectItemCaseSensitive(n, "InstanceId")->type & cJSON_IsReference);
+	T_ASSERT(cJSON_GetObjectItemCaseSensitive(n, "InstanceId")->type & cJSON_StringIsConst);
+	T_STREQ(hp_json_str(n, "InstanceStatus.Status"), "Running");
+	hp_aws_result_release(&r);
+	T_EQ(hp_aws_json(&aws, HP_SVC_SSM, "StartSession", NULL, &r), 0);
+	n = cJSON_GetObjectItemCaseSensitive(r.json, "SessionId");
+	T_ASSERT(n != NULL && !(n->type & cJSON_IsReference) && !(n->type & cJSON_StringIsConst));
+	T_STREQ(n->valuestring, "hpnode-0123456789abcdef0");
+	hp_aws_result_release(&r);
+}
+
 T_MAIN(T(t_json_request_shape), T(t_session_token_is_sent_and_signed), T(t_rest_get_shape),
        T(t_query_ec2_xml), T(t_query_sts_unwraps_result), T(t_error_shapes),
        T(t_throttle_is_retried_with_backoff), T(t_retries_stop_at_max_attempts),
        T(t_server_and_network_errors_retry), T(t_client_errors_are_not_retried),
        T(t_retry_quota_limits_retries), T(t_malformed_reply_is_parse_error), T(t_malformed_200_is_never_data),
        T(t_run_budget), T(t_circuit_breaker), T(t_xml_edge_cases),
-       T(t_classify_table))
+       T(t_classify_table), T(t_list_replies_share_strings))

@@ -449,66 +449,75 @@ static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp
  * 'o' object, 'A' an array when present (the API model does not promise
  * it). A 2xx reply without them is not that operation's reply
  * (an error page, a proxy's answer, a cut body), never an empty result.
+ * shared: a list read page by page and kept whole, thousands of items
+ * repeating the same names and values, parsed with shared strings
+ * (hp_json_parse_shared); other replies keep their own.
  */
 static const struct {
 	enum hp_svc svc;
 	const char *op;
 	const char *members;   /* "Name:t,Name:t" */
+	int shared;
 } reply_shapes[] = {
-	{ HP_SVC_STS, "GetCallerIdentity", "Arn:s,Account:s,UserId:s" },
-	{ HP_SVC_SAGEMAKER, "DescribeCluster", "ClusterArn:s,ClusterStatus:s,InstanceGroups:a" },
-	{ HP_SVC_SAGEMAKER, "ListClusters", "ClusterSummaries:a" },
-	{ HP_SVC_SAGEMAKER, "ListClusterNodes", "ClusterNodeSummaries:a" },
-	{ HP_SVC_SAGEMAKER, "ListClusterEvents", "Events:A" },
-	{ HP_SVC_SAGEMAKER, "DescribeClusterNode", "NodeDetails:o" },
-	{ HP_SVC_EC2, "DescribeInstanceTypes", "instanceTypeSet:a" },
-	{ HP_SVC_EC2, "DescribeSecurityGroups", "securityGroupInfo:a" },
-	{ HP_SVC_EC2, "DescribeSubnets", "subnetSet:a" },
-	{ HP_SVC_EC2, "DescribeVpcs", "vpcSet:a" },
-	{ HP_SVC_EC2, "DescribeVpcAttribute", "vpcId:s" },
-	{ HP_SVC_EC2, "DescribeRouteTables", "routeTableSet:a" },
-	{ HP_SVC_EC2, "DescribeVpcEndpoints", "vpcEndpointSet:a" },
-	{ HP_SVC_EC2, "DescribeNetworkInterfaces", "networkInterfaceSet:a" },
-	{ HP_SVC_EC2, "DescribeInstanceTypeOfferings", "instanceTypeOfferingSet:a" },
-	{ HP_SVC_LOGS, "DescribeLogGroups", "logGroups:a" },
-	{ HP_SVC_LOGS, "FilterLogEvents", "events:a" },
-	{ HP_SVC_QUOTAS, "GetServiceQuota", "Quota:o" },
-	{ HP_SVC_EKS, "DescribeCluster", "cluster:o" },
-	{ HP_SVC_SSM, "StartSession", "SessionId:s" },
+	{ HP_SVC_STS, "GetCallerIdentity", "Arn:s,Account:s,UserId:s", 0 },
+	{ HP_SVC_SAGEMAKER, "DescribeCluster", "ClusterArn:s,ClusterStatus:s,InstanceGroups:a", 0 },
+	{ HP_SVC_SAGEMAKER, "ListClusters", "ClusterSummaries:a", 1 },
+	{ HP_SVC_SAGEMAKER, "ListClusterNodes", "ClusterNodeSummaries:a", 1 },
+	{ HP_SVC_SAGEMAKER, "ListClusterEvents", "Events:A", 1 },
+	{ HP_SVC_SAGEMAKER, "DescribeClusterNode", "NodeDetails:o", 0 },
+	{ HP_SVC_EC2, "DescribeInstanceTypes", "instanceTypeSet:a", 0 },
+	{ HP_SVC_EC2, "DescribeSecurityGroups", "securityGroupInfo:a", 0 },
+	{ HP_SVC_EC2, "DescribeSubnets", "subnetSet:a", 0 },
+	{ HP_SVC_EC2, "DescribeVpcs", "vpcSet:a", 0 },
+	{ HP_SVC_EC2, "DescribeVpcAttribute", "vpcId:s", 0 },
+	{ HP_SVC_EC2, "DescribeRouteTables", "routeTableSet:a", 0 },
+	{ HP_SVC_EC2, "DescribeVpcEndpoints", "vpcEndpointSet:a", 0 },
+	{ HP_SVC_EC2, "DescribeNetworkInterfaces", "networkInterfaceSet:a", 0 },
+	{ HP_SVC_EC2, "DescribeInstanceTypeOfferings", "instanceTypeOfferingSet:a", 0 },
+	{ HP_SVC_LOGS, "DescribeLogGroups", "logGroups:a", 0 },
+	{ HP_SVC_LOGS, "FilterLogEvents", "events:a", 1 },
+	{ HP_SVC_QUOTAS, "GetServiceQuota", "Quota:o", 0 },
+	{ HP_SVC_EKS, "DescribeCluster", "cluster:o", 0 },
+	{ HP_SVC_SSM, "StartSession", "SessionId:s", 0 },
 };
+
+/* The reply_shapes row of c's operation, or -1. */
+static int shape_of(const struct call *c)
+{
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(reply_shapes); i++)
+		if (reply_shapes[i].svc == c->svc && !strcmp(reply_shapes[i].op, c->op))
+			return (int)i;
+	return -1;
+}
 
 /* "" when j has every member the operation always returns, else what is missing. */
 static void check_shape(const struct call *c, const cJSON *j, char *why, size_t n)
 {
-	size_t i;
+	int i = shape_of(c);
+	const char *m = i >= 0 ? reply_shapes[i].members : "";
 
 	why[0] = '\0';
-	for (i = 0; i < HP_ARRAY_LEN(reply_shapes); i++) {
-		const char *m;
+	while (*m) {
+		char name[64];
+		size_t len = strcspn(m, ":");
+		char type = m[len + 1];
+		const cJSON *v;
+		int ok;
 
-		if (reply_shapes[i].svc != c->svc || strcmp(reply_shapes[i].op, c->op))
-			continue;
-		for (m = reply_shapes[i].members; *m;) {
-			char name[64];
-			size_t len = strcspn(m, ":");
-			char type = m[len + 1];
-			const cJSON *v;
-			int ok;
-
-			snprintf(name, sizeof(name), "%.*s", (int)len, m);
-			v = cJSON_GetObjectItemCaseSensitive(j, name);
-			ok = type == 's' ? cJSON_IsString(v) : type == 'a' ? cJSON_IsArray(v) :
-			     type == 'A' ? !v || cJSON_IsArray(v) : cJSON_IsObject(v);
-			if (!ok) {
-				snprintf(why, n, "reply has no %s '%s'",
-					 type == 's' ? "string" : type == 'o' ? "object" : "list", name);
-				return;
-			}
-			m += len + 2;
-			if (*m == ',')
-				m++;
+		snprintf(name, sizeof(name), "%.*s", (int)len, m);
+		v = cJSON_GetObjectItemCaseSensitive(j, name);
+		ok = type == 's' ? cJSON_IsString(v) : type == 'a' ? cJSON_IsArray(v) :
+		     type == 'A' ? !v || cJSON_IsArray(v) : cJSON_IsObject(v);
+		if (!ok) {
+			snprintf(why, n, "reply has no %s '%s'",
+				 type == 's' ? "string" : type == 'o' ? "object" : "list", name);
+			return;
 		}
-		return;
+		m += len + 2;
+		if (*m == ',')
+			m++;
 	}
 }
 
@@ -578,9 +587,11 @@ static int parse_ok(const struct call *c, const struct hp_http_resp *resp, struc
 		}
 	} else {
 		const char *end = NULL;
+		int shape = shape_of(c);
 
 		/* Shared strings: a list of 20,000 nodes repeats a few names and values. */
-		j = hp_json_parse_shared(b, strlen(b), &end);
+		j = shape >= 0 && reply_shapes[shape].shared ? hp_json_parse_shared(b, strlen(b), &end)
+							       : hp_json_parse(b, strlen(b), &end);
 		/* One JSON value and nothing after it (no second document, no NUL). */
 		while (j && end && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
 			end++;
