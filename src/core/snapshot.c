@@ -604,8 +604,10 @@ static int read_error(struct load *l)
 			    strerror(l->r.err));
 }
 
-/* The value at pos, parsed (NULL with the error set); taken from the file. */
-/* One JSON value at the read position; shared: its strings shared (hp_json_parse_shared). */
+/*
+ * The value at pos, parsed (NULL with the error set); taken from the file.
+ * shared: its strings in the shared table (hp_json_parse_shared).
+ */
 static cJSON *r_value(struct load *l, size_t max, const char *what, int shared)
 {
 	struct rfile *r = &l->r;
@@ -639,6 +641,24 @@ static cJSON *r_value(struct load *l, size_t max, const char *what, int shared)
 	}
 	r->pos += n;
 	return v;
+}
+
+/*
+ * After an object's member: 1 when a comma says another follows, 0 at the
+ * closing brace (taken; what follows the object is not read), -1 on
+ * anything else.
+ */
+static int r_after_member(struct load *l)
+{
+	int c = r_peek(&l->r);
+
+	if (c == ',' || c == '}') {
+		l->r.pos++;
+		return c == ',';
+	}
+	if (l->r.err)
+		return read_error(l);
+	return syntax(l, l->r.base + l->r.pos);
 }
 
 /* Take the byte c (after whitespace), else a syntax error. */
@@ -725,18 +745,8 @@ static int read_sweep(struct load *l, const char *key, int keep)
 		}
 		free(id);
 		cJSON_Delete(entry);
-		c = r_peek(&l->r);
-		if (c == ',') {
-			l->r.pos++;
-			continue;
-		}
-		if (c == '}') {
-			l->r.pos++;
-			return 0;
-		}
-		if (l->r.err)
-			return read_error(l);
-		return syntax(l, l->r.base + l->r.pos);
+		if ((c = r_after_member(l)) <= 0)
+			return c;
 	}
 }
 
@@ -801,19 +811,8 @@ static int read_root(struct load *l)
 		free(key);
 		if (rc)
 			return -1;
-		c = r_peek(&l->r);
-		if (c == ',') {
-			l->r.pos++;
-			continue;
-		}
-		if (c == '}') {
-			/* What follows the document is not read (as cJSON_Parse leaves it). */
-			l->r.pos++;
-			return 0;
-		}
-		if (l->r.err)
-			return read_error(l);
-		return syntax(l, l->r.base + l->r.pos);
+		if ((c = r_after_member(l)) <= 0)
+			return c;
 	}
 }
 

@@ -167,8 +167,7 @@ static void out_abort(struct hp_file_out *f)
 	out_free(x);
 }
 
-/* dir of path ("." when it has none) into out. */
-static void dir_of(const char *path, char *out, size_t n)
+void hp_sys_dir_of(const char *path, char *out, size_t n)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -218,7 +217,7 @@ struct hp_file_out *hp_sys_real_open_write(struct hp_sys *sys, const char *path,
 	} else if (errno != ENOENT) {
 		return NULL;
 	}
-	dir_of(path, dir, sizeof(dir));
+	hp_sys_dir_of(path, dir, sizeof(dir));
 	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base ? base + 1 : path) >=
 	    (int)sizeof(tmp)) {
 		errno = ENAMETOOLONG;

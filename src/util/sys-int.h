@@ -15,5 +15,7 @@ struct hp_stream *hp_sys_real_tls_connect(struct hp_sys *sys, const char *author
 					  size_t errn);
 struct hp_file_in *hp_sys_real_open_read(struct hp_sys *sys, const char *path, uint64_t max);
 struct hp_file_out *hp_sys_real_open_write(struct hp_sys *sys, const char *path, int mode);
+/* The folder of path ("." when it has none, "/" for a file at the root) into out. */
+void hp_sys_dir_of(const char *path, char *out, size_t n);
 
 #endif

@@ -399,19 +399,6 @@ static int real_read_file(struct hp_sys *sys, const char *path, struct hp_buf *o
 	return 0;
 }
 
-/* dir of path ("." when it has none) into out. */
-static void dir_of(const char *path, char *out, size_t n)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		snprintf(out, n, ".");
-	else if (slash == path)
-		snprintf(out, n, "/");
-	else
-		snprintf(out, n, "%.*s", (int)(slash - path), path);
-}
-
 /* The whole file in one piece through open_write (sys-file.c): its refusals, its atomic rename. */
 static int real_write_file(struct hp_sys *sys, const char *path, const char *data, size_t len,
 			   int mode)
@@ -443,7 +430,7 @@ static int real_can_write(struct hp_sys *sys, const char *path)
 		errno = EISDIR;
 		return -1;
 	}
-	dir_of(path, dir, sizeof(dir));
+	hp_sys_dir_of(path, dir, sizeof(dir));
 	if (snprintf(tmp, sizeof(tmp), "%s/.%.100s.hpnode-XXXXXX", dir, base ? base + 1 : path) >=
 	    (int)sizeof(tmp)) {
 		errno = ENAMETOOLONG;

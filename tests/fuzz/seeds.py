@@ -194,16 +194,24 @@ def collect():
         write("collect", h(data), data)
 
 
-def xml():
+def reply_bodies(first):
+    """Each distinct reply body of the client and collector unit tests whose
+    first character (after blanks) is one of first."""
     seen = set()
     for path in ("tests/unit/test-collect.c", "tests/unit/test-collect-network.c",
                  "tests/unit/test-aws-client.c"):
         for seq in replies(path):
             for body in seq:
                 body = re.sub(r"^@\d+ ", "", body)
-                if body.lstrip().startswith("<") and body not in seen:
+                lead = body.lstrip()[:1]
+                if lead and lead in first and body not in seen:
                     seen.add(body)
-                    write("xml", h(body), body)
+                    yield body
+
+
+def xml():
+    for body in reply_bodies("<"):
+        write("xml", h(body), body)
 
 
 def creds():
@@ -334,15 +342,8 @@ def json_seeds():
     """JSON as AWS and hpnode write it: the unit tests' JSON replies, the
     golden JSON reports and snapshots (when small), and the grammar's edges."""
     import glob
-    seen = set()
-    for path in ("tests/unit/test-collect.c", "tests/unit/test-collect-network.c",
-                 "tests/unit/test-aws-client.c"):
-        for seq in replies(path):
-            for body in seq:
-                body = re.sub(r"^@\d+ ", "", body)
-                if body.lstrip()[:1] in ("{", "[") and body not in seen:
-                    seen.add(body)
-                    write("json", h(body), body)
+    for body in reply_bodies("{["):
+        write("json", h(body), body)
     for f in sorted(glob.glob("tests/data/golden/*.json")):
         data = read(f)
         if len(data) <= 64 << 10:
