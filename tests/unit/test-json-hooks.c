@@ -15,11 +15,12 @@
 #include "hp/json.h"
 #include "t.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
+/* A sanitizer's runtime owns malloc and its shadow memory does not fit a 1 GiB address space. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
 #endif
 #endif
 
@@ -42,8 +43,8 @@ static void t_cjson_allocates_through_the_hooks(void)
 /* A child that cannot get 2 GiB from cJSON dies with the message; it never sees NULL. */
 static void t_failed_allocation_dies_loudly(void)
 {
-#ifdef UNDER_ASAN
-	/* AddressSanitizer replaces malloc and reports the failure itself. */
+#ifdef UNDER_SANITIZER
+	/* ASan and TSan replace malloc and report the failure themselves. */
 	return;
 #else
 	int fds[2], status;
