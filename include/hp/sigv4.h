@@ -46,7 +46,11 @@ int hp_sigv4_string_to_sign(const struct hp_sigv4_params *p, const struct hp_buf
 			    struct hp_buf *out);
 /* The derived key; caller wipes key with hp_wipe() after use. */
 void hp_sigv4_signing_key(const struct hp_sigv4_params *p, unsigned char key[32]);
-/* Full Authorization header value for req; wipes every intermediate secret. */
+/*
+ * Full Authorization header value for req; wipes every intermediate secret.
+ * The signing keys of the last 8 (secret, day, region, service) are kept,
+ * known by the secret's SHA-256 (never the secret), and reused.
+ */
 int hp_sigv4_sign(const struct hp_sigv4_params *p, const struct hp_sigv4_request *req,
 		  struct hp_buf *authorization);
 

@@ -62,6 +62,14 @@ int hp_ends_with(const char *s, const char *suffix);
 #define HP_HEAP_ARENAS 2
 void hp_heap_setup(void);
 void hp_heap_trim(void);
+/*
+ * Whether what lives until the process ends may be left to the end: 1
+ * after hp_heap_setup (the command's own main) in a build without a leak
+ * checker. Freeing a 20,000-node snapshot is 200,000 frees, a tenth of a
+ * triage's instructions, for memory the exit gives back at once; tests,
+ * which never call hp_heap_setup, and sanitizer builds free it all.
+ */
+int hp_heap_leave_at_exit(void);
 /* Overwrite n bytes with zeros in a way the compiler cannot drop. */
 void hp_wipe(void *p, size_t n);
 /* Wipe and free a heap string (secrets). */

@@ -382,6 +382,15 @@ static int collect_and_report(struct hp_cmd_ctx *c, struct hp_snapshot *snap,
 	return rc;
 }
 
+/* The run's end: a save not finished is removed; the memory may be left to the exit. */
+static void snapshot_done(struct hp_snapshot *s)
+{
+	if (hp_heap_leave_at_exit())
+		hp_snapshot_stream_abort(s);
+	else
+		hp_snapshot_release(s);
+}
+
 int hp_cmd_report_run(struct hp_cmd_ctx *c)
 {
 	struct hp_snapshot snap;
@@ -398,7 +407,7 @@ int hp_cmd_report_run(struct hp_cmd_ctx *c)
 	hp_snapshot_init(&snap);
 	if (c->o.replay) {
 		rc = replay(c, &snap, &clock);
-		hp_snapshot_release(&snap);
+		snapshot_done(&snap);
 		return rc;
 	}
 	memset(&prof, 0, sizeof(prof));
@@ -412,6 +421,6 @@ int hp_cmd_report_run(struct hp_cmd_ctx *c)
 	c->aws = NULL;
 	hp_aws_release(&aws);
 	hp_profile_release(&prof);
-	hp_snapshot_release(&snap);
+	snapshot_done(&snap);
 	return rc;
 }

@@ -14,6 +14,7 @@
  * space, TAB, LF and CR, numbers follow the RFC's grammar), so what it
  * accepts libcjson reads the same (fuzz-json checks that on every input).
  */
+#include <float.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct memo {
 	const char *s;          /* the shared copy, or NULL */
-	uint32_t len, hash;
+	size_t len;
 };
 
 struct fresh {
@@ -129,13 +130,18 @@ static size_t utf8(unsigned cp, char out[4])
  */
 static int string_at(struct jp *j, const char **s, size_t *n)
 {
-	const char *q = j->p + 1, *start = q;
+	const char *start = j->p + 1, *q, *bs, *nul;
 
-	while (q < j->end && *q != '"' && *q != '\\' && *q)
-		q++;
-	if (q >= j->end || !*q)
-		return fail(j, q), -1;
-	if (*q == '"') {
+	/* The closing quote, a backslash before it, a NUL before either (memchr: whole words). */
+	q = memchr(start, '"', (size_t)(j->end - start));
+	if (!q)
+		return fail(j, j->end), -1;
+	bs = memchr(start, '\\', (size_t)(q - start));
+	if (bs)
+		q = bs;
+	if ((nul = memchr(start, '\0', (size_t)(q - start))) != NULL)
+		return fail(j, nul), -1;
+	if (!bs) {
 		*s = start;
 		*n = (size_t)(q - start);
 		j->p = q + 1;
@@ -223,7 +229,6 @@ static char *keep(struct jp *j, const char *s, size_t n, const char *name, int *
 {
 	struct fresh *f = NULL;
 	struct memo *m;
-	uint64_t h;
 	size_t before;
 	const char *c;
 
@@ -232,9 +237,10 @@ static char *keep(struct jp *j, const char *s, size_t n, const char *name, int *
 		return own_copy(s, n);
 	if (name && (f = fresh_of(j, name))->run >= FRESH_RUN)
 		return own_copy(s, n);
-	h = hp_hash_bytes(s, n);
-	m = &j->memo[h % MEMO_SLOTS];
-	if (m->s && m->hash == (uint32_t)h && m->len == n && !memcmp(m->s, s, n)) {
+	/* The memo's slot from the length and the end bytes: a hit costs no hash. */
+	m = &j->memo[n ? (n * 131 + (unsigned char)s[0] * 31 + (unsigned char)s[n - 1]) % MEMO_SLOTS
+		       : 0];
+	if (m->s && m->len == n && !memcmp(m->s, s, n)) {
 		if (f)
 			f->run = 0;
 		*is_shared = 1;
@@ -243,12 +249,11 @@ static char *keep(struct jp *j, const char *s, size_t n, const char *name, int *
 	if (hp_strtab_bytes(&shared) >= HP_JSON_SHARE_MAX)
 		return own_copy(s, n);
 	before = shared.n;
-	c = hp_strtab_get(&shared, hp_strtab_addh(&shared, s, n, h));
+	c = hp_strtab_get(&shared, hp_strtab_add(&shared, s, n));
 	if (f)
 		f->run = shared.n > before ? f->run + 1 : 0;
 	m->s = c;
-	m->len = (uint32_t)n;
-	m->hash = (uint32_t)h;
+	m->len = n;
 	*is_shared = 1;
 	return (char *)c;
 }
@@ -260,6 +265,64 @@ static int digits(struct jp *j)
 	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
 		j->p++;
 	return j->p > p;
+}
+
+/*
+ * The number token at s (n bytes, the RFC's grammar) as a double without
+ * strtod when that is exact: its digits make an integer m below 2^53 and
+ * its power of ten p is within 10^22 either way, so m and 10^|p| are both
+ * doubles and one IEEE multiplication or division rounds m * 10^p
+ * correctly (Clinger's fast path), the value strtod returns. 0 when the
+ * token is not of that kind (the caller then calls strtod).
+ */
+static int exact_number(const char *s, size_t n, double *out)
+{
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+		1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	const char *end = s + n;
+	uint64_t m = 0;
+	int neg = 0, digits_seen = 0, frac = 0, exp = 0, eneg = 0, p;
+	double d;
+
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+	return 0;   /* wider intermediates could round twice */
+#endif
+	if (s < end && *s == '-') {
+		neg = 1;
+		s++;
+	}
+	for (; s < end && *s >= '0' && *s <= '9'; s++) {
+		if (++digits_seen > 15)
+			return 0;
+		m = m * 10 + (uint64_t)(*s - '0');
+	}
+	if (s < end && *s == '.')
+		for (s++; s < end && *s >= '0' && *s <= '9'; s++, frac++) {
+			if (++digits_seen > 15)
+				return 0;
+			m = m * 10 + (uint64_t)(*s - '0');
+		}
+	if (s < end && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (s < end && (*s == '+' || *s == '-'))
+			eneg = *s++ == '-';
+		for (; s < end && *s >= '0' && *s <= '9'; s++) {
+			exp = exp * 10 + (*s - '0');
+			if (exp > 1000)
+				return 0;
+		}
+	}
+	if (s != end)
+		return 0;
+	p = (eneg ? -exp : exp) - frac;
+	if (p < -22 || p > 22)
+		return 0;
+	d = (double)m;
+	d = p >= 0 ? d * pow10[p] : d / pow10[-p];
+	*out = neg ? -d : d;
+	return 1;
 }
 
 /* A number by the RFC's grammar, read as libcjson reads one (strtod, valueint clamped). */
@@ -292,9 +355,11 @@ static cJSON *number(struct jp *j)
 	n = (size_t)(j->p - start);
 	if (n >= sizeof(text))   /* libcjson reads no more than 63 characters of a number */
 		return fail(j, start);
-	memcpy(text, start, n);
-	text[n] = '\0';
-	d = strtod(text, NULL);
+	if (!exact_number(start, n, &d)) {
+		memcpy(text, start, n);
+		text[n] = '\0';
+		d = strtod(text, NULL);
+	}
 	it = cJSON_CreateNumber(0);
 	if (!it)
 		hp_die("out of memory");

@@ -852,6 +852,58 @@ static void t_signing_key_matches_openssl_hmac(void)
 	}
 }
 
+/*
+ * The kept signing keys: another secret, day, region or service in between
+ * never lends its key; the right one still gives the suite's signature.
+ */
+static void t_signing_keys_kept_apart(void)
+{
+	static const struct hp_header h[] = {
+		{ "Host", "example.amazonaws.com" },
+		{ "X-Amz-Date", "20150830T123600Z" },
+	};
+	static const char want[] = "Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31";
+	struct hp_sigv4_params p = example_params(), q;
+	struct hp_sigv4_request r;
+	struct hp_buf a = HP_BUF_INIT(1024);
+	int round, i;
+
+	memset(&r, 0, sizeof(r));
+	r.method = "GET";
+	r.path = "/";
+	r.headers = h;
+	r.nheaders = 2;
+	/* More others than the cache holds, twice, the right one between each. */
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 12; i++) {
+			char secret[64], region[32];
+
+			q = p;
+			snprintf(secret, sizeof(secret), "%sX%d", p.secret_key, i);
+			snprintf(region, sizeof(region), "us-test-%d", i);
+			if (i % 3 == 0)
+				q.secret_key = secret;
+			else if (i % 3 == 1)
+				q.region = region;
+			else
+				q.now = p.now + 86400 * (i + 1);
+			hp_buf_reset(&a);
+			T_EQ(hp_sigv4_sign(&q, &r, &a), 0);
+			T_NOT_CONTAINS(a.buf, want);
+			hp_buf_reset(&a);
+			T_EQ(hp_sigv4_sign(&p, &r, &a), 0);
+			T_CONTAINS(a.buf, want);
+		}
+	}
+	/* A secret that differs in its last byte only. */
+	q = p;
+	q.secret_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEZ";
+	hp_buf_reset(&a);
+	T_EQ(hp_sigv4_sign(&q, &r, &a), 0);
+	T_NOT_CONTAINS(a.buf, want);
+	hp_buf_release(&a);
+}
+
 T_MAIN(T(t_amz_date), T(t_sha256_hex), T(t_canonical_path), T(t_canonical_query),
        T(t_canonical_headers), T(t_canonical_request_whole), T(t_canonical_payload_header),
        T(t_canonical_errors), T(t_string_to_sign), T(t_signing_key), T(t_sign_vanilla),
@@ -860,4 +912,4 @@ T_MAIN(T(t_amz_date), T(t_sha256_hex), T(t_canonical_path), T(t_canonical_query)
        T(t_golden_sts_get_caller_identity_token), T(t_golden_servicequotas_get_quota_token),
        T(t_golden_eks_path_encoded), T(t_golden_logs_query_sorting),
        T(t_golden_ssm_header_whitespace), T(t_secret_wiped),
-       T(t_signing_key_matches_openssl_hmac))
+       T(t_signing_key_matches_openssl_hmac), T(t_signing_keys_kept_apart))

@@ -4,6 +4,7 @@
  * Authorization value. Pure functions: no clock, environment or network.
  * Left out: presigned URLs, S3 path rules, chunked payloads and SigV4a.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -538,6 +539,61 @@ static int carries_token(const struct hp_sigv4_request *req, const char *token)
 	return found;
 }
 
+/*
+ * The signing keys of the last few (secret, date, region, service): one key
+ * serves every request of its day, region and service, and deriving it is
+ * four HMACs, eight of the twelve digests a signature costs. An entry knows
+ * its secret by the secret's SHA-256 only (the secret itself is never kept
+ * here), so another secret, or the same one refreshed, never gets its key.
+ */
+#define KEY_CACHE 8
+
+static struct key_entry {
+	int used;
+	unsigned char secret_md[32];
+	char scope[96];             /* "date/region/service" */
+	unsigned char key[32];
+} key_cache[KEY_CACHE];
+static unsigned key_next;
+static pthread_mutex_t key_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cached_signing_key(const struct hp_sigv4_params *p, unsigned char key[32])
+{
+	const char *secret = p->secret_key ? p->secret_key : "";
+	char amzdate[17], date[9], scope[sizeof(key_cache[0].scope)];
+	unsigned char md[32];
+	struct key_entry *e;
+	size_t i;
+
+	hp_sigv4_amz_date(p->now, amzdate, date);
+	if (snprintf(scope, sizeof(scope), "%s/%s/%s", date, p->region ? p->region : "",
+		     p->service ? p->service : "") >= (int)sizeof(scope)) {
+		hp_sigv4_signing_key(p, key);   /* a scope too long to keep */
+		return;
+	}
+	sha256_2(secret, strlen(secret), NULL, 0, md);
+	pthread_mutex_lock(&key_lock);
+	for (i = 0; i < KEY_CACHE; i++) {
+		e = &key_cache[i];
+		if (e->used && !strcmp(e->scope, scope) && !CRYPTO_memcmp(e->secret_md, md, 32)) {
+			memcpy(key, e->key, 32);
+			pthread_mutex_unlock(&key_lock);
+			OPENSSL_cleanse(md, sizeof(md));
+			return;
+		}
+	}
+	pthread_mutex_unlock(&key_lock);
+	hp_sigv4_signing_key(p, key);
+	pthread_mutex_lock(&key_lock);
+	e = &key_cache[key_next++ % KEY_CACHE];
+	e->used = 1;
+	memcpy(e->secret_md, md, 32);
+	memcpy(e->scope, scope, sizeof(scope));
+	memcpy(e->key, key, 32);
+	pthread_mutex_unlock(&key_lock);
+	OPENSSL_cleanse(md, sizeof(md));
+}
+
 int hp_sigv4_sign(const struct hp_sigv4_params *p, const struct hp_sigv4_request *req,
 		  struct hp_buf *authorization)
 {
@@ -558,7 +614,7 @@ int hp_sigv4_sign(const struct hp_sigv4_params *p, const struct hp_sigv4_request
 	if (!rc)
 		rc = hp_sigv4_string_to_sign(p, &creq, &sts);
 	if (!rc) {
-		hp_sigv4_signing_key(p, key);
+		cached_signing_key(p, key);
 		hmac256(key, sizeof(key), sts.buf, sts.len, sig);
 		to_hex(sig, sizeof(sig), sighex);
 		OPENSSL_cleanse(key, sizeof(key));
