@@ -444,7 +444,45 @@ static void t_json_parse_shared_grammar(void)
 	T_ASSERT(!hp_json_parse_shared(deep, 2 * HP_JSON_DEPTH + 2, NULL));
 }
 
+/* Numbers read without strtod are strtod's to the bit: generated ones on both sides of the fast path. */
+static void t_json_numbers_match_strtod(void)
+{
+	unsigned long long x = 88172645463325252ULL;
+	char text[80];
+	int i;
+
+	for (i = 0; i < 20000; i++) {
+		unsigned long long m;
+		int frac, e, len;
+		double want;
+		cJSON *j;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		m = x % (i % 2 ? 1000000000000000ULL : 100000000000000000ULL);
+		frac = (int)((x >> 20) % 12);
+		e = (int)((x >> 30) % 61) - 30;
+		len = snprintf(text, sizeof(text), "%s%llu", (x >> 40) & 1 ? "-" : "", m);
+		if (frac && len > frac + 1) {
+			/* Put a decimal point frac digits from the end. */
+			memmove(text + len - frac + 1, text + len - frac, (size_t)frac + 1);
+			text[len - frac] = '.';
+			len++;
+		}
+		if ((x >> 50) & 1)
+			len += snprintf(text + len, sizeof(text) - (size_t)len, "e%d", e);
+		want = strtod(text, NULL);
+		j = hp_json_parse_shared(text, (size_t)len, NULL);
+		if (!j || memcmp(&j->valuedouble, &want, sizeof(want)))
+			fprintf(stderr, "# %s: %.17g vs strtod %.17g\n", text, j ? j->valuedouble : 0.0, want);
+		T_ASSERT(j && !memcmp(&j->valuedouble, &want, sizeof(want)));
+		cJSON_Delete(j);
+	}
+}
+
 T_MAIN(T(t_array_push_grows_and_zeroes), T(t_array_append_reserve), T(t_array_sort),
        T(t_iso_forms_seen), T(t_iso_prefix_and_end), T(t_iso_bad_input), T(t_days_from_civil),
        T(t_json_has_str), T(t_strtab), T(t_arena), T(t_clip_utf8),
-       T(t_json_share), T(t_json_parse_shared_grammar))
+       T(t_json_share), T(t_json_parse_shared_grammar),
+       T(t_json_numbers_match_strtod))
