@@ -190,4 +190,12 @@ cJSON *hp_nccl_probe_parse(const char *text, size_t len);
  */
 cJSON *hp_nccl_exec_parse(const char *text, size_t len);
 
+/*
+ * Whether an environment variable is one NCCL or the rendezvous reads
+ * (NCCL_*, FI_*, TORCH_NCCL_*, OMPI_MCA_btl_tcp_if_*, MASTER_ADDR, RANK, ...)
+ * and not one whose name holds KEY, SECRET, TOKEN, PASSWORD or CREDENTIAL:
+ * the names the pod-spec reader and the --exec decoder keep. 0 for NULL.
+ */
+int hp_nccl_env_name(const char *name);
+
 #endif

@@ -127,31 +127,6 @@ static int label_value_ok(const char *v)
 	return 1;
 }
 
-/* The environment variables NCCL reads (never one that looks like a secret). */
-static int env_wanted(const char *name)
-{
-	static const char *const prefixes[] = { "NCCL_", "FI_", "TORCH_NCCL_" };
-	static const char *const names[] = { "TORCH_DISTRIBUTED_DEBUG", "MASTER_ADDR",
-					     "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK",
-					     "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",
-					     "PYTORCH_CUDA_ALLOC_CONF", "OMPI_MCA_btl_tcp_if_include",
-					     "OMPI_MCA_btl_tcp_if_exclude" };
-	static const char *const secret[] = { "KEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL" };
-	size_t i;
-	int want = 0;
-
-	if (!name)
-		return 0;
-	for (i = 0; i < HP_ARRAY_LEN(prefixes); i++)
-		want |= hp_starts_with(name, prefixes[i]);
-	for (i = 0; i < HP_ARRAY_LEN(names); i++)
-		want |= !strcmp(name, names[i]);
-	for (i = 0; want && i < HP_ARRAY_LEN(secret); i++)
-		if (strstr(name, secret[i]))
-			return 0;
-	return want;
-}
-
 /* ---- pods ---- */
 
 static void copy_quantities(cJSON *dst, const cJSON *src)
@@ -174,7 +149,7 @@ static cJSON *reduce_container_spec(const cJSON *c)
 	cJSON_ArrayForEach(e, hp_json_arr(c, "env")) {
 		const char *n = hp_json_str(e, "name");
 
-		if (!env_wanted(n))
+		if (!hp_nccl_env_name(n))
 			continue;
 		if (!env)
 			env = cJSON_AddObjectToObject(o, "env");

@@ -11,8 +11,7 @@
 #include "hp/util.h"
 #include "nccl-int.h"
 
-/* The names the script keeps (checked again here: the text came from a container). */
-static int wanted(const char *name)
+int hp_nccl_env_name(const char *name)
 {
 	static const char *const prefixes[] = { "NCCL_", "FI_", "TORCH_NCCL_", "OMPI_MCA_btl_tcp_if_" };
 	static const char *const names[] = { "TORCH_DISTRIBUTED_DEBUG", "MASTER_ADDR", "MASTER_PORT",
@@ -23,6 +22,8 @@ static int wanted(const char *name)
 	size_t i;
 	int want = 0;
 
+	if (!name)
+		return 0;
 	for (i = 0; i < HP_ARRAY_LEN(prefixes); i++)
 		want |= pb_prefix(name, prefixes[i]);
 	for (i = 0; i < HP_ARRAY_LEN(names); i++)
@@ -51,7 +52,8 @@ static void decode_env(const struct pb_input *f, cJSON *out)
 			continue;
 		memcpy(name, b->lines.v[i], n);
 		name[n] = '\0';
-		if (!wanted(name) || cJSON_GetObjectItemCaseSensitive(env, name))
+		/* Checked again here: the text came from a container. */
+		if (!hp_nccl_env_name(name) || cJSON_GetObjectItemCaseSensitive(env, name))
 			continue;
 		pb_set_str(env, name, eq + 1);
 	}
