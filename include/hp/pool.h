@@ -46,8 +46,6 @@ struct hp_strtab {
 
 /* The number of the len bytes at s (no NUL among them), added when new. */
 uint32_t hp_strtab_add(struct hp_strtab *t, const char *s, size_t len);
-/* The same, with hp_hash_bytes(s, len) already at hand. */
-uint32_t hp_strtab_addh(struct hp_strtab *t, const char *s, size_t len, uint64_t hash);
 /* The same for a NUL-terminated string. */
 uint32_t hp_strtab_adds(struct hp_strtab *t, const char *s);
 /* The copy of string number id (id < t->n). */

@@ -96,12 +96,7 @@ static void rehash(struct hp_strtab *t)
 
 uint32_t hp_strtab_add(struct hp_strtab *t, const char *s, size_t len)
 {
-	return hp_strtab_addh(t, s, len, hp_hash_bytes(s, len));
-}
-
-uint32_t hp_strtab_addh(struct hp_strtab *t, const char *s, size_t len, uint64_t hash)
-{
-	uint32_t h = (uint32_t)hash;
+	uint32_t h = (uint32_t)hp_hash_bytes(s, len);
 	size_t at = 0;
 	char *copy;
 
