@@ -10,8 +10,10 @@
 #include "hp/json.h"
 #include "hp/pool.h"
 #include "hp/util.h"
+#include "json-int.h"
 
 static atomic_size_t allocations;
+int hp_json_hooks_in;
 
 /* cJSON's allocator: xmalloc, which never returns NULL (it exits instead). */
 static void *json_alloc(size_t n)
@@ -20,11 +22,19 @@ static void *json_alloc(size_t n)
 	return xmalloc(n);
 }
 
+/* cJSON's free: the shared parser's arena first (json-share.c), else free. */
+static void json_free(void *p)
+{
+	if (!hp_json_slab_free(p))
+		free(p);
+}
+
 void hp_json_init(void)
 {
-	cJSON_Hooks hooks = { json_alloc, free };
+	cJSON_Hooks hooks = { json_alloc, json_free };
 
 	cJSON_InitHooks(&hooks);
+	hp_json_hooks_in = 1;
 }
 
 size_t hp_json_allocations(void)
@@ -47,24 +57,33 @@ cJSON *hp_json_parse(const char *text, size_t len, const char **end)
 	return j;
 }
 
+/*
+ * The member of obj named by the n bytes at name (cJSON_GetObjectItemCaseSensitive's
+ * match: the first of that name; a member without a name ends the search),
+ * or NULL when obj is not an object. The checks look members up by name on
+ * every node: the first byte is compared before the rest.
+ */
+static const cJSON *member(const cJSON *obj, const char *name, size_t n)
+{
+	const cJSON *c;
+
+	if (!cJSON_IsObject(obj))
+		return NULL;
+	for (c = obj->child; c && c->string; c = c->next)
+		if ((!n || c->string[0] == name[0]) && !strncmp(c->string, name, n) && !c->string[n])
+			return c;
+	return NULL;
+}
+
 const cJSON *hp_json_get(const cJSON *obj, const char *path)
 {
-	char key[128];
-
-	/* One name, the usual case: no copy of it. */
-	if (obj && *path && !strchr(path, '.'))
-		return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, path) : NULL;
 	while (obj && *path) {
 		const char *dot = strchr(path, '.');
 		size_t n = dot ? (size_t)(dot - path) : strlen(path);
 
-		if (n >= sizeof(key))
+		if (n >= 128)   /* no member name hpnode asks for is that long */
 			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		if (!cJSON_IsObject(obj))
-			return NULL;
-		obj = cJSON_GetObjectItemCaseSensitive(obj, key);
+		obj = member(obj, path, n);
 		path += n + (dot ? 1 : 0);
 	}
 	return obj;

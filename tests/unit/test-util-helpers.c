@@ -12,11 +12,13 @@
 #include <string.h>
 
 #include "hp/array.h"
+#include "hp/buf.h"
 #include "hp/iso8601.h"
 #include "hp/json.h"
 #include "hp/pool.h"
 #include "hp/util.h"
 #include "t.h"
+#include "../../src/util/json-int.h"
 
 struct item {
 	int key;
@@ -481,8 +483,77 @@ static void t_json_numbers_match_strtod(void)
 	}
 }
 
+/* A list of n node summaries, as ListClusterNodes gives them (new text per call). */
+static char *node_list(int n, int salt)
+{
+	struct hp_buf b;
+	int i;
+
+	hp_buf_init(&b, HP_MAX_HTTP_BODY);
+	hp_buf_puts(&b, "{\"ClusterNodeSummaries\":[");
+	for (i = 0; i < n; i++)
+		hp_buf_printf(&b, "%s{\"InstanceGroupName\":\"gpu-p5\",\"InstanceId\":\"i-%017x\","
+			    "\"InstanceStatus\":{\"Status\":\"Running\"},\"LaunchTime\":%d.5,"
+			    "\"PrivateDnsHostname\":\"ip-10-4-%d-%d.us-west-2.compute.internal\"}",
+			    i ? "," : "", (unsigned)(i * 7919 + salt), 1764000000 + i, i / 250, i % 250);
+	hp_buf_puts(&b, "],\"NextToken\":null}");
+	return hp_buf_detach(&b, NULL);
+}
+
+/*
+ * The shared parser's slabs: a tree's items and own strings come from
+ * them, an item taken out of a tree keeps its slab, and what is deleted
+ * is given back and reused, past the size of the whole range. Under
+ * AddressSanitizer there are none: every item is malloc's, for ASan to see.
+ */
+static void t_json_slabs(void)
+{
+	char *text = node_list(2000, 1);
+	cJSON *a = hp_json_parse_shared(text, strlen(text), NULL), *list, *kept, *lib;
+	size_t idle, loops;
+	const cJSON *id;
+
+	T_ASSERT(a != NULL);
+	list = (cJSON *)hp_json_arr(a, "ClusterNodeSummaries");
+	T_EQ(cJSON_GetArraySize(list), 2000);
+	id = hp_json_get(cJSON_GetArrayItem(list, 1999), "InstanceId");
+	/* Items, and the instance ids (new on every node: the tree's own copies), from the slabs. */
+	T_ASSERT(!(id->type & cJSON_IsReference));
+	T_EQ(hp_json_slab_holds(a), HP_JSON_SLABS);
+	T_EQ(hp_json_slab_holds(id), HP_JSON_SLABS);
+	T_EQ(hp_json_slab_holds(id->valuestring), HP_JSON_SLABS);
+	if (HP_JSON_SLABS)
+		T_ASSERT(hp_json_slabs_in_use() >= 10);   /* 2000 nodes x 8 items x 64 bytes */
+	else
+		T_EQ(hp_json_slabs_in_use(), 0);
+	/* The same tree as libcjson's. */
+	lib = cJSON_Parse(text);
+	T_ASSERT(cJSON_Compare(a, lib, 1));
+	cJSON_Delete(lib);
+	/* One node outlives its list. */
+	kept = cJSON_DetachItemFromArray(list, 1000);
+	cJSON_Delete(a);
+	T_STREQ(hp_json_str(kept, "InstanceGroupName"), "gpu-p5");
+	T_STREQ(hp_json_str(kept, "PrivateDnsHostname"), "ip-10-4-4-0.us-west-2.compute.internal");
+	T_ASSERT(hp_json_slabs_in_use() <= 2);    /* kept's slab, and the one being cut */
+	cJSON_Delete(kept);
+	idle = hp_json_slabs_in_use();
+	T_ASSERT(idle <= 1);
+	/* 300 lists of 1.2 MB of items each: more than the whole range, given back and reused. */
+	for (loops = 0; loops < 300; loops++) {
+		free(text);
+		text = node_list(2000, (int)loops + 2);
+		a = hp_json_parse_shared(text, strlen(text), NULL);
+		T_ASSERT(a != NULL);
+		T_EQ(hp_json_slab_holds(a), HP_JSON_SLABS);
+		cJSON_Delete(a);
+	}
+	T_EQ(hp_json_slabs_in_use(), idle);
+	free(text);
+}
+
 T_MAIN(T(t_array_push_grows_and_zeroes), T(t_array_append_reserve), T(t_array_sort),
        T(t_iso_forms_seen), T(t_iso_prefix_and_end), T(t_iso_bad_input), T(t_days_from_civil),
        T(t_json_has_str), T(t_strtab), T(t_arena), T(t_clip_utf8),
        T(t_json_share), T(t_json_parse_shared_grammar),
-       T(t_json_numbers_match_strtod))
+       T(t_json_numbers_match_strtod), T(t_json_slabs))

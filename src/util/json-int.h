@@ -1,0 +1,32 @@
+/*
+ * What json.c (cJSON's hooks) and json-share.c (the arena the shared
+ * parser allocates from) tell each other; for them and the unit tests only.
+ */
+#ifndef HP_JSON_INT_H
+#define HP_JSON_INT_H
+
+#include <stddef.h>
+
+/* Whether the shared parser cuts its trees from slabs: not under AddressSanitizer. */
+#if defined(__SANITIZE_ADDRESS__)
+#define HP_JSON_SLABS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HP_JSON_SLABS 0
+#endif
+#endif
+#ifndef HP_JSON_SLABS
+#define HP_JSON_SLABS 1
+#endif
+
+/* Set once hp_json_init has pointed cJSON's free at json-share's arena first. */
+extern int hp_json_hooks_in;
+
+/* For tests: whether p lies in the arena, and how many slabs hold live allocations. */
+int hp_json_slab_holds(const void *p);
+size_t hp_json_slabs_in_use(void);
+
+/* Give p back to the arena if the arena holds it (1); 0 when it is malloc's. */
+int hp_json_slab_free(void *p);
+
+#endif
