@@ -237,6 +237,8 @@ static void set_request(CURL *c, const struct hp_http_req *req, struct curl_slis
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : DEFAULT_HTTP_TIMEOUT_MS);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
+	/* A node page (about 25 KB) in one read instead of two, with one poll less. */
+	curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 65536L);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, write_cb);
