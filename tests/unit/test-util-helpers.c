@@ -6,6 +6,7 @@
  * builds trees with shared strings (hp_json_parse_shared) against libcjson.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -552,8 +553,68 @@ static void t_json_slabs(void)
 	free(text);
 }
 
+/* Trees parsed on one thread and deleted on another, four threads at once. */
+#define HANDOFF_THREADS 4
+#define HANDOFF_TREES 40
+
+struct handoff {
+	cJSON *tree[HANDOFF_TREES];
+	int salt;
+};
+
+static void *parse_trees(void *arg)
+{
+	struct handoff *h = arg;
+	int i;
+
+	for (i = 0; i < HANDOFF_TREES; i++) {
+		char *text = node_list(300, h->salt * 1000 + i);
+
+		h->tree[i] = hp_json_parse_shared(text, strlen(text), NULL);
+		free(text);
+	}
+	return NULL;
+}
+
+static void *delete_trees(void *arg)
+{
+	struct handoff *h = arg;
+	int i;
+
+	for (i = 0; i < HANDOFF_TREES; i++)
+		cJSON_Delete(h->tree[i]);
+	return NULL;
+}
+
+static void t_json_slabs_threads(void)
+{
+	static struct handoff h[HANDOFF_THREADS];
+	pthread_t t[HANDOFF_THREADS];
+	size_t idle = hp_json_slabs_in_use();
+	int i, k, ok = 1;
+
+	for (i = 0; i < HANDOFF_THREADS; i++) {
+		h[i].salt = i + 1;
+		T_EQ(pthread_create(&t[i], NULL, parse_trees, &h[i]), 0);
+	}
+	for (i = 0; i < HANDOFF_THREADS; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < HANDOFF_THREADS; i++)
+		for (k = 0; k < HANDOFF_TREES; k++)
+			ok &= h[i].tree[k] && hp_json_len(h[i].tree[k], "ClusterNodeSummaries") == 300;
+	T_ASSERT(ok);
+	if (HP_JSON_SLABS)
+		T_ASSERT(hp_json_slabs_in_use() > idle + 20);
+	/* Each thread deletes the trees another one parsed. */
+	for (i = 0; i < HANDOFF_THREADS; i++)
+		T_EQ(pthread_create(&t[i], NULL, delete_trees, &h[(i + 1) % HANDOFF_THREADS]), 0);
+	for (i = 0; i < HANDOFF_THREADS; i++)
+		pthread_join(t[i], NULL);
+	T_ASSERT(hp_json_slabs_in_use() <= idle + 1);
+}
+
 T_MAIN(T(t_array_push_grows_and_zeroes), T(t_array_append_reserve), T(t_array_sort),
        T(t_iso_forms_seen), T(t_iso_prefix_and_end), T(t_iso_bad_input), T(t_days_from_civil),
        T(t_json_has_str), T(t_strtab), T(t_arena), T(t_clip_utf8),
        T(t_json_share), T(t_json_parse_shared_grammar),
-       T(t_json_numbers_match_strtod), T(t_json_slabs))
+       T(t_json_numbers_match_strtod), T(t_json_slabs), T(t_json_slabs_threads))
