@@ -60,6 +60,17 @@ int hp_ends_with(const char *s, const char *suffix);
  * system, so what one phase freed does not count in the next one's peak.
  */
 #define HP_HEAP_ARENAS 2
+/* 1 in a build with AddressSanitizer or LeakSanitizer: it frees everything, for them to see. */
+#if defined(__SANITIZE_ADDRESS__)
+#define HP_LEAK_CHECKED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define HP_LEAK_CHECKED 1
+#endif
+#endif
+#ifndef HP_LEAK_CHECKED
+#define HP_LEAK_CHECKED 0
+#endif
 void hp_heap_setup(void);
 void hp_heap_trim(void);
 /*

@@ -7,17 +7,10 @@
 
 #include <stddef.h>
 
-/* Whether the shared parser cuts its trees from slabs: not under AddressSanitizer. */
-#if defined(__SANITIZE_ADDRESS__)
-#define HP_JSON_SLABS 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HP_JSON_SLABS 0
-#endif
-#endif
-#ifndef HP_JSON_SLABS
-#define HP_JSON_SLABS 1
-#endif
+#include "hp/util.h"
+
+/* Whether the shared parser cuts its trees from slabs: not where a leak checker looks. */
+#define HP_JSON_SLABS (!HP_LEAK_CHECKED)
 
 /* Set once hp_json_init has pointed cJSON's free at json-share's arena first. */
 extern int hp_json_hooks_in;

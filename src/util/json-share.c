@@ -47,8 +47,8 @@ static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
  * (json.c) brings each allocation back here, and a slab whose count falls
  * to 0 gives its pages back (MADV_DONTNEED) and waits for reuse. When the
  * range cannot be reserved or is all in use, allocations are malloc's as
- * before; builds with AddressSanitizer never reserve it (HP_JSON_SLABS 0),
- * so ASan and LeakSanitizer still see every item of every tree.
+ * before; builds with AddressSanitizer or LeakSanitizer never reserve it
+ * (HP_JSON_SLABS 0), so they still see every item of every tree.
  */
 #define ARENA_BYTES ((size_t)256 << 20)
 #define SLAB_BYTES ((size_t)64 << 10)
@@ -63,7 +63,6 @@ static atomic_uint slab_live[SLABS];
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t slab_spare[SLABS];
 static size_t slab_nspare, slab_fresh;
-static atomic_size_t slabs_in_use;
 /* The slab being cut: under shared_lock. */
 static char *cut, *cut_end;
 static size_t cut_slab;
@@ -93,7 +92,6 @@ static void slab_put(size_t i, unsigned n)
 	if (atomic_fetch_sub_explicit(&slab_live[i], n, memory_order_acq_rel) != n)
 		return;
 	madvise(base, SLAB_BYTES, MADV_DONTNEED);
-	atomic_fetch_sub_explicit(&slabs_in_use, 1, memory_order_relaxed);
 	pthread_mutex_lock(&slab_lock);
 	slab_spare[slab_nspare++] = (uint32_t)i;
 	pthread_mutex_unlock(&slab_lock);
@@ -125,7 +123,6 @@ static int slab_open(void)
 	if (i == SLABS)
 		return -1;
 	atomic_store_explicit(&slab_live[i], SLAB_HOLD, memory_order_relaxed);
-	atomic_fetch_add_explicit(&slabs_in_use, 1, memory_order_relaxed);
 	cut_slab = i;
 	cut_n = 0;
 	cut = base + i * SLAB_BYTES;
@@ -181,7 +178,13 @@ int hp_json_slab_holds(const void *p)
 
 size_t hp_json_slabs_in_use(void)
 {
-	return atomic_load_explicit(&slabs_in_use, memory_order_relaxed);
+	size_t n;
+
+	/* Handed out and not given back. */
+	pthread_mutex_lock(&slab_lock);
+	n = slab_fresh - slab_nspare;
+	pthread_mutex_unlock(&slab_lock);
+	return n;
 }
 
 int hp_json_slab_free(void *p)
@@ -623,14 +626,11 @@ static cJSON *container(struct jp *j, int object)
 static cJSON *literal(struct jp *j, const char *word, int type)
 {
 	size_t n = strlen(word);
-	cJSON *it = new_item(type);
 
-	if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n)) {
-		cJSON_Delete(it);
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n))
 		return fail(j, j->p);
-	}
 	j->p += n;
-	return it;
+	return new_item(type);
 }
 
 static cJSON *value(struct jp *j, const char *name)

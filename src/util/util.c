@@ -24,18 +24,6 @@ void hp_die(const char *fmt, ...)
 	exit(1);
 }
 
-/* A build that looks for leaks frees everything before it ends. */
-#if defined(__SANITIZE_ADDRESS__)
-#define LEAK_CHECKED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
-#define LEAK_CHECKED 1
-#endif
-#endif
-#ifndef LEAK_CHECKED
-#define LEAK_CHECKED 0
-#endif
-
 static int heap_set_up;
 
 void hp_heap_setup(void)
@@ -48,7 +36,7 @@ void hp_heap_setup(void)
 
 int hp_heap_leave_at_exit(void)
 {
-	return heap_set_up && !LEAK_CHECKED;
+	return heap_set_up && !HP_LEAK_CHECKED;
 }
 
 void hp_heap_trim(void)
