@@ -63,7 +63,7 @@ FUZZ_TIME ?= 30
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 GEN       := $(BUILD)/gen/hp_refdoc.h $(BUILD)/gen/hp_probe.h $(BUILD)/gen/hp_slurm_probe.h \
 	$(BUILD)/gen/hp_checks.h \
-	$(BUILD)/gen/hp_nccl_probe.h
+	$(BUILD)/gen/hp_nccl_probe.h $(BUILD)/gen/hp_completion.h
 
 # Every C file built, its object and its dependency file. Objects are kept
 # between runs (no intermediate-file cleanup after the tests).
@@ -79,7 +79,7 @@ check-deps:
 
 # Installs the Debian packages the build and the tests need (root or sudo).
 DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libssl-dev libcjson-dev \
-	libyaml-dev libexpat1-dev curl clang libclang-rt-14-dev groff man-db zsh
+	libyaml-dev libexpat1-dev curl clang libclang-rt-14-dev groff man-db zsh libxml2-utils
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -89,9 +89,15 @@ deps:
 	@command -v python3 >/dev/null 2>&1 && python3 -c 'import moto, boto3, botocore, yaml' 2>/dev/null || \
 		echo "note: the fixture server needs python3 with moto 5.2.x, boto3 and PyYAML (pip install 'moto[server]==5.2.1' boto3 pyyaml)"
 
-$(BUILD)/gen/hp_refdoc.h: $(wildcard references/*.md) tests/tools/embed.sh
+# The guides the binary carries (explain, --suggest, the bundle); the other
+# documents under references/ are installed, not built in.
+# The Japanese guides (references/ja/) are built in as "ja/<name>", each one
+# that is there: `explain --lang ja` falls back to English for one that is not.
+REFGUIDES := references/nccl-diagnostics-detail.md references/node-diagnostics-detail.md \
+	     references/node-issue-catalog.md $(sort $(wildcard references/ja/*.md))
+$(BUILD)/gen/hp_refdoc.h: $(REFGUIDES) tests/tools/embed.sh
 	@mkdir -p $(dir $@)
-	sh tests/tools/embed.sh $@ $(sort $(wildcard references/*.md))
+	sh tests/tools/embed.sh $@ $(REFGUIDES)
 
 # The on-node probes as they travel: frame.sh put in at their "#@include frame.sh" line.
 $(BUILD)/gen/probe/%.sh: src/collect/probe/%.sh src/collect/probe/frame.sh
@@ -107,6 +113,11 @@ $(BUILD)/gen/hp_probe.h: $(BUILD)/gen/probe/probe.sh tests/tools/embed.sh
 $(BUILD)/gen/hp_nccl_probe.h: $(BUILD)/gen/probe/nccl-probe.sh tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ $(BUILD)/gen/probe/nccl-probe.sh
+
+# The shell completions, carried by the binary for `hpnode completion` (bash, then zsh).
+$(BUILD)/gen/hp_completion.h: src/completion/hpnode.bash src/completion/_hpnode tests/tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tests/tools/embed.sh $@ src/completion/hpnode.bash src/completion/_hpnode
 
 # The Slurm controller probe script, carried by the binary (src/collect/slurm/probe.c).
 $(BUILD)/gen/hp_slurm_probe.h: src/collect/slurm/slurm-probe.sh tests/tools/embed.sh
@@ -196,9 +207,10 @@ fuzz:
 			build/fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
 	done
 
-# test and demo install missing packages first, then build in a fresh make
-# (pkg-config flags are read when make starts).
-test: deps
+# test never installs anything: a missing package is named and `make deps`
+# (which .ci/run and demo call) installs it. demo installs missing packages
+# first, then builds in a fresh make (pkg-config flags are read when make starts).
+test: check-deps
 	@$(MAKE) --no-print-directory test-run
 
 test-run: all $(UNIT_BIN) $(REPLAY_BIN)
@@ -232,9 +244,10 @@ nccl-demo-run: all
 	@sh tests/fixtures/nccl-demo.sh $(abspath $(HPNODE))
 
 bench: all
-	sh bench/api-phase.sh 1000
+	sh tests/bench/api-phase.sh 1000
 
-# Installs the binary, the man page and the bash and zsh completions:
+# Installs the binary, the man page, the bash and zsh completions and the
+# reference guides the report's pointers name (under DOCDIR):
 #   make install PREFIX=/usr/local DESTDIR=   (DESTDIR stages into a tree)
 PREFIX     ?= /usr/local
 DESTDIR    ?=
@@ -242,7 +255,12 @@ BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
-INSTALLED  := $(BINDIR)/hpnode $(MANDIR)/man1/hpnode.1 $(BASHCOMPDIR)/hpnode $(ZSHCOMPDIR)/_hpnode
+DOCDIR     ?= $(PREFIX)/share/doc/hpnode
+REFDOCS    := $(sort $(wildcard references/*.md))
+REFDOCS_JA := $(sort $(wildcard references/ja/*.md))
+INSTALLED  := $(BINDIR)/hpnode $(MANDIR)/man1/hpnode.1 $(BASHCOMPDIR)/hpnode $(ZSHCOMPDIR)/_hpnode \
+	      $(addprefix $(DOCDIR)/,$(notdir $(REFDOCS))) \
+	      $(addprefix $(DOCDIR)/ja/,$(notdir $(REFDOCS_JA)))
 
 INSTALL_BIN ?= $(HPNODE)
 
@@ -252,9 +270,15 @@ install: $(INSTALL_BIN)
 	install -m 0644 src/man/hpnode.1 $(DESTDIR)$(MANDIR)/man1/hpnode.1
 	install -m 0644 src/completion/hpnode.bash $(DESTDIR)$(BASHCOMPDIR)/hpnode
 	install -m 0644 src/completion/_hpnode $(DESTDIR)$(ZSHCOMPDIR)/_hpnode
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 0644 $(REFDOCS) $(DESTDIR)$(DOCDIR)/
+	$(if $(REFDOCS_JA),install -d $(DESTDIR)$(DOCDIR)/ja)
+	$(if $(REFDOCS_JA),install -m 0644 $(REFDOCS_JA) $(DESTDIR)$(DOCDIR)/ja/)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(DOCDIR)/ja 2>/dev/null || true
+	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build hpnode tests/bin

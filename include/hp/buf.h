@@ -29,16 +29,23 @@ struct hp_buf {
 	size_t len;
 	size_t alloc;
 	size_t max;
+	int secret;   /* hp_buf_set_secret: every block it gives up is wiped first */
 };
 
 extern char hp_buf_slop[1];
-#define HP_BUF_INIT(cap) { hp_buf_slop, 0, 0, (cap) }
+#define HP_BUF_INIT(cap) { hp_buf_slop, 0, 0, (cap), 0 }
 
 void hp_buf_init(struct hp_buf *b, size_t max);
 /* Free the memory; b stays valid as an empty buffer with the same cap. */
 void hp_buf_release(struct hp_buf *b);
 /* Like release, but zeroes the content first (secrets). */
 void hp_buf_release_secure(struct hp_buf *b);
+/*
+ * Mark b as holding a secret (a credential reply): from now on a block it
+ * outgrows is wiped before it is freed, never left behind by realloc, and
+ * release wipes too. The mark stays across release and reset.
+ */
+void hp_buf_set_secret(struct hp_buf *b);
 /* Truncate to zero length without freeing. */
 void hp_buf_reset(struct hp_buf *b);
 /* Hand the heap string to the caller (never NULL) and reset b. */

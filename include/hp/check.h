@@ -102,6 +102,20 @@ struct hp_finding {
 	 * i-…"); they are made when read (hp_finding_id_line), never kept.
 	 */
 	size_t id_lines;
+	/*
+	 * What its key is made of beside the check id (hp_finding_key): the
+	 * subject and the class of problem a check names itself
+	 * (hp_finding_subject, hp_finding_class), or NULL for the defaults;
+	 * key_seq numbers findings whose keys would otherwise be equal
+	 * (hp_findings_number_keys; 0 or 1 for the first).
+	 */
+	char *subject, *kclass;
+	unsigned key_seq;
+	/*
+	 * A cause that explains other findings (it names them): the summary
+	 * lists it before the other issues of its priority.
+	 */
+	int cause;
 };
 
 struct hp_findings {
@@ -160,6 +174,40 @@ void hp_finding_id_line(const struct hp_finding *f, size_t k, struct hp_buf *out
 /* All its evidence lines: the cJSON ones and the id lines. */
 size_t hp_finding_lines(const struct hp_finding *f);
 
+/*
+ * Stable finding keys. A key names the same problem on the same subject
+ * from run to run, so two runs can be compared (hpnode diff, triage
+ * --baseline): "<check id>[/<subject>][#<class>][~<n>]".
+ *
+ *  - subject: what the check set (hp_finding_subject), else the finding's
+ *    node, else the first of its placeholder values that names a thing
+ *    (namespace/pod, namespace/job, namespace/policy, instance group,
+ *    security group, role, instance type, Kubernetes node); a finding
+ *    about many nodes without one stands for one key per node (the
+ *    "<check>/<node>[#class]" a finding of that node alone would have,
+ *    hp_finding_node_key) and its own key has the subject "nodes";
+ *  - class: what the check set (hp_finding_class), else, for a FAIL or
+ *    WARN, its section when it is not the check's default one;
+ *  - ~n: the n-th finding of one run with that key (n >= 2) among the
+ *    FAIL and WARN findings, or among the others.
+ *
+ * Never a count, a time or the message's wording: a reworded message keeps
+ * its key. PASS and FAIL of one check on one subject share a key, so a
+ * PASS stands where the FAIL was.
+ */
+void hp_finding_subject(struct hp_finding *f, const char *subject);
+void hp_finding_class(struct hp_finding *f, const char *cls);
+/* The finding's key into out (emptied first). */
+void hp_finding_key(const struct hp_finding *f, struct hp_buf *out);
+/* Whether the finding stands for one key per node (hp_finding_node_key). */
+int hp_finding_per_node(const struct hp_finding *f);
+/* The key of node k (0-based) of a finding about many nodes, into out. */
+void hp_finding_node_key(const struct hp_finding *f, size_t k, struct hp_buf *out);
+/* Number equal keys of a list in order (key_seq), after its checks ran. */
+void hp_findings_number_keys(struct hp_findings *f);
+/* Whether a finding is a problem (FAIL or WARN). */
+int hp_finding_is_problem(const struct hp_finding *f);
+
 /* The registry: every check, sorted by group and order (report order). */
 extern const struct hp_check *const hp_checks[];
 extern const size_t hp_checks_count;
@@ -173,6 +221,20 @@ const char *hp_check_doc(const struct hp_check *c);
  */
 const char *hp_finding_section_title(const struct hp_finding *f, const char *id);
 
+/*
+ * A look at one node while the sweep goes on (the first FAIL on a terminal
+ * and in --debug, before the report): every on-node check of the node
+ * probe judges the node's probe entry and facts, as the report's node pass
+ * will (id: its instance id), with the instance types of the snapshot ("instance_types") and the
+ * cluster's orchestrator. The most severe FAIL (P0 first, then registry
+ * order) goes to out as "<check id>: <message>"; 1 when there is one, 0
+ * when none. Not thread-safe: one call at a time, and never while checks
+ * run (the node ids are interned process-wide).
+ */
+int hp_checks_node_first_fail(const cJSON *instance_types, const char *orchestrator,
+			      const char *id, const cJSON *entry, const cJSON *facts, char *out,
+			      size_t n);
+
 /* Run one check over the snapshot, appending its findings to out. */
 void hp_check_run(const struct hp_check *c, const struct hp_snapshot *snap,
 		  struct hp_findings *out);
@@ -184,5 +246,16 @@ void hp_checks_run(const struct hp_snapshot *snap, struct hp_findings *out);
  */
 void hp_checks_run_only(const struct hp_snapshot *snap, const char *const *ids,
 			struct hp_findings *out);
+/*
+ * hp_checks_run (ids NULL) or hp_checks_run_only, timed: with secs
+ * (hp_checks_count entries, by registry index), the seconds each check's
+ * own judging took are added to its entry (the JUnit testsuites' time).
+ * The facts the on-node checks share are decoded once for all of them,
+ * and that time is no check's.
+ */
+void hp_checks_run_timed(const struct hp_snapshot *snap, const char *const *ids,
+			 struct hp_findings *out, double *secs);
+/* The runner's monotonic clock in seconds (0 when there is none); never read by a check. */
+double hp_check_clock(void);
 
 #endif

@@ -58,7 +58,21 @@ struct hp_cmd_opts {
 	const char *output_file;    /* --output-file: the --output format, written atomically */
 	const char *json_file, *junit_file, *text_file;  /* --json-file, --junit-file, --text-file */
 	int quiet;                  /* --quiet: nothing on stdout */
+	/* triage --baseline FILE (a snapshot or a JSON report) and --fail-on-new (HP_PNONE: off). */
+	const char *baseline;
+	enum hp_prio fail_on_new;
+	/*
+	 * hpnode watch: a round prints only the changes since watch_prev (the
+	 * last round saved; NULL: the first round), or a heartbeat line.
+	 */
+	int watch;
+	const struct hp_diff_side *watch_prev;
+	int color;                  /* --color: HP_COLOR_AUTO (default), _ALWAYS, _NEVER */
+	int summary;                /* --summary: the terminal copy is the header and the summary */
+	unsigned only;              /* --only: bits 1 << HP_TAG_x of the findings kept; 0 = all */
 };
+
+enum { HP_COLOR_AUTO, HP_COLOR_ALWAYS, HP_COLOR_NEVER };
 
 /* The default run budget: 15 minutes for the whole run, retries included. */
 #define HP_CMD_MAX_RUNTIME_S 900L
@@ -83,6 +97,7 @@ struct hp_opt {
 
 struct hp_cmd;
 struct hp_report_opts;
+struct hp_diff_side;
 
 /* One run of a command, handed to each of its parts. */
 struct hp_cmd_ctx {
@@ -111,7 +126,13 @@ struct hp_cmd_ops {
 	int (*check)(struct hp_cmd_ctx *c);
 	/* HP_CMD_REPORT: fill the snapshot; -1 with e set ends the run without a report. */
 	int (*collect)(struct hp_cmd_ctx *c, struct hp_snapshot *s, struct hp_error *e);
-	/* Without HP_CMD_REPORT: the whole command; returns the exit status. */
+	/*
+	 * Without HP_CMD_REPORT: the whole command; returns the exit status.
+	 * A report command may have one too, to run its rounds of the report
+	 * frame itself (hp_cmd_report_run, `hpnode watch`), or instead of
+	 * collect() to write a report of its own with the report options
+	 * (`hpnode fleet`: many clusters in one table).
+	 */
 	int (*run)(struct hp_cmd_ctx *c);
 	const char *title;          /* report banner; NULL = the triage banner */
 	const char *const *checks;  /* check ids the report runs ("x.*" = prefix); NULL = every check */
@@ -133,8 +154,8 @@ struct hp_cmd {
 };
 
 /* The commands (src/cli/cmd-*.c). */
-extern const struct hp_cmd_ops hp_cmd_efa_sg, hp_cmd_explain, hp_cmd_nccl, hp_cmd_node,
-	hp_cmd_triage, hp_cmd_vpc;
+extern const struct hp_cmd_ops hp_cmd_bundle, hp_cmd_completion, hp_cmd_diff, hp_cmd_efa_sg, hp_cmd_explain,
+	hp_cmd_fleet, hp_cmd_nccl, hp_cmd_node, hp_cmd_triage, hp_cmd_vpc, hp_cmd_watch;
 
 /* The table and the dispatch of src/cli/main.c (also built into the unit tests). */
 extern const struct hp_cmd hp_commands[];
@@ -155,6 +176,16 @@ int hp_cmd_usage_error(const char *name, const char *fmt, ...) HP_PRINTF(2, 3);
 
 /* Whether s matches the extended regular expression re (a built-in pattern). */
 int hp_cmd_match(const char *re, const char *s);
+
+/* The name of names (n of them, NULL ones skipped) nearest word when it is near enough; else NULL. */
+const char *hp_cmd_closest(const char *word, const char *const *names, size_t n);
+
+/*
+ * Whether arg ("--region", "--output=json", "-o") is a shared option (or
+ * --cluster), which may come before the command; *takes_value: whether the
+ * next argument is its value.
+ */
+int hp_cmd_shared_option(const char *arg, int *takes_value);
 
 /* Whether s is a HyperPod cluster name or ARN. */
 int hp_cmd_valid_cluster(const char *s);

@@ -12,9 +12,12 @@
 #include "hp/snapshot.h"
 #include "hp/ssm.h"
 
-/* Caps of the original tool: events 5 x 100, nodes 200 x 100. */
+/* Caps: events 5 x 100 (the original tool's); node pages, all partitions together. */
 #define HP_EVENT_PAGES 5
-#define HP_NODE_PAGES 200
+#define HP_NODE_PAGES 5000
+/* The STS preflight (sts:GetCallerIdentity): 6 s an attempt, one retry; later calls keep theirs. */
+#define HP_STS_PREFLIGHT_TIMEOUT_MS 6000L
+#define HP_STS_PREFLIGHT_ATTEMPTS 2
 #define HP_LOG_PAGES 5
 /* DescribeClusterEvent calls per triage: the newest Error/Warn events first. */
 #define HP_EVENT_DETAILS_MAX 50
@@ -63,6 +66,13 @@ void hp_collect_set_progress(void (*fn)(void *ud, const char *action, int page, 
  */
 int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct hp_snapshot *s,
 		       struct hp_error *e);
+
+/*
+ * sagemaker ListClusters in a->region, every page (at most 10 of 100),
+ * into "clusters" (the ClusterSummaries); -1 when a call failed (recorded
+ * under "calls", and no "clusters": a partial list never reads as whole).
+ */
+int hp_collect_list_clusters(struct hp_aws *a, struct hp_snapshot *s);
 
 /*
  * Identity, DescribeCluster, then only the network facts of net (efa-sg,
@@ -128,6 +138,12 @@ struct hp_probe_opts;
  */
 void hp_collect_slurm_controller(struct hp_aws *a, const struct hp_probe_opts *o, int probe,
 				 struct hp_snapshot *s);
+/*
+ * The same, with the probe's job blocks for Slurm job `job` (hpnode nccl
+ * --job; NULL: none): scontrol show job -o and the tail of its output files.
+ */
+void hp_collect_slurm_controller_job(struct hp_aws *a, const struct hp_probe_opts *o, int probe,
+				     const char *job, struct hp_snapshot *s);
 /* What the on-node probe sweep does (triage's --node, --sample, --concurrency, ...). */
 struct hp_probe_opts {
 	const char *node;        /* only this instance id, or NULL */
@@ -139,6 +155,14 @@ struct hp_probe_opts {
 	/* Called after each node (under a lock), e.g. for a progress line; may be NULL. */
 	void (*progress)(void *ud, const struct hp_ssm_progress *p);
 	void *progress_ud;
+	/*
+	 * Called in the node's worker once its output is decoded, before the
+	 * store takes the entry and facts (valid only during the call; copy
+	 * what is kept): a look at each node while the sweep goes on. Must
+	 * not block; may be NULL. Not called for entries kept as documents.
+	 */
+	void (*on_node)(void *ud, const char *id, const cJSON *entry, const cJSON *facts);
+	void *on_node_ud;
 	/* The run's interrupt flag (set by SIGINT/SIGTERM), or NULL. */
 	const volatile sig_atomic_t *stop;
 };
@@ -179,6 +203,24 @@ struct hp_probe_set {
 	const char *key, *meta_key;  /* NULL: "probes", "probes_meta" */
 	const char *selection;       /* probes_meta.selection; NULL: node|sample|all */
 	hp_facts_decoder decode;     /* NULL: hp_facts_decoder_of(key) */
+	/*
+	 * Optional (`hpnode bundle`): called in the worker with each node's
+	 * result as its session ends, before its entry is made; it may take
+	 * the output (r->output.out emptied). max_stdout: the sweep's stdout
+	 * cap per node (0: HP_SSM_MAX_STDOUT).
+	 */
+	void (*on_output)(void *ud, const char *iid, struct hp_ssm_result *r);
+	void *on_output_ud;
+	size_t max_stdout;
+	/*
+	 * Optional (`hpnode watch`): called on the sweep's thread once every
+	 * node of the sweep has its entry, before the sweep's entries are
+	 * closed, to add entries of nodes not probed this time (each with
+	 * hp_snapshot_stream_entry and hp_probes_add_raw, so they are judged
+	 * and saved as the others are).
+	 */
+	void (*carry)(void *ud, struct hp_snapshot *s, const char *key);
+	void *carry_ud;
 };
 
 /* hp_collect_probes over set (hpnode nccl: the NCCL probe on the chosen nodes). */
@@ -276,5 +318,15 @@ void hp_nccl_collect_kube(struct hp_aws *a, const struct hp_kube_opts *ko,
 /* The CloudWatch part alone into nccl.cloudwatch. */
 void hp_nccl_collect_cloudwatch(struct hp_aws *a, const struct hp_nccl_collect_opts *o,
 				struct hp_snapshot *s, cJSON *nccl);
+
+/*
+ * hpnode nccl --job on Slurm, after hp_collect_slurm_controller_job: the job's
+ * output files that the controller probe read are scanned for the NCCL
+ * patterns (one source per file and per node the lines name), and their
+ * lines are dropped from the probe's output, so only the matches stay in
+ * the snapshot: nccl.slurm_job {id, error, skipped, log_scan}. The job's
+ * records and files are decoded from the probe (hp_slurm_parse: job, joblogs).
+ */
+void hp_nccl_collect_slurm_job(struct hp_snapshot *s, const char *job);
 
 #endif

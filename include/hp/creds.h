@@ -2,8 +2,9 @@
  * Credentials, region and endpoint resolution.
  *
  * The credential chain is a table of providers tried in order (see
- * src/collect/aws/creds.c); each records why it did not answer, so --debug can say
- * which provider answered without ever printing a secret.
+ * src/collect/aws/creds/chain.c, one file per provider beside it); each
+ * records why it did not answer, so --debug can say which provider
+ * answered without ever printing a secret.
  */
 #ifndef HP_CREDS_H
 #define HP_CREDS_H
@@ -40,6 +41,7 @@ struct hp_creds_provider;
 struct hp_creds_env {
 	const char *region;        /* may be NULL: assume-role then needs one */
 	const char *sts_endpoint;  /* "https://sts.us-west-2.amazonaws.com" */
+	const char *sts_error;     /* why sts_endpoint is NULL when the configuration is at fault */
 	const char *ca_bundle;     /* NULL: the system store */
 	int imds_absent;           /* 1: the metadata service already did not answer */
 };
@@ -99,6 +101,7 @@ enum hp_svc {
 	HP_SVC_SSM,
 	HP_SVC_QUOTAS,
 	HP_SVC_STS,
+	HP_SVC_S3,         /* only `hpnode bundle --upload` writes, and only there */
 	HP_SVC__COUNT
 };
 
@@ -124,6 +127,19 @@ const struct hp_svc_info *hp_svc_info(enum hp_svc svc);
 int hp_endpoint_resolve(struct hp_sys *sys, const struct hp_profile *p, enum hp_svc svc,
 			const char *region, const char *flag_endpoint, char *url, size_t n,
 			struct hp_error *e);
+
+/*
+ * The configured endpoint of any service, by its AWS_ENDPOINT_URL_<suffix>
+ * name and its [services] sub-key ("SSO", "sso"): the variable,
+ * AWS_ENDPOINT_URL, the [services NAME] section the profile's "services"
+ * key names (a missing or empty section is HP_ERR_CONFIG, as in botocore),
+ * the profile's endpoint_url; none when AWS_IGNORE_CONFIGURED_ENDPOINT_URLS
+ * (or the profile's ignore_configured_endpoint_urls) is true. Returns 1 with
+ * url set (no trailing slash), 0 when nothing is configured, -1 with e set.
+ */
+int hp_endpoint_configured(struct hp_sys *sys, const struct hp_profile *p,
+			   const char *env_suffix, const char *config_key, char *url, size_t n,
+			   struct hp_error *e);
 
 /* CA bundle: AWS_CA_BUNDLE, else the profile's ca_bundle, else NULL. */
 const char *hp_ca_bundle(struct hp_sys *sys, const struct hp_profile *p);

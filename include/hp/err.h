@@ -16,6 +16,7 @@
 #define HP_EXIT_USAGE 2    /* bad flags, arguments or configuration */
 #define HP_EXIT_FINDINGS 3 /* --fail-on threshold reached */
 #define HP_EXIT_CREDS 4    /* every credential problem: missing, rejected, expired */
+#define HP_EXIT_UPLOAD 5   /* bundle: the archive was written, its --upload failed */
 
 #define HP_ERR_CATEGORIES(X) \
 	X(NONE, HP_EXIT_OK)  \

@@ -14,8 +14,13 @@
  *
  * Each decoder runs once per snapshot, and its result is kept in the
  * facts cache beside the document (struct hp_facts, owned by the
- * snapshot). Checks ask the cache (hp_facts_node, hp_probes_facts,
- * hp_facts_slurm, hp_facts_kube) and never read raw text. Per-node facts
+ * snapshot). The command frame calls hp_facts_prepare once, between
+ * collecting (or replaying) and the checks: it decodes what the probe
+ * store does not hold yet and builds the Kubernetes and Slurm indexes, so
+ * the checks and the reporter get a snapshot that is const in fact (a
+ * reader never writes to the cache; the checks refuse to run on a
+ * snapshot that was not prepared). Checks ask the cache (hp_facts_node,
+ * hp_probes_facts, hp_facts_slurm, hp_facts_kube) and never read raw text. Per-node facts
  * come from one of three places and checks cannot tell which:
  *
  *   - the probe sweep decodes each node's output when its session ends and
@@ -52,12 +57,16 @@
  * . Declare it in src/core/facts/probe-int.h and add it to the parsers[]
  *   list in src/core/facts/probe.c, after any parser whose facts it reads.
  *
- * . Document its key in the list below.
+ * . Document its key in the list below (tests/unit/test-facts-checklist.c
+ *   reads the list: a key, its members in braces, "; key" for another;
+ *   parentheses are prose).
  *
  * . Tests: a sample output in tests/data/probe/ (its README says whether
- *   it was captured or written from the tool's documented format) and a
- *   case in tests/unit/test-probe.c; new markers or keywords go in
- *   tests/fuzz/probe.dict.
+ *   it was captured or written from the tool's documented format), framed
+ *   in the sample table of tests/unit/test-facts-checklist.c (which fails
+ *   while a documented key is made by no sample, or a judge reads a key
+ *   the list does not name), and a case in tests/unit/test-probe.c; new
+ *   markers or keywords go in tests/fuzz/probe.dict.
  *
  * A check then reads the key from c->facts (src/checks/node.h); nothing
  * else changes.
@@ -83,12 +92,12 @@
  *   memory      {total_kb, available_kb, free_kb, shmem_kb, hugepages_total,
  *                hugepages_free, hugepage_kb}; nr_hugepages
  *   environment {"FI_...": "value"} from /etc/environment; environment_read (bool)
- *   kmsg        {source: "dmesg"|"journal", lines, error, events: [{kind, t, text,
- *                xid, pci, cgroup, action}]}; kinds: oom_kill, oom_invoked, panic,
- *                soft_lockup, hard_lockup, hung_task, kernel_bug, nmi, mce, xid,
- *                gpu_lost, gpu_init (NVIDIA driver texts without an Xid), pcie_aer
- *                (uncorrectable AER);
- *                t is epoch seconds when the line carried a usable time
+ *   kmsg        {source: "dmesg"|"journal", lines, error, counts: {"<kind>": n},
+ *                events: [{kind, t, text, xid, pci, cgroup, action}]}
+ *               (kinds: oom_kill, oom_invoked, panic, soft_lockup, hard_lockup,
+ *               hung_task, kernel_bug, nmi, mce, xid, gpu_lost, gpu_init (NVIDIA
+ *               driver texts without an Xid), pcie_aer (uncorrectable AER), ...;
+ *               t is epoch seconds when the line carried a usable time)
  *   chrony      {present, rc, offset_s (+ = clock ahead), leap, stratum, reference,
  *                synchronized, error}
  *   timedatectl {present, rc, synchronized, ntp_service, error}
@@ -102,14 +111,16 @@
  *                        remap: {corr, unc, pending, failure},
  *                        unreadable: {ecc|clocks|remap|recovery: "[Unknown Error]"},
  *                        nvlink: {links, inactive: [n], errors: {"<counter>": n}}}]}
- *   pci         {nvidia_gpus, efa, nvidia_devices, amazon_devices}
+ *   pci         {nvidia_gpus, efa, nvidia_devices, amazon_devices, nvswitches}
+ *   pci_links   [{pci, kind ("GPU"|"EFA device"), cur_speed, max_speed, cur_width,
+ *                max_width}] (PCIe link speed and width of the GPUs and EFA devices)
  *   dcgm        {present, rc, health: "Healthy"|"Warning"|"Failure"|..., error,
  *                incidents: [{entity, system, health, message}]}
  *   neuron      {present, rc, devices, cores, error}
  *   efa         {dev_read, uverbs, rdma_cm, ib_devices, ports: [{device, port, state}],
  *                fi_info: {present, rc, efa_providers, error}}
  *   modules     {efa, ib_uverbs, nvidia, neuron} (loaded kernel modules)
- *   nvidia      also nvlink_rc, nvlink_error (nvidia-smi nvlink -s gave no GPU)
+ *   nvidia      also {nvlink_rc, nvlink_error} (nvidia-smi nvlink -s gave no GPU)
  *   nvvs        {present, rc, found, file, lines, signal_count, signals: [line]}
  *               (the newest /var/log/nvidia-dcgm/nvvs*.log, its last 40 lines)
  *   netdev      {present, rc, interfaces: [{name, rx_packets, tx_packets, rx_errors,
@@ -117,6 +128,7 @@
  *   provision   {present, rc, found, lines, error_count, errors: ["<n>:<line>"]}
  *               (/var/log/provision/provisioning.log)
  *   imds        {present, rc, token (bool), curl (exit status), instance_type}
+ *   fabricmanager {present, rc, lines: [..]} (the last lines of its journal)
  *   df, df_inodes  {present, rc, error}: how the df commands went
  */
 #ifndef HP_FACTS_H
@@ -126,6 +138,7 @@
 #include <stddef.h>
 
 #include "hp/snapshot.h"
+#include "hp/text.h"
 
 /* ------------------------------------------------------------ decoders */
 
@@ -155,10 +168,28 @@ cJSON *hp_probe_parse(const char *stdout_text, size_t len);
  *   nccl_env  {exit, text, files: [paths read], vars: {NAME: value}, from: {NAME: path}}
  *             the NCCL_*, FI_*, MASTER_* settings of the profile scripts,
  *             /etc/environment, nccl.conf and the prolog scripts (`export` lines too)
+ *   job       (hpnode nccl --job) {exit, text, found, error: "unknown" (slurmctld no
+ *             longer knows the id) | "no_scontrol", records: [{JobId, ArrayJobId,
+ *             ArrayTaskId, JobName, JobState, Reason, ExitCode, NodeList, BatchHost,
+ *             NumNodes, StdOut, StdErr, ...}] (one per array task), nodes: [every
+ *             NodeList name expanded, once], nodelist_unreadable}
+ *   joblogs   [{path, status: read|missing|unreadable|link|pattern, lines, ended}]:
+ *             the job's StdOut/StdErr files (their lines are scanned and dropped
+ *             by the collector, src/collect/nccl-slurm.c)
  * exit is the block's exit status, null when its END marker is missing;
  * text is the block's first lines (for messages when it failed).
  */
 cJSON *hp_slurm_parse(const char *text, size_t len);
+
+/*
+ * A Slurm hostlist ("ip-10-1-0-[12-13,20]", "a[01-03]b[1-2],c7") expanded
+ * into at most max names (0: 4096), zero padding kept, into *names (owned:
+ * hp_slurm_hostlist_free). *bad is set when the list is malformed or
+ * longer than max (the names before it are kept). "(null)" and "None
+ * assigned" are no names.
+ */
+size_t hp_slurm_hostlist(const char *list, char ***names, size_t max, int *bad);
+void hp_slurm_hostlist_free(char **names, size_t n);
 
 /*
  * The Slurm controller: the first Running node of the instance group whose
@@ -177,6 +208,27 @@ int hp_slurm_controller(const struct hp_snapshot *s, const char **iid, const cha
  * PrivateDnsHostname ("ip-10-1-2-3"), into out. NULL when it has none.
  */
 const char *hp_slurm_node_name(const cJSON *node, char *out, size_t n);
+
+/* The CloudWatch streams whose lines hp_log_line_counts judges. */
+enum hp_log_kind {
+	HP_LOG_LIFECYCLE,      /* LifecycleConfig/<group>/<instance> */
+	HP_LOG_HEALTH_AGENT    /* SagemakerHealthMonitoringAgent/<group>/<instance> */
+};
+
+/*
+ * Whether a log line of that kind tells of a failure (lifecycle) or a
+ * fault (health agent): one of its words where nothing cancels it, so "0
+ * errors", "exit code 0" and "default" do not count.
+ */
+int hp_log_line_counts(enum hp_log_kind kind, const char *line);
+
+/*
+ * Whether an sinfo node entry of hp_slurm_parse is down, drained or
+ * draining, failed or failing, invalid, unknown or not responding (a `*`
+ * in its flags): what the Slurm node check reports, and what the probe
+ * order counts as a signal.
+ */
+int hp_slurm_node_bad(const cJSON *node);
 
 /*
  * The EC2 instance id of a Kubernetes node, into out (at least 20 bytes):
@@ -213,6 +265,18 @@ const cJSON *hp_vpc_next(struct hp_vpc_walk *w);
  */
 const cJSON *hp_vpc_ids(const cJSON *cluster, const cJSON *group, const char *field);
 
+/*
+ * Tests of one security group rule, an entry of ipPermissions or
+ * ipPermissionsEgress under network.security_groups.<id>, shared by the
+ * EFA security group check and the suggestions: the rule is for all
+ * traffic (ipProtocol -1 or "all"); it names group id in its user/group
+ * pairs (IPv6 ranges and prefix lists do not count); it has the IPv4
+ * range 0.0.0.0/0.
+ */
+int hp_sg_rule_all_traffic(const cJSON *perm);
+int hp_sg_rule_names_group(const cJSON *perm, const char *id);
+int hp_sg_rule_any_ipv4(const cJSON *perm);
+
 /* ------------------------------------------------------ probe entries */
 
 /*
@@ -243,7 +307,7 @@ const cJSON *hp_vpc_ids(const cJSON *cluster, const cJSON *group, const char *fi
 /*
  * What an entry keeps of a node's stderr: all a finding quotes of it, its
  * first HP_FACTS_STDERR_CHARS UTF-8 characters and "…" when it was longer
- * (hp_clip_utf8; the checks' clip is as long, src/checks/node-system.c),
+ * (hp_text_clip; the checks' clip is as long, src/checks/node-system.c),
  * at most HP_FACTS_STDERR_SIZE bytes whatever the node printed.
  */
 #define HP_FACTS_STDERR_CHARS 200
@@ -377,6 +441,13 @@ struct hp_kube_index;
 
 /* The Kubernetes node index of the snapshot, built on first use. Never NULL. */
 const struct hp_kube_index *hp_facts_kube(const struct hp_snapshot *s);
+/*
+ * An index of its own for a collector that reads the Kubernetes nodes
+ * before the snapshot is prepared (the NCCL collector choosing the job's
+ * nodes); the caller frees it with hp_kube_index_free.
+ */
+struct hp_kube_index *hp_kube_index_build(const struct hp_snapshot *s);
+void hp_kube_index_free(struct hp_kube_index *x);
 /* How many kube.nodes entries there are, and the i-th (in kube.nodes order). */
 size_t hp_kube_index_count(const struct hp_kube_index *x);
 const struct hp_kube_node *hp_kube_index_at(const struct hp_kube_index *x, size_t i);
@@ -397,6 +468,8 @@ struct hp_facts_counts {
 	size_t kube;               /* Kubernetes node index builds */
 	size_t bytes;              /* memory the cache holds (packed facts and entries) */
 	size_t nccl;               /* hp_nccl_probe_parse calls, one per node */
+	size_t unpacks;            /* node facts built as a tree for a reader (hp_probes_facts);
+				      counted in the process only (hp_facts_counts_all) */
 };
 void hp_facts_counts(const struct hp_snapshot *s, struct hp_facts_counts *out);
 void hp_facts_counts_all(struct hp_facts_counts *out);
@@ -404,9 +477,23 @@ void hp_facts_counts_all(struct hp_facts_counts *out);
 /*
  * Drop every fact decoded from the document (not those a collector set,
  * nor the probe store), for code that edits s->root directly;
- * hp_snapshot_set and _load do it themselves.
+ * hp_snapshot_set and _load do it themselves. The snapshot is then no
+ * longer prepared.
  */
 void hp_facts_forget(struct hp_snapshot *s);
+
+/*
+ * Decode everything the checks read, once: the facts of every probed node
+ * of the document's "probes" and "nccl_probes" members (those of the probe
+ * store were decoded as they came), the Slurm controller probe's facts,
+ * which node is the controller, and the Kubernetes node index. Anything
+ * decoded before is dropped first, so it may be called again after the
+ * document changed. Before it, hp_facts_slurm and hp_facts_kube answer
+ * NULL, and a document entry's facts are decoded for each caller anew.
+ */
+void hp_facts_prepare(struct hp_snapshot *s);
+/* Whether hp_facts_prepare ran since the document last changed. */
+int hp_facts_prepared(const struct hp_snapshot *s);
 
 /* Free a cache (hp_snapshot_release calls it). */
 void hp_facts_free(struct hp_facts *f);

@@ -22,8 +22,7 @@
 
 /*
  * Install the allocation hooks (idempotent; call before any other thread
- * starts): xmalloc, and a free that gives hp_json_parse_shared's slabs
- * their memory back and frees the rest.
+ * starts): xmalloc, which exits on out of memory, and free.
  */
 void hp_json_init(void);
 /* Allocations made through the hooks so far (tests prove the hooks are in place). */
@@ -57,11 +56,8 @@ int hp_json_has_str(const cJSON *arr, const char *s);
  * stays the tree's own). NULL on malformed JSON, with *end at the fault.
  * Stricter than libcjson (no BOM, the RFC's whitespace and numbers, at
  * most HP_JSON_DEPTH levels, no raw NUL in a string); what it accepts,
- * libcjson reads into the same tree. Its items and own strings are cut from
- * slabs of one reserved range rather than malloc'd one by one
- * (src/util/json-share.c); cJSON_Delete and cJSON_free give them back
- * through the hooks hp_json_init installs, so it must have run first (a
- * parse before it takes malloc's memory). Safe to call from several
+ * libcjson reads into the same tree. Items and own strings come from
+ * cJSON's allocator (the hooks of hp_json_init). Safe to call from several
  * threads. end may be NULL.
  */
 #define HP_JSON_SHARE_LEN 64

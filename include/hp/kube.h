@@ -48,7 +48,8 @@ enum hp_kube_status {
 	HP_KUBE_CONFIG,       /* no kubeconfig, unknown context, unreadable file */
 	HP_KUBE_TOO_BIG,      /* stdout reached the cap */
 	HP_KUBE_PARSE,        /* -o json output that is not a JSON object */
-	HP_KUBE_ERROR         /* any other non-zero exit */
+	HP_KUBE_ERROR,        /* any other non-zero exit */
+	HP_KUBE_INTERRUPTED   /* the run was interrupted (SIGINT/SIGTERM): not run, or killed */
 };
 
 struct hp_kube_opts {
@@ -70,6 +71,7 @@ struct hp_kube {
 	char **env;               /* NULL-terminated, owned; wiped on release */
 	int64_t deadline_ms;      /* run budget (monotonic ms; 0: none): runs are cut to it */
 	long budget_s;            /* the budget, for messages */
+	int debug;                /* 1: one stderr line per run (its arguments, outcome, duration) */
 };
 
 struct hp_kube_result {
@@ -94,6 +96,12 @@ void hp_kube_release(struct hp_kube *k);
  * r is filled either way and must be released.
  */
 int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp_kube_result *r);
+/*
+ * `kubectl get ... -o json` for a list: 0 with its "items" array in
+ * r->json, else -1 with r->status and r->message saying why (a reply
+ * without an "items" list is HP_KUBE_PARSE).
+ */
+int hp_kube_get_items(struct hp_kube *k, const char *const *args, struct hp_kube_result *r);
 /*
  * Like hp_kube_run without HP_KUBE_JSON, for output too long to hold: each
  * piece of stdout goes to on_out(ud, data, n) as it arrives (pieces end

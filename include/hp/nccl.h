@@ -47,7 +47,19 @@ double hp_nccl_quantity_bytes(const char *q);
 #define HP_NCCL_ANYCASE 1u   /* match ignoring ASCII case */
 #define HP_NCCL_CONTEXT 2u   /* count only on a line that also says something failed */
 #define HP_NCCL_ADDED 4u     /* not in the original tool's table (published texts it missed) */
-#define HP_NCCL_FALLBACK 8u  /* count only when no other pattern matched the line */
+#define HP_NCCL_FALLBACK 8u  /* count only when no other pattern matched the line (the first such) */
+/*
+ * A generic result ("unhandled system error", "internal error", "remote
+ * process exited"): it takes the cause of the specific line before it in
+ * the same source (within HP_NCCL_WRAP_BEFORE lines), else of the first
+ * specific line within HP_NCCL_WRAP_AFTER lines after it (PyTorch prints
+ * NCCL's "Last error:" after its message); without one it stands alone.
+ */
+#define HP_NCCL_WRAPPER 16u
+/* A symptom: a cause found in the same pod or on its node explains it. */
+#define HP_NCCL_SYMPTOM 32u
+#define HP_NCCL_WRAP_BEFORE 50
+#define HP_NCCL_WRAP_AFTER 4
 
 struct hp_nccl_pattern {
 	const char *text;     /* the substring looked for */
@@ -119,17 +131,14 @@ void hp_nccl_scan_text(struct hp_nccl_scan *s, const char *source, const char *t
  * The result, in the order sources were first seen, then table order:
  *   {lines, sources, sources_dropped,
  *    hits: [{code, pattern, priority: "P0".."P2", section, group, source, count,
- *            last_line (1-based line number within the source), evidence: [..]}],
- *    markers: [{marker, source, count, evidence: [last line]}]}
+ *            last_line (1-based line number within the source), evidence: [..],
+ *            wrapper: true on a wrapper's hit, cause: the code whose line it took
+ *            its cause from (absent: it stands alone), symptom: true on a
+ *            symptom's hit}],
+ *    markers: [{marker, source, count, evidence: [last line]}],
+ *    versions: [{source, version: "2.21.5"}] (the first "NCCL version X.Y.Z" each printed)}
  */
 cJSON *hp_nccl_scan_json(const struct hp_nccl_scan *s);
-
-/*
- * Copy at most clip bytes of src (n bytes) to out, dropping C0 controls
- * (TAB becomes a space), DEL and escape sequences, and replacing bytes
- * that are not UTF-8 with '?'; never cuts a character in two.
- */
-void hp_nccl_clean(const char *src, size_t n, size_t clip, struct hp_buf *out);
 
 /* ---- the on-node NCCL probe's output (the script: include/hp/probe.h) ---- */
 

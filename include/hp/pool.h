@@ -48,6 +48,8 @@ struct hp_strtab {
 uint32_t hp_strtab_add(struct hp_strtab *t, const char *s, size_t len);
 /* The same for a NUL-terminated string. */
 uint32_t hp_strtab_adds(struct hp_strtab *t, const char *s);
+/* The number of the len bytes at s when the table holds them, else -1 (nothing added). */
+long hp_strtab_find(const struct hp_strtab *t, const char *s, size_t len);
 /* The copy of string number id (id < t->n). */
 const char *hp_strtab_get(const struct hp_strtab *t, uint32_t id);
 /* Bytes held by the table (copies, index and hash slots). */

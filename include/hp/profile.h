@@ -33,7 +33,7 @@ void hp_ini_release(struct hp_ini *ini);
 
 /* One resolved profile: keys from the config file and the credentials file. */
 struct hp_profile {
-	char name[128];          /* --profile, else AWS_PROFILE, else "default" */
+	char name[128];          /* --profile, AWS_PROFILE, AWS_DEFAULT_PROFILE, "default" */
 	struct hp_ini config;    /* empty when the file is absent */
 	struct hp_ini credentials;
 	int explicit_profile;    /* 1 when named by --profile */
@@ -42,8 +42,14 @@ struct hp_profile {
 /* Loads both files; absent files are not errors, malformed ones are. */
 int hp_profile_load(struct hp_sys *sys, const char *flag_profile, struct hp_profile *p,
 		    struct hp_error *e);
-/* Key from the config file section of this profile ("[default]"/"[profile x]"). */
+/*
+ * A setting of this profile as botocore sees it: the credentials file's
+ * "[name]" section laid over the config file's "[default]"/"[profile x]",
+ * so a key in both files takes the credentials file's value.
+ */
 const char *hp_profile_config(const struct hp_profile *p, const char *key);
+/* Key from the config file section of this profile only. */
+const char *hp_profile_config_file(const struct hp_profile *p, const char *key);
 /* Key from the credentials file section "[name]". */
 const char *hp_profile_cred(const struct hp_profile *p, const char *key);
 void hp_profile_release(struct hp_profile *p);

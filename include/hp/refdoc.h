@@ -29,6 +29,27 @@
  */
 #define HP_REFDOC_NCCL "nccl-diagnostics-detail.md"
 #define HP_REFDOC_MARKER "**Suggested command (run this yourself)**"
+/*
+ * The Japanese guides are embedded as "ja/<name>" (references/ja/<name>):
+ * the same section ids, headings and fenced blocks as the English guide,
+ * the prose in Japanese. Findings and reports name only the English guides.
+ */
+#define HP_REFDOC_JA "ja/"
+
+/* The language `hpnode explain` prints the guides in. */
+enum hp_lang { HP_LANG_EN, HP_LANG_JA };
+
+/*
+ * The language a locale chooses, as gettext picks the messages' locale: the
+ * first of lc_all, lc_messages and lang (the values of LC_ALL, LC_MESSAGES,
+ * LANG; NULL or "" unset) that is set decides. "ja", "ja_JP", "ja_JP.UTF-8",
+ * "ja_JP@x" choose HP_LANG_JA; anything else ("C", "POSIX", "en_US.UTF-8",
+ * none set) HP_LANG_EN.
+ */
+enum hp_lang hp_lang_of_locale(const char *lc_all, const char *lc_messages, const char *lang);
+
+/* "en" or "ja" (exactly) into *out: 0, or -1 for any other text. */
+int hp_lang_parse(const char *s, enum hp_lang *out);
 
 /* Which orchestrator a command is for. */
 enum hp_orch { HP_ORCH_ANY, HP_ORCH_EKS, HP_ORCH_SLURM };

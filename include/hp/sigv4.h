@@ -33,6 +33,11 @@ struct hp_sigv4_request {
 	size_t nheaders;
 	const void *payload;
 	size_t payload_len;
+	/*
+	 * 1: S3's rule for the canonical URI: path is already URI-encoded (as
+	 * sent) and goes in as it is, neither normalised nor encoded again.
+	 */
+	int s3;
 };
 
 /* "20150830T123600Z" into out (>= 17 bytes) and "20150830" into date (>= 9). */

@@ -9,7 +9,8 @@
  *   identity    sts GetCallerIdentity result {Account, Arn, UserId}
  *   cluster     sagemaker DescribeCluster reply, as AWS returns it
  *   clusters    [ListClusters ClusterSummaries] (only when the cluster was not found)
- *   nodes       [ListClusterNodes ClusterNodeSummaries], nodes_truncated (bool)
+ *   nodes       [ListClusterNodes ClusterNodeSummaries], nodes_truncated (bool),
+ *               nodes_duplicates [instance ids listed more than once; each kept once]
  *   node        DescribeClusterNode NodeDetails (with --node)
  *   node_missing  the --node instance id when DescribeClusterNode said not found
  *   events      [ListClusterEvents Events], events_truncated (bool)
@@ -67,7 +68,10 @@
  *                 "server_mismatch", "unverified", "auth", "unreachable"; then no data
  *               nodes [{name, provider_id, labels{sagemaker.amazonaws.com/..., zone,
  *                 instance-type}, annotations{sagemaker.amazonaws.com/...},
- *                 ready{status, reason, message, since}, unschedulable}]
+ *                 ready{status, reason, message, since}, unschedulable,
+ *                 conditions[{type, status, reason, message, since}] (every condition but
+ *                 Ready: pressure and node-problem-detector ones; at most 32,
+ *                 conditions_truncated past that)}]
  *               pods [{namespace, name, node, phase, reason, message, ready, owner,
  *                 labels{k8s-app, app, app.kubernetes.io/name}, containers[{name, init,
  *                 ready, restarts, state, reason, message, exit_code, last_reason,
@@ -78,10 +82,13 @@
  *               daemonsets [{name, k8s_app, desired, current, ready, available,
  *                 unavailable, updated, misscheduled}] (kube-system)
  *               events [{namespace, kind, name, reason, type, message, count, last,
- *                 host}] (FailedCreatePodSandBox only), events_truncated
+ *                 host, source}] (FailedCreatePodSandBox only), events_truncated
+ *               node_events [as events] — Warning events about nodes
+ *                 (node-problem-detector, kubelet), node_events_truncated
  *               namespaces [names]
  *               aws_node_logs [{pod, node, previous, lines[] | status, error}]
- *               errors {nodes|pods|daemonsets|events|namespaces: {status, message}} —
+ *               errors {nodes|pods|daemonsets|events|node_events|namespaces: {status,
+ *                 message}} —
  *                 reads that failed after access was verified; that data is absent
  *   slurm       {controller: instance id, group, how: "SlurmConfig"|"name",
  *                probe: {one "probes" entry (state, reason, exit_code, stdout,
@@ -221,6 +228,22 @@ const char *hp_snap_cluster_name(const struct hp_snapshot *s);
 const char *hp_snap_cluster_arn(const struct hp_snapshot *s);
 /* Writes the 12-char cluster id or "" when the ARN is missing/malformed. */
 void hp_snap_cluster_id(const struct hp_snapshot *s, char out[64]);
+/*
+ * The one pass over a final node list (collected or replayed): an entry
+ * whose InstanceId came before is dropped (the first is kept), and past
+ * max entries (0: no cap) the rest are dropped, per node whatever the page
+ * sizes were. Returns the ids that were listed more than once (a new
+ * array, each id once, in first-seen order; NULL when none) and sets
+ * *capped when the cap cut the list.
+ */
+cJSON *hp_snap_nodes_dedup(cJSON *nodes, size_t max, int *capped);
+/* The node cap: the listing's 5,000 pages of 100, counted per node (a page may hold any number). */
+#define HP_MAX_NODES 500000
+/*
+ * hp_snap_nodes_dedup on s's "nodes" (cut at max), the duplicate ids into
+ * "nodes_duplicates" and a cut into "nodes_truncated".
+ */
+void hp_snap_nodes_finish(struct hp_snapshot *s, size_t max);
 /* Whether a ListClusterNodes/DescribeClusterNode entry's InstanceStatus.Status is Running. */
 int hp_snap_node_running(const cJSON *node);
 /* "EKS", "Slurm" or "Unknown" (no cluster). */

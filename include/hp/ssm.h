@@ -394,10 +394,22 @@ struct hp_ssm_config {
 	void (*on_done)(void *ud, size_t i, struct hp_ssm_result *r);
 	void (*target_of)(void *ud, size_t i, struct hp_ssm_target *t);
 	void *hook_ud;
+	/* Optional: a stdout cap other than HP_SSM_MAX_STDOUT (native transport; `hpnode bundle`). */
+	size_t max_stdout;
 };
 
 /* Fill the defaults: native, 16 workers, 3/s, 180 s, 8 attempts. */
 void hp_ssm_config_defaults(struct hp_ssm_config *c);
+
+/*
+ * Descriptors one session may hold at once (its socket, the control
+ * channel's, a pseudo-terminal or pipes with the plugin; ~3.4 measured) and
+ * those kept for the rest of the run (stdio, the HTTP connections, files).
+ */
+#define HP_SSM_FDS_PER_SESSION 4
+#define HP_SSM_FDS_RESERVED 48
+/* The workers that fit an open-file limit of fd_limit (0: unknown, want kept); at least 1. */
+int hp_ssm_fit_concurrency(int want, long fd_limit);
 
 /* Shared state of a sweep (rate limiter, abort flag), for hp_ssm_probe_node. */
 struct hp_ssm_shared {

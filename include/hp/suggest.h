@@ -3,9 +3,11 @@
  * the reference document of its check (the node guide or the NCCL guide),
  * with placeholders filled from the finding and the snapshot.
  *
- * A value is never guessed. A placeholder without a known value, or whose
- * value holds characters unsafe in a shell command, stays as it is
- * ("<SG_ID>") and is listed with the reason. hpnode never runs any of it.
+ * A value is never guessed. A command with a placeholder without a known
+ * value, or whose value holds characters unsafe in a shell command, is left
+ * out and listed with the reason (unfit); placeholders left in the prose
+ * around it (intro, blast radius) stay as they are ("<SG_ID>") and are
+ * listed with the reason. hpnode never runs any of it.
  */
 #ifndef HP_SUGGEST_H
 #define HP_SUGGEST_H
@@ -91,7 +93,7 @@ void hp_suggestions_release(struct hp_suggestions *v);
 /* The text report's lines under a FAIL/WARN finding (nothing for other tags). */
 void hp_suggest_text(const struct hp_suggest *s, const struct hp_finding *f, int color,
 		     struct hp_buf *out);
-/* Adds "suggestions" and "suggestions_skipped" to a finding's JSON object. */
+/* Adds "suggestions", "suggestions_skipped" and "suggestions_unfit" to a finding's JSON object. */
 void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJSON *obj);
 
 #endif

@@ -15,11 +15,14 @@
  *     property of the terminal the report goes to, not data read); main.c
  *     asks the libraries for their version strings (--version).
  *   - src/collect/ssm/pool.c: worker threads (pthread), not I/O.
+ *   - src/checks/registry.c: clock_gettime(CLOCK_MONOTONIC) around each
+ *     check (hp_check_clock, the JUnit testsuites' time): no data a check reads.
  *   - pure conversions: gmtime_r/timegm/strftime of times already read.
  */
 #ifndef HP_SYS_H
 #define HP_SYS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,7 +42,10 @@ struct hp_http_req {
 	size_t body_len;
 	long timeout_ms;         /* whole-request limit; 0 means the default */
 	const char *ca_bundle;   /* PEM file or NULL for the system store */
-	int no_proxy;            /* 1: never use a proxy (metadata endpoints) */
+	int no_proxy;            /* 1: a metadata endpoint: never through a proxy, and the
+				    only request that may reach a link-local address */
+	int cleanup;             /* 1: sent and finished even after hp_sys.stop is set
+				    (ending a session the run opened) */
 };
 
 /* Transport outcome, separate from the HTTP status. */
@@ -49,7 +55,8 @@ enum hp_net {
 	HP_NET_TIMEOUT,   /* connect or read timed out */
 	HP_NET_TLS,       /* certificate or handshake failure */
 	HP_NET_IO,        /* connection reset, partial reply */
-	HP_NET_TOO_BIG    /* reply over the body or header cap */
+	HP_NET_TOO_BIG,   /* reply over the body or header cap */
+	HP_NET_STOPPED    /* the run was interrupted (hp_sys.stop) */
 };
 
 struct hp_http_resp {
@@ -87,6 +94,7 @@ struct hp_run_res {
 	int exit_status;          /* exit code, 128+signal, or -1 if not started */
 	int timed_out;
 	int out_capped;           /* stdout passed out's cap: the child was killed there */
+	int interrupted;          /* the run was interrupted (hp_sys.stop): the child was killed */
 	struct hp_buf out;        /* capped at HP_MAX_PROC_OUT */
 	struct hp_buf err;
 };
@@ -217,14 +225,52 @@ struct hp_sys {
 	 */
 	struct hp_file_in *(*open_read)(struct hp_sys *sys, const char *path, uint64_t max);
 	/*
+	 * Standard input read in pieces (`--snapshot -`), at most max bytes: a
+	 * read past max fails with EFBIG. NULL with errno when it cannot be:
+	 * ENOTTY when it is a terminal (nothing was piped in), EBADF when it
+	 * is closed. Once per run: the reader owns it until close.
+	 */
+	struct hp_file_in *(*open_stdin)(struct hp_sys *sys, uint64_t max);
+	/*
 	 * Starts writing path in pieces (struct hp_file_out) with write_file's
 	 * mode and refusals, checked here: NULL with errno when it cannot.
 	 */
 	struct hp_file_out *(*open_write)(struct hp_sys *sys, const char *path, int mode);
 	void *impl;
+	/*
+	 * The run's interrupt flag (set by the SIGINT/SIGTERM handler), or
+	 * NULL. Once it reads non-zero the real entries stop waiting: http
+	 * ends its transfer (HP_NET_STOPPED; not a cleanup request), run kills the child's process
+	 * group and reaps it (res->interrupted), sleep_ms returns early.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 struct hp_sys *hp_sys_real(void);
+
+/*
+ * Process set-up, called first in main(): core dumps off (RLIMIT_CORE 0 and
+ * PR_SET_DUMPABLE 0, so no core image or ptrace attach by another user
+ * holds the keys), SIGPIPE ignored (a closed stdout or socket is a write
+ * error: exit 1 with the reason), and the soft open-file limit raised
+ * toward the hard one (at most 65,536). -1 when a step failed (the run
+ * goes on).
+ */
+int hp_sys_proc_setup(void);
+/* The soft open-file limit after hp_sys_proc_setup (0: unknown); the one at start. */
+long hp_sys_fd_limit(void);
+long hp_sys_fd_limit_at_start(void);
+/* Tests: pretend the limit is n. */
+void hp_sys_set_fd_limit(long n);
+/*
+ * Descriptor exhaustion: the real entries note every EMFILE/ENFILE they
+ * meet (a socket, a pipe, a file, a terminal); hp_sys_fd_exhausted returns
+ * that errno (0: none), so the frame reports a local resource error instead
+ * of what the failed calls would seem to say about the cluster.
+ */
+void hp_sys_note_errno(int e);
+int hp_sys_fd_exhausted(void);
+void hp_sys_fd_exhausted_reset(void);
 
 /* Convenience: getenv that maps "" to NULL. */
 const char *hp_sys_env(struct hp_sys *sys, const char *name);

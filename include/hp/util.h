@@ -83,26 +83,49 @@ void hp_heap_trim(void);
 int hp_heap_leave_at_exit(void);
 /* Overwrite n bytes with zeros in a way the compiler cannot drop. */
 void hp_wipe(void *p, size_t n);
+/*
+ * Called by hp_wipe with each block just before it is zeroed, when set
+ * (NULL in the product): lets a test see which secrets are wiped.
+ */
+extern void (*hp_wipe_observer)(const void *p, size_t n);
 /* Wipe and free a heap string (secrets). */
 void hp_free_secret(char *s);
 /*
  * Text to show a person, from anything (arguments, URLs, replies):
  * hp_redact_urls copies in to out (size n) with every URL's userinfo
- * replaced by three stars (the "user:pw" of "http://user:pw@host");
- * hp_clean_text turns, in place, tab/CR/LF into spaces and every other
- * C0/C1 control or DEL into '?', so no escape sequence reaches a
- * terminal; hp_safe_text does both.
+ * replaced by three stars (the "user:pw" of "http://user:pw@host"). The
+ * cleaning of control characters is include/hp/text.h's.
  */
-void hp_redact_urls(const char *in, char *out, size_t n);
-void hp_clean_text(char *s);
-void hp_safe_text(const char *in, char *out, size_t n);
 /*
- * The first chars UTF-8 characters of s (NULL reads as "") into out, with
- * "…" appended when anything was cut; returns out, which must hold
- * HP_CLIP_SIZE(chars) bytes. A character is a lead byte and at most three
- * continuation bytes (more count anew), so a cut never splits one.
+ * One --debug line on stderr: "03:40:01.123 +1.234s hpnode: debug: " (the
+ * UTC time of day and the seconds since the process started), then fmt,
+ * then a newline, written whole. The caller makes remote text safe.
  */
-#define HP_CLIP_SIZE(chars) ((chars) * 4 + 8)
-const char *hp_clip_utf8(const char *s, size_t chars, char *out);
+void hp_debug(const char *fmt, ...) HP_PRINTF(1, 2);
+void hp_redact_urls(const char *in, char *out, size_t n);
+/*
+ * The one way a value goes into a command printed for a person to paste
+ * (next steps, suggestions, explain, error hints): hp_shell_plain says
+ * whether v is one plain POSIX shell word as it is (not empty; only ASCII
+ * letters, digits and -_./:=@,+%); hp_shell_word appends v to out as
+ * exactly one word: plain as it is, else in single quotes (a quote as
+ * '\''), control characters shown as '?'. No value can add a word, an
+ * expansion, a redirection or a second command.
+ */
+struct hp_buf;
+int hp_shell_plain(const char *v);
+/*
+ * Addresses no service endpoint may be: link-local (169.254.0.0/16,
+ * fe80::/10), the EC2 and ECS metadata addresses (fd00:ec2::/32), also
+ * inside IPv4-mapped, IPv4-compatible and NAT64 (64:ff9b::/96) forms.
+ * hp_ip_loopback: 127.0.0.0/8 and ::1 (and their mapped forms).
+ * v4 in host byte order; v6 the 16 bytes of the address.
+ */
+int hp_ip4_link_local(uint32_t v4);
+int hp_ip6_link_local(const unsigned char v6[16]);
+int hp_ip6_loopback(const unsigned char v6[16]);
+void hp_shell_word(const char *v, struct hp_buf *out);
+/* The same into a fixed buffer (cut to n-1 bytes, never inside a quote); returns out. */
+const char *hp_shell_word_s(const char *v, char *out, size_t n);
 
 #endif

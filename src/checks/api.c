@@ -1,8 +1,11 @@
 /*
  * Failed API calls ("calls" in the snapshot) turned into findings: a denied
  * call is a missing IAM permission (§ K.1), anything else says which area
- * could not be checked. Calls that found nothing ("not_found") are left to
- * the checks of that area.
+ * could not be checked, as a WARN P1 (an area left unchecked is never
+ * informational: --fail-on P1 counts it), § K.2 when the credentials were
+ * rejected or expired, else § K.1. Calls that found nothing ("not_found")
+ * are left to the checks of that area; a call the run's interrupt cut
+ * short (code "Interrupted") is a SKIP: the area is unread, not faulty.
  *
  * A check has one report group, yet a failed call belongs with the data it
  * feeds. So there is one row per group (api.identity, api.nodes, ...), all
@@ -123,7 +126,12 @@ static void report_call(struct hp_emit *em, const cJSON *call, const char *what,
 	struct hp_finding *f;
 
 	hp_check_clip(hp_check_str(call, "message", ""), msg);
-	if (!strcmp(cls, "denied")) {
+	/* Cut short by SIGINT/SIGTERM: nothing is wrong with the account, the area is just unread. */
+	if (!strcmp(code, "Interrupted")) {
+		f = hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
+			     "%s:%s not finished (the run was interrupted) \xE2\x80\x94 %s not checked",
+			     svc, act, what);
+	} else if (!strcmp(cls, "denied")) {
 		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, "K.1", NULL, "Missing IAM permission for %s:%s",
 			     iam_prefix(svc), act);
 		snprintf(line, sizeof(line), "%s%s%s", code, *msg ? ": " : "", msg);
@@ -131,13 +139,14 @@ static void report_call(struct hp_emit *em, const cJSON *call, const char *what,
 		if (*role)
 			hp_finding_var(f, "ROLE_NAME", role);
 	} else if (!strcmp(cls, "throttled")) {
-		f = hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
+		f = hp_emitx(em, HP_TAG_WARN, HP_P1, "K.1", NULL,
 			     "%s:%s was still throttled after retries \xE2\x80\x94 %s is incomplete",
 			     svc, act, what);
 		snprintf(line, sizeof(line), "%s%s%s", code, *msg ? ": " : "", msg);
 		hp_finding_evidence(f, line);
 	} else {
-		f = hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
+		/* Rejected or expired credentials (ExpiredToken, AuthFailure, …) are § K.2's. */
+		f = hp_emitx(em, HP_TAG_WARN, HP_P1, !strcmp(cls, "auth") ? "K.2" : "K.1", NULL,
 			     "Could not run %s:%s (%s%s%s) \xE2\x80\x94 %s not checked", svc, act, code,
 			     *msg ? ": " : "", msg, what);
 		snprintf(line, sizeof(line), "class %s, HTTP status %.0f", cls,

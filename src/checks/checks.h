@@ -28,8 +28,9 @@
  * 2. Write the judge. A check over the whole snapshot sets
  *    .run = run_x and emits with hp_emit()/hp_emitx(); an on-node check
  *    sets .each_node = judge_x, reads the node's facts (c->facts, decoded
- *    once per snapshot) and records results with hp_node_say(), once per
- *    node. Results about many nodes go through one fold (fold.h), never a
+ *    once per snapshot and unpacked once per node for every on-node judge:
+ *    the node pass, hp_node_pass) and records results with hp_node_say(),
+ *    once per node. Results about many nodes go through one fold (fold.h), never a
  *    counter of their own.
  *
  * 3. If the check needs data nothing collects yet: the collector, and for
@@ -42,7 +43,7 @@
  *
  * 5. Tests: the judge's cases in tests/unit/test-checks-<area>.c, the id in
  *    its place in the report order of test-checks-registry.c, and a row in
- *    the check tables of README.md (the same test compares them with the
+ *    the check tables of references/checks.md (the same test compares them with the
  *    registry both ways).
  */
 #ifndef HP_CHECKS_PRIVATE_H
@@ -51,6 +52,7 @@
 #include <cjson/cJSON.h>
 
 #include "hp/check.h"
+#include "hp/text.h"
 
 /*
  * Defines the check hp_check_<name> in report group grp at place ord,

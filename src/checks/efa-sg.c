@@ -40,20 +40,6 @@ static const char *proto_of(const cJSON *perm)
 	return p;
 }
 
-/* Only a user/group pair naming the group counts: IPv6 ranges and prefix lists do not. */
-static int names_group(const cJSON *perm, const char *id)
-{
-	const cJSON *g;
-
-	cJSON_ArrayForEach(g, hp_json_arr(perm, "groups")) {
-		const char *gid = hp_json_str(g, "groupId");
-
-		if (gid && !strcmp(gid, id))
-			return 1;
-	}
-	return 0;
-}
-
 static void mark_ports(unsigned char *bits, double from, double to)
 {
 	long lo, hi, p;
@@ -92,7 +78,7 @@ static enum coverage self_coverage(const cJSON *perms, const char *id, struct hp
 		const char *proto = proto_of(perm);
 		double from = hp_json_num(perm, "fromPort", -1), to = hp_json_num(perm, "toPort", -1);
 
-		if (!names_group(perm, id))
+		if (!hp_sg_rule_names_group(perm, id))
 			continue;
 		any = 1;
 		if (detail->len)
@@ -126,18 +112,11 @@ static enum coverage self_coverage(const cJSON *perms, const char *id, struct hp
 /* An all-traffic egress rule to 0.0.0.0/0. */
 static int egress_all_ipv4(const cJSON *perms)
 {
-	const cJSON *perm, *r;
+	const cJSON *perm;
 
-	cJSON_ArrayForEach(perm, perms) {
-		if (strcmp(proto_of(perm), "all"))
-			continue;
-		cJSON_ArrayForEach(r, hp_json_arr(perm, "ipRanges")) {
-			const char *cidr = hp_json_str(r, "cidrIp");
-
-			if (cidr && !strcmp(cidr, "0.0.0.0/0"))
-				return 1;
-		}
-	}
+	cJSON_ArrayForEach(perm, perms)
+		if (hp_sg_rule_all_traffic(perm) && hp_sg_rule_any_ipv4(perm))
+			return 1;
 	return 0;
 }
 
@@ -191,6 +170,7 @@ static void unreadable(struct hp_emit *em, const char *id, const cJSON *err, con
 	if (*msg)
 		hp_finding_evidence(f, msg);
 	hp_finding_evidence(f, users);
+	hp_finding_var(f, "SG_ID", id);
 }
 
 /* Evidence naming the self-referencing rules that exist but fall short. */
@@ -238,6 +218,7 @@ static void check_group(const struct hp_snapshot *snap, struct hp_emit *em, cons
 		if (cin == COV_PARTIAL)
 			partial(f, "inbound", &in);
 		hp_finding_evidence(f, users.buf);
+		hp_finding_var(f, "SG_ID", id);
 	}
 	if (cout == COV_ALL) {
 		hp_emit(em, HP_TAG_PASS, "%s: outbound all traffic to itself (required for EFA)", label);
@@ -251,6 +232,7 @@ static void check_group(const struct hp_snapshot *snap, struct hp_emit *em, cons
 		if (cout == COV_PARTIAL)
 			partial(f, "outbound", &out);
 		hp_finding_evidence(f, users.buf);
+		hp_finding_var(f, "SG_ID", id);
 	}
 	if (egress_all_ipv4(hp_json_arr(sg, "ipPermissionsEgress"))) {
 		f = hp_emitx(em, HP_TAG_WARN, HP_P2, NULL, NULL,
@@ -258,6 +240,7 @@ static void check_group(const struct hp_snapshot *snap, struct hp_emit *em, cons
 			     "against it on the EFA group — reach AWS through the NAT gateway or VPC "
 			     "endpoints with narrower rules", label);
 		hp_finding_evidence(f, users.buf);
+		hp_finding_var(f, "SG_ID", id);
 	} else {
 		hp_emit(em, HP_TAG_PASS, "%s: no all-traffic outbound rule to 0.0.0.0/0", label);
 	}

@@ -3,7 +3,8 @@
  * trusted at all, HyperPod node labels (health status, fault types, deep
  * health checks), node readiness, the kube-system networking add-ons
  * (aws-node, kube-proxy, CoreDNS), pods stuck on sandbox creation, failing
- * workload pods and the aws-hyperpod namespace. When kubectl could not be
+ * workload pods, node conditions (pressure, node-problem-detector), Warning
+ * events about nodes, evicted pods and the aws-hyperpod namespace. When kubectl could not be
  * used every check says SKIP, never PASS; a read that failed says so.
  */
 #include <stdarg.h>
@@ -151,6 +152,39 @@ static enum kstate kube_state(const struct hp_snapshot *s)
 }
 
 /*
+ * Which checks read which kube.<key>, in report order, and what each of
+ * them judges: a read that failed is one WARN, from the first of them,
+ * naming everything left unchecked; the others point to it.
+ */
+static const struct {
+	const char *key, *check, *what;
+} readers[] = {
+	{ "nodes", "kube.node-health", "HyperPod node health labels" },
+	{ "nodes", "kube.deep-health", "Deep health check labels" },
+	{ "nodes", "kube.node-ready", "Node readiness" },
+	{ "nodes", "kube.node-conditions", "Node conditions" },
+	{ "pods", "kube.aws-node", "aws-node health" },
+	{ "pods", "kube.kube-proxy", "kube-proxy health" },
+	{ "pods", "kube.coredns", "CoreDNS health" },
+	{ "pods", "kube.sandbox", "Pods stuck on FailedCreatePodSandBox" },
+	{ "pods", "kube.workload-pods", "Workload pod states" },
+	{ "pods", "kube.evictions", "Evicted pods" },
+	{ "daemonsets", "kube.aws-node", "aws-node health" },
+	{ "daemonsets", "kube.kube-proxy", "kube-proxy health" },
+};
+
+/* The first check that reads key, or NULL when the table has none. */
+static const char *first_reader(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(readers); i++)
+		if (!strcmp(readers[i].key, key))
+			return readers[i].check;
+	return NULL;
+}
+
+/*
  * The array kube.<key> a check reads, or NULL after saying why it is not
  * there: SKIP when kubectl was not used, WARN when this read failed.
  */
@@ -177,10 +211,23 @@ static const cJSON *kube_data(const struct hp_snapshot *s, struct hp_emit *em, c
 	err = hp_json_get(k, "errors");
 	err = cJSON_GetObjectItemCaseSensitive(err, key);
 	if (err) {
+		const char *owner = first_reader(key);
+		struct hp_buf list = HP_BUF_INIT(HP_MAX_LINE);
+		size_t i;
+
+		if (owner && strcmp(owner, em->check->id)) {
+			hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL, "%s not checked " DASH " kubectl "
+				 "could not read %s (%s says why)", what, key, owner);
+			return NULL;
+		}
+		for (i = 0; i < HP_ARRAY_LEN(readers); i++)
+			if (!strcmp(readers[i].key, key) && !strstr(list.buf, readers[i].what))
+				hp_buf_printf(&list, "%s%s", list.len ? ", " : "", readers[i].what);
 		hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
-			 "Could not read %s with kubectl (%s: %s) " DASH " %s not checked", key,
+			 "Could not read %s with kubectl (%s: %s) " DASH " not checked: %s", key,
 			 hp_check_str(err, "status", "error"),
-			 hp_check_clip(hp_check_str(err, "message", ""), msg), what);
+			 hp_check_clip(hp_check_str(err, "message", ""), msg), list.len ? list.buf : what);
+		hp_buf_release(&list);
 	} else {
 		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
 			 "%s not checked " DASH " no %s collected", what, key);
@@ -235,6 +282,7 @@ static void update_command(const struct hp_snapshot *s, char *out, size_t n)
 	const char *name = arn ? strstr(arn, ":cluster/") : NULL;
 	const char *region = hp_json_str(hp_snapshot_get(s, "meta"), "region");
 	const char *p = arn, *end;
+	char field_name[104];
 	int field;
 
 	/* arn:aws:eks:<region>:<account>:cluster/<name>: the region is the fourth field. */
@@ -242,13 +290,18 @@ static void update_command(const struct hp_snapshot *s, char *out, size_t n)
 		p = strchr(p, ':');
 		p = p ? p + 1 : NULL;
 	}
+	char wname[256], wregion[128], field_region[48];
+
 	end = p ? strchr(p, ':') : NULL;
-	if (end && end > p && end - p < 40)
-		snprintf(out, n, "aws eks update-kubeconfig --name %.100s --region %.*s",
-			 name ? name + 9 : "<EKS_NAME>", (int)(end - p), p);
-	else
-		snprintf(out, n, "aws eks update-kubeconfig --name %.100s --region %.40s",
-			 name ? name + 9 : "<EKS_NAME>", region ? region : "<REGION>");
+	if (end && end > p && end - p < 40) {
+		snprintf(field_region, sizeof(field_region), "%.*s", (int)(end - p), p);
+		region = field_region;
+	}
+	if (name)
+		snprintf(field_name, sizeof(field_name), "%.100s", name + 9);
+	snprintf(out, n, "aws eks update-kubeconfig --name %s --region %s",
+		 name ? hp_shell_word_s(field_name, wname, sizeof(wname)) : "<EKS_NAME>",
+		 region ? hp_shell_word_s(region, wregion, sizeof(wregion)) : "<REGION>");
 }
 
 static void run_access(const struct hp_snapshot *s, struct hp_emit *em)
@@ -280,6 +333,13 @@ static void run_access(const struct hp_snapshot *s, struct hp_emit *em)
 	if (!strcmp(kind, "disabled")) {
 		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
 			 "Kubernetes checks skipped (--no-kube)");
+		return;
+	}
+	/* Not a fault of kubectl's set-up: the run was stopped before the reads ended. */
+	if (!strcmp(kind, "interrupted")) {
+		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
+			 "Kubernetes checks not run " DASH " %s",
+			 hp_check_clip(hp_check_str(sk, "message", "the run was interrupted"), detail));
 		return;
 	}
 	update_command(s, cmd, sizeof(cmd));
@@ -1047,6 +1107,422 @@ static void run_workload(const struct hp_snapshot *s, struct hp_emit *em)
 			 hp_json_num(hp_snapshot_get(s, "kube"), "pods_total", 0));
 }
 
+/* ------------------------------------------------------------ node conditions */
+
+/*
+ * What a node condition or a node event means, by its type or reason: the
+ * kubelet's pressure conditions, node-problem-detector's default monitors
+ * (kernel-monitor, readonly-monitor, systemd-monitor, health-checker,
+ * docker-monitor) and the kubelet's own node events. Matched exactly.
+ */
+struct nclass {
+	const char *names;        /* "|A|B|": condition types or event reasons */
+	enum hp_tag tag;
+	enum hp_prio prio;
+	const char *section;
+	const char *many;         /* the folded wording, after the count */
+	const char *why;          /* what it means, after the node's line */
+};
+
+static const struct nclass cond_classes[] = {
+	{ "|ReadonlyFilesystem|XfsShutdown|", HP_TAG_FAIL, HP_P0, "I.8",
+	  "HyperPod nodes report a read-only or shut-down filesystem",
+	  "writes to that filesystem fail" },
+	{ "|CperHardwareErrorFatal|", HP_TAG_FAIL, HP_P0, "N.1",
+	  "HyperPod nodes report a fatal hardware error", "drain and replace the node" },
+	{ "|DiskPressure|", HP_TAG_FAIL, HP_P1, "I.2",
+	  "HyperPod nodes are under DiskPressure",
+	  "the kubelet evicts pods and admits no new ones" },
+	{ "|MemoryPressure|", HP_TAG_FAIL, HP_P1, "I.3",
+	  "HyperPod nodes are under MemoryPressure", "the kubelet evicts pods" },
+	{ "|PIDPressure|", HP_TAG_FAIL, HP_P1, "I",
+	  "HyperPod nodes are under PIDPressure", "new processes and pods cannot start" },
+	{ "|KernelDeadlock|", HP_TAG_FAIL, HP_P1, "N.1",
+	  "HyperPod nodes report a kernel deadlock", "tasks are stuck in the kernel" },
+	{ "|FrequentKubeletRestart|KubeletUnhealthy|", HP_TAG_FAIL, HP_P1, "M",
+	  "HyperPod nodes report the kubelet restarting or unhealthy",
+	  "pods on the node are not kept running" },
+	{ "|FrequentContainerdRestart|FrequentDockerRestart|ContainerRuntimeUnhealthy|"
+	  "CorruptDockerOverlay2|", HP_TAG_FAIL, HP_P1, "M.2",
+	  "HyperPod nodes report the container runtime restarting or unhealthy",
+	  "containers on the node fail to start or stop unexpectedly" },
+	{ "|NetworkUnavailable|", HP_TAG_FAIL, HP_P1, "O.1",
+	  "HyperPod nodes report NetworkUnavailable", "pod networking is not set up" },
+};
+
+/* Any other condition True: not known to be a fault, never passed over in silence. */
+static const struct nclass cond_other = {
+	"", HP_TAG_WARN, HP_P2, "F", "HyperPod nodes report another condition True",
+	"a condition hpnode does not know; read `kubectl describe node`"
+};
+
+/* The condition types node-problem-detector's default configuration declares. */
+#define NPD_TYPES "|KernelDeadlock|XfsShutdown|CperHardwareErrorFatal|ReadonlyFilesystem|" \
+	"FrequentKubeletRestart|FrequentDockerRestart|FrequentContainerdRestart|" \
+	"KubeletUnhealthy|ContainerRuntimeUnhealthy|CorruptDockerOverlay2|"
+
+static const struct nclass event_classes[] = {
+	{ "|CperHardwareErrorFatal|", HP_TAG_FAIL, HP_P0, "N.1",
+	  "HyperPod nodes logged a fatal hardware error", "drain and replace the node" },
+	{ "|FilesystemIsReadOnly|Ext4Error|IOError|XfsHasShutdown|", HP_TAG_FAIL, HP_P1, "I.8",
+	  "HyperPod nodes logged filesystem or I/O errors", "storage on the node is failing" },
+	{ "|KernelOops|", HP_TAG_FAIL, HP_P1, "N.1", "HyperPod nodes logged a kernel oops",
+	  "the kernel hit a bug; reboot, replace if it recurs" },
+	{ "|TaskHung|DockerHung|", HP_TAG_WARN, HP_P1, "N.1",
+	  "HyperPod nodes logged hung tasks", "a process was stuck in the kernel" },
+	{ "|CperHardwareErrorRecoverable|MemoryReadError|", HP_TAG_WARN, HP_P1, "N.1",
+	  "HyperPod nodes logged recoverable hardware errors",
+	  "watch for the same error again" },
+	{ "|OOMKilling|", HP_TAG_WARN, HP_P1, "I.3",
+	  "HyperPod nodes logged processes killed for lack of memory",
+	  "the kernel's OOM killer ran" },
+	{ "|FrequentKubeletRestart|KubeletUnhealthy|", HP_TAG_FAIL, HP_P1, "M",
+	  "HyperPod nodes logged the kubelet restarting or unhealthy",
+	  "pods on the node are not kept running" },
+	{ "|FrequentContainerdRestart|FrequentDockerRestart|ContainerdUnhealthy|"
+	  "DockerUnhealthy|CorruptDockerOverlay2|CorruptDockerImage|"
+	  "DockerContainerStartupFailure|", HP_TAG_WARN, HP_P1, "M.2",
+	  "HyperPod nodes logged container runtime failures",
+	  "containers on the node fail to start" },
+	{ "|FreeDiskSpaceFailed|ImageGCFailed|", HP_TAG_WARN, HP_P1, "I.2",
+	  "HyperPod nodes could not free disk space for images",
+	  "the kubelet's image garbage collection failed" },
+	{ "|Ext4Warning|", HP_TAG_WARN, HP_P2, "I.8",
+	  "HyperPod nodes logged ext4 warnings", "read the kernel log of that device" },
+	{ "|UnregisterNetDevice|", HP_TAG_WARN, HP_P2, "N",
+	  "HyperPod nodes logged a network device stuck unregistering",
+	  "new pods on the node may hang at sandbox creation" },
+};
+
+/* Node events that say nothing is wrong (corrected by the hardware). */
+#define BENIGN_EVENTS "|CperHardwareErrorCorrected|"
+
+/* "|A|B|" holds name exactly. */
+static int name_in(const char *names, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = names;
+
+	if (!n || strchr(name, '|'))
+		return 0;
+	while ((p = strstr(p, name)) != NULL) {
+		if (p > names && p[-1] == '|' && p[n] == '|')
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+static const struct nclass *class_of(const struct nclass *v, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (name_in(v[i].names, name))
+			return &v[i];
+	return NULL;
+}
+
+/* The section of an eviction or an EvictionThresholdMet event by the resource it names. */
+static const char *resource_section(const char *text, const char **what)
+{
+	if (hp_strcasestr(text, "memory")) {
+		*what = "memory";
+		return "I.3";
+	}
+	if (hp_strcasestr(text, "ephemeral-storage") || hp_strcasestr(text, "DiskPressure") ||
+	    hp_strcasestr(text, "nodefs") || hp_strcasestr(text, "imagefs")) {
+		*what = hp_strcasestr(text, "DiskPressure") ? "disk (DiskPressure)"
+							      : "ephemeral-storage";
+		return "I.2";
+	}
+	if (hp_strcasestr(text, "pid")) {
+		*what = "process ids";
+		return "I";
+	}
+	*what = "a resource";
+	return "I";
+}
+
+static void run_node_conditions(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	const cJSON *nodes = kube_data(s, em, "nodes", "Node conditions"), *n, *c;
+	struct batch b[HP_ARRAY_LEN(cond_classes) + 1];
+	struct kctx kc;
+	size_t i, k = 0, hyperpod = 0, with_data = 0, bad_nodes = 0, npd = 0, falses = 0;
+
+	if (!nodes)
+		return;
+	kctx_init(&kc, s);
+	for (i = 0; i <= HP_ARRAY_LEN(cond_classes); i++) {
+		const struct nclass *cl = i < HP_ARRAY_LEN(cond_classes) ? &cond_classes[i]
+									 : &cond_other;
+		struct batch init = BATCH(cl->tag, cl->prio, cl->section, cl->many);
+
+		b[i] = init;
+	}
+	cJSON_ArrayForEach(n, nodes) {
+		const char *iid = iid_at(&kc, k++);
+		const cJSON *conds = cJSON_GetObjectItemCaseSensitive(n, "conditions");
+		char who[HP_CHECK_CLIP_SIZE * 2];
+		int bad = 0, has_npd = 0;
+
+		if (!is_hyperpod(&kc, n, *iid ? iid : NULL))
+			continue;
+		hyperpod++;
+		if (!cJSON_IsArray(conds))
+			continue;
+		with_data++;
+		node_label(&kc, hp_json_str(n, "name"), *iid ? iid : NULL, who, sizeof(who));
+		cJSON_ArrayForEach(c, conds) {
+			const char *type = hp_check_str(c, "type", ""), *st = hp_check_str(c, "status", "");
+			const struct nclass *cl;
+			char t[HP_CHECK_CLIP_SIZE], r[HP_CHECK_CLIP_SIZE], m[HP_CHECK_CLIP_SIZE];
+			const char *msg = hp_check_str(c, "message", "");
+			struct hp_fold_item *it;
+			size_t at;
+
+			has_npd |= name_in(NPD_TYPES, type);
+			if (strcmp(st, "True")) {
+				falses += !strcmp(st, "False");
+				continue;
+			}
+			cl = class_of(cond_classes, HP_ARRAY_LEN(cond_classes), type);
+			at = cl ? (size_t)(cl - cond_classes) : HP_ARRAY_LEN(cond_classes);
+			if (!cl)
+				cl = &cond_other;
+			it = batch_add(&b[at], *iid ? iid : NULL, "%s: %s is True (%s%s%s) " DASH " %s",
+				       who, hp_check_clip(type, t),
+				       hp_check_clip(hp_check_str(c, "reason", "no reason"), r),
+				       *msg ? ": " : "", hp_check_clip(msg, m), cl->why);
+			if (hp_json_str(c, "since")) {
+				char ev[HP_CHECK_CLIP_SIZE + 32];
+
+				snprintf(ev, sizeof(ev), "since %s",
+					 hp_check_clip(hp_json_str(c, "since"), t));
+				item_evidence(it, ev);
+			}
+			bad = 1;
+		}
+		bad_nodes += bad;
+		npd += has_npd;
+	}
+	for (i = 0; i <= HP_ARRAY_LEN(cond_classes); i++)
+		batch_emit(em, &b[i]);
+	if (hyperpod && !with_data) {
+		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
+			 "Node conditions not checked " DASH " no node's conditions were collected "
+			 "(a snapshot taken before they were)");
+		return;
+	}
+	if (!with_data)
+		return;
+	if (!bad_nodes)
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+			 "No HyperPod node reports a pressure or node-problem-detector condition "
+			 "(%zu nodes, %zu conditions False)", with_data, falses);
+	else if (with_data > bad_nodes)
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+			 "The other %zu HyperPod node(s) report no pressure or node-problem-detector "
+			 "condition", with_data - bad_nodes);
+	if (!npd)
+		HP_CHECK_INFO(em, "No HyperPod node carries a node-problem-detector condition "
+			      "(KernelDeadlock, ReadonlyFilesystem, ...): it is not installed, so "
+			      "only the on-node checks report those faults");
+}
+
+/* The kube.nodes entry named name, or NULL. */
+static const cJSON *kube_node_named(const struct kctx *c, const char *name)
+{
+	size_t i, n = hp_kube_index_count(c->ix);
+
+	for (i = 0; i < n; i++) {
+		const struct hp_kube_node *k = hp_kube_index_at(c->ix, i);
+
+		if (k && k->name && !strcmp(k->name, name))
+			return k->node;
+	}
+	return NULL;
+}
+
+/* One (node, reason) of Warning node events, counts summed. */
+struct nevent {
+	const char *node, *reason;
+	const cJSON *last;        /* the latest event of the pair */
+	double count;
+	size_t events;
+};
+
+static void run_node_events(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	const cJSON *events = kube_data(s, em, "node_events", "Node problem events"), *e;
+	struct batch b[HP_ARRAY_LEN(event_classes) + 1];
+	struct nevent *v = NULL;
+	size_t nv = 0, alloc = 0, i, j, judged = 0, other = 0, benign = 0, read = 0;
+	struct kctx kc;
+
+	if (!events)
+		return;
+	kctx_init(&kc, s);
+	cJSON_ArrayForEach(e, events) {
+		const char *node = hp_json_str(e, "name"), *reason = hp_json_str(e, "reason");
+
+		read++;
+		if (!node || !reason || strcmp(hp_check_str(e, "kind", "Node"), "Node") ||
+		    strcmp(hp_check_str(e, "type", "Warning"), "Warning"))
+			continue;
+		for (i = 0; i < nv; i++)
+			if (!strcmp(v[i].node, node) && !strcmp(v[i].reason, reason))
+				break;
+		if (i == nv) {
+			v = hp_array_grow(v, &alloc, nv, 1, sizeof(*v));
+			memset(&v[nv], 0, sizeof(v[nv]));
+			v[nv].node = node;
+			v[nv].reason = reason;
+			nv++;
+		}
+		v[i].count += hp_json_num(e, "count", 1);
+		v[i].events++;
+		if (!v[i].last || strcmp(hp_check_str(e, "last", ""),
+					 hp_check_str(v[i].last, "last", "")) >= 0)
+			v[i].last = e;
+	}
+	for (i = 0; i < HP_ARRAY_LEN(event_classes); i++) {
+		struct batch init = BATCH(event_classes[i].tag, event_classes[i].prio,
+					  event_classes[i].section, event_classes[i].many);
+
+		b[i] = init;
+	}
+	{
+		/* EvictionThresholdMet: the section follows the resource it reclaims. */
+		struct batch init = BATCH(HP_TAG_WARN, HP_P1, "I", "HyperPod nodes met a kubelet "
+							      "eviction threshold");
+		b[i] = init;
+	}
+	for (i = 0; i < nv; i++) {
+		const char *iid = iid_of(&kc, v[i].node);
+		const cJSON *node = kube_node_named(&kc, v[i].node);
+		const struct nclass *cl = class_of(event_classes, HP_ARRAY_LEN(event_classes),
+						   v[i].reason);
+		const char *msg = hp_check_str(v[i].last, "message", ""), *what = NULL;
+		char who[HP_CHECK_CLIP_SIZE * 2], r[HP_CHECK_CLIP_SIZE], m[HP_CHECK_CLIP_SIZE],
+			src[HP_CHECK_CLIP_SIZE], ev[HP_CHECK_CLIP_SIZE * 2 + 64];
+		struct hp_fold_item *it;
+		struct batch *bt;
+
+		if (node && !is_hyperpod(&kc, node, iid))
+			continue;
+		if (!node && !iid)
+			continue;
+		if (name_in(BENIGN_EVENTS, v[i].reason)) {
+			benign++;
+			continue;
+		}
+		if (cl) {
+			bt = &b[cl - event_classes];
+		} else if (!strcmp(v[i].reason, "EvictionThresholdMet")) {
+			bt = &b[HP_ARRAY_LEN(event_classes)];
+			bt->f.section = resource_section(msg, &what);
+		} else {
+			other++;
+			continue;
+		}
+		judged++;
+		node_label(&kc, v[i].node, iid, who, sizeof(who));
+		it = batch_add(bt, iid, "%s: %s %.0f time(s) (%s) " DASH " %s", who,
+			       hp_check_clip(v[i].reason, r), v[i].count,
+			       hp_check_clip(hp_check_str(v[i].last, "source", "?"), src),
+			       cl ? cl->why : "the kubelet is reclaiming it by evicting pods");
+		snprintf(ev, sizeof(ev), "last %s: %s", hp_check_str(v[i].last, "last", "?"),
+			 hp_check_clip(msg, m));
+		item_evidence(it, ev);
+		if (bt == &b[HP_ARRAY_LEN(event_classes)])
+			batch_emit(em, bt);
+	}
+	for (j = 0; j < HP_ARRAY_LEN(event_classes); j++)
+		batch_emit(em, &b[j]);
+	batch_emit(em, &b[HP_ARRAY_LEN(event_classes)]);
+	if (cJSON_IsTrue(hp_json_get(hp_snapshot_get(s, "kube"), "node_events_truncated")))
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
+			 "More than %zu Warning events about nodes: only the first were read "
+			 DASH " the list above is incomplete", read);
+	else if (!judged)
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+			 "No HyperPod node has a node-problem-detector or kubelet problem event "
+			 "(%zu Warning node events read)", read);
+	if (benign)
+		HP_CHECK_INFO(em, "%zu node event(s) of hardware errors the hardware corrected "
+			      "(CperHardwareErrorCorrected): no action", benign);
+	if (other)
+		HP_CHECK_INFO(em, "%zu other kind(s) of Warning node events not judged here", other);
+	free(v);
+}
+
+/* One (node, resource) of evicted pods. */
+struct evgroup {
+	const char *node, *section, *what;
+	cJSON *lines;
+};
+
+/* Pods the kubelet evicted (phase Failed, reason Evicted), by node and the resource it lacked. */
+static void run_evictions(const struct hp_snapshot *s, struct hp_emit *em)
+{
+	const cJSON *pods = kube_data(s, em, "pods", "Evicted pods"), *p;
+	struct evgroup *g = NULL;
+	size_t ng = 0, alloc = 0, i, evicted = 0;
+	struct kctx kc;
+
+	if (!pods)
+		return;
+	kctx_init(&kc, s);
+	cJSON_ArrayForEach(p, pods) {
+		const char *msg = hp_check_str(p, "message", ""), *what = NULL, *section;
+		const char *node = hp_check_str(p, "node", "(no node)");
+		char line[HP_CHECK_CLIP_SIZE * 3 + 8], pn[HP_CHECK_CLIP_SIZE],
+			ns[HP_CHECK_CLIP_SIZE], m[HP_CHECK_CLIP_SIZE];
+
+		if (strcmp(hp_check_str(p, "reason", ""), "Evicted"))
+			continue;
+		evicted++;
+		section = resource_section(msg, &what);
+		for (i = 0; i < ng; i++)
+			if (!strcmp(g[i].node, node) && g[i].section == section &&
+			    !strcmp(g[i].what, what))
+				break;
+		if (i == ng) {
+			g = hp_array_grow(g, &alloc, ng, 1, sizeof(*g));
+			g[ng].node = node;
+			g[ng].section = section;
+			g[ng].what = what;
+			g[ng].lines = cJSON_CreateArray();
+			ng++;
+		}
+		snprintf(line, sizeof(line), "%s/%s: %s",
+			 hp_check_clip(hp_check_str(p, "namespace", "?"), ns),
+			 hp_check_clip(hp_check_str(p, "name", "?"), pn), hp_check_clip(msg, m));
+		cJSON_AddItemToArray(g[i].lines, cJSON_CreateString(line));
+	}
+	for (i = 0; i < ng; i++) {
+		const char *iid = iid_of(&kc, g[i].node);
+		char who[HP_CHECK_CLIP_SIZE * 2];
+		struct hp_finding *f;
+		const cJSON *l;
+
+		node_label(&kc, g[i].node, iid, who, sizeof(who));
+		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, g[i].section, iid,
+			     "%d pod(s) on %s were evicted: the node was low on %s",
+			     cJSON_GetArraySize(g[i].lines), who, g[i].what);
+		cJSON_ArrayForEach(l, g[i].lines)
+			hp_finding_evidence(f, l->valuestring);
+		cJSON_Delete(g[i].lines);
+	}
+	free(g);
+	if (!evicted && hp_json_num(hp_snapshot_get(s, "kube"), "pods_dropped", 0) <= 0)
+		hp_emitx(em, HP_TAG_PASS, HP_PNONE, NULL, NULL,
+			 "No pod was evicted for lack of node resources (%.0f pods read)",
+			 hp_json_num(hp_snapshot_get(s, "kube"), "pods_total", 0));
+}
+
 HP_CHECK(kube_access, HP_GROUP_EKS, 20,
 	 .id = "kube.access", .section = "", .prio = HP_P1, .run = run_access);
 HP_CHECK(kube_node_health, HP_GROUP_EKS, 30,
@@ -1055,6 +1531,11 @@ HP_CHECK(kube_deep_health, HP_GROUP_EKS, 40,
 	 .id = "kube.deep-health", .section = "G+F", .prio = HP_P1, .run = run_deep_health);
 HP_CHECK(kube_node_ready, HP_GROUP_EKS, 50,
 	 .id = "kube.node-ready", .section = "F", .prio = HP_P1, .run = run_node_ready);
+HP_CHECK(kube_node_conditions, HP_GROUP_EKS, 52,
+	 .id = "kube.node-conditions", .section = "I", .prio = HP_P1,
+	 .run = run_node_conditions);
+HP_CHECK(kube_node_events, HP_GROUP_EKS, 54,
+	 .id = "kube.node-events", .section = "N", .prio = HP_P1, .run = run_node_events);
 HP_CHECK(kube_namespace, HP_GROUP_EKS, 60,
 	 .id = "kube.namespace", .section = "B.1", .prio = HP_P1, .run = run_namespace);
 HP_CHECK(kube_aws_node, HP_GROUP_CNI, 10,
@@ -1067,3 +1548,5 @@ HP_CHECK(kube_sandbox, HP_GROUP_CNI, 40,
 	 .id = "kube.sandbox", .section = "O", .prio = HP_P1, .run = run_sandbox);
 HP_CHECK(kube_workload_pods, HP_GROUP_PODS, 10,
 	 .id = "kube.workload-pods", .section = "M.1", .prio = HP_P1, .run = run_workload);
+HP_CHECK(kube_evictions, HP_GROUP_PODS, 20,
+	 .id = "kube.evictions", .section = "I.2", .prio = HP_P1, .run = run_evictions);

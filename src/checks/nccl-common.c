@@ -42,6 +42,19 @@ const cJSON *hp_nck_kube(const struct hp_snapshot *snap, const char **why)
 	return n;
 }
 
+int hp_nck_read_failed(const cJSON *nccl, struct hp_emit *em, const char *what, const char *title,
+		       const char *unchecked)
+{
+	const cJSON *err = hp_json_get(hp_json_get(nccl, "errors"), what);
+
+	if (!err)
+		return 0;
+	hp_emit(em, HP_TAG_WARN, "Cannot list %s (%s): %s; %s", title,
+		hp_check_str(err, "status", "error"), hp_check_str(err, "message", "no message"),
+		unchecked);
+	return 1;
+}
+
 const char *hp_nck_label(const cJSON *pod, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(hp_json_get(pod, "labels"), key);
@@ -326,4 +339,67 @@ size_t hp_nck_job_nodes(const struct hp_nck_job *j)
 		n += k == i;
 	}
 	return n;
+}
+
+void hp_nck_gpu_ecc_note(const struct hp_snapshot *snap, const char *iid, char *out, size_t n)
+{
+	struct hp_probe_iter it;
+	const cJSON *g;
+	cJSON *facts;
+	struct hp_buf bad = HP_BUF_INIT(HP_MAX_LINE);
+	int known = 0;
+
+	out[0] = '\0';
+	if (!iid) {
+		snprintf(out, n, "; its node is not known: run hpnode triage on the job's nodes for their "
+			 "GPU checks (node.gpu-ecc, node.gpu-xid, node.gpu-remap)");
+		return;
+	}
+	if (!hp_probes_find(snap, "probes", iid, &it)) {
+		hp_probes_end(&it);
+		snprintf(out, n, "; node %s was not probed, so its GPU checks (node.gpu-ecc, "
+			 "node.gpu-xid, node.gpu-remap) did not run", iid);
+		return;
+	}
+	facts = hp_probes_facts(&it);
+	cJSON_ArrayForEach(g, hp_json_arr(facts, "nvidia.gpus")) {
+		double unc = hp_json_num(g, "ecc_unc_vol", -1);
+
+		if (unc < 0)
+			continue;
+		known++;
+		if (unc > 0 && bad.len < 200)
+			hp_buf_printf(&bad, "%sGPU %.0f: %.0f", bad.len ? ", " : "",
+				      hp_json_num(g, "index", -1), unc);
+	}
+	if (bad.len)
+		snprintf(out, n, "; node.gpu-ecc on %s counts uncorrectable ECC errors since the driver "
+			 "loaded (%s): drain and replace the node (\xc2\xa7 G.1)", iid, bad.buf);
+	else if (known)
+		snprintf(out, n, "; node.gpu-ecc on %s counts no uncorrectable ECC error on its %d "
+			 "GPU%s now (the driver may have reloaded since); see node.gpu-xid and "
+			 "node.gpu-remap there", iid, known, known == 1 ? "" : "s");
+	else
+		snprintf(out, n, "; node %s's ECC counters could not be read (see node.gpu-ecc)", iid);
+	cJSON_Delete(facts);
+	hp_probes_end(&it);
+	hp_buf_release(&bad);
+}
+
+void hp_nck_hit_note(const struct hp_snapshot *snap, const cJSON *scan, const char *code,
+		     const char *source, const char *iid, char *out, size_t n)
+{
+	const cJSON *w;
+	size_t len = 0;
+
+	out[0] = '\0';
+	cJSON_ArrayForEach(w, hp_json_arr(scan, "hits"))
+		if (hp_json_str(w, "cause") && !strcmp(hp_json_str(w, "cause"), code) &&
+		    !strcmp(hp_check_str(w, "source", ""), source))
+			len += (size_t)snprintf(out + len, len < n ? n - len : 0, "%s%s ('%s')",
+						len ? ", " : "; it explains ",
+						hp_check_str(w, "code", "?"),
+						hp_check_str(w, "pattern", "?"));
+	if (!strcmp(code, "GPU_ECC") && len < n)
+		hp_nck_gpu_ecc_note(snap, iid, out + len, n - len);
 }

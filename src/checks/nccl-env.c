@@ -79,6 +79,17 @@ static const char *env_get(const struct replica *r, const char *name)
 	return v->valuestring;
 }
 
+/* Whether the replica's environment sets an NCCL_ or FI_ variable. */
+static int sets_nccl(const struct replica *r)
+{
+	const cJSON *v;
+
+	cJSON_ArrayForEach(v, r->env)
+		if (v->string && (!strncmp(v->string, "NCCL_", 5) || !strncmp(v->string, "FI_", 3)))
+			return 1;
+	return 0;
+}
+
 /* A problem of several replica types of one job, reported once. */
 struct rule {
 	enum hp_tag tag;
@@ -207,6 +218,81 @@ static void judge_replica(const struct hp_nck_job *j, const struct replica *rep,
 			 env_get(rep, "CUDA_VISIBLE_DEVICES"), j->ns, j->name);
 }
 
+/* Whether an interface name is picked by one NCCL_SOCKET_IFNAME entry (prefix, or exact after '='). */
+static int if_picks(const char *entry, size_t len, int exact, const char *name)
+{
+	return exact ? strlen(name) == len && !strncmp(name, entry, len) : !strncmp(name, entry, len);
+}
+
+/*
+ * NCCL_SOCKET_IFNAME naming interfaces (no "^") that the pod's node does
+ * not have, by the NCCL probe's interface list: 1 (names put into have),
+ * 0 (one is there), -1 (unknown: no probe, no list).
+ */
+static int ifname_missing(const struct hp_snapshot *snap, const cJSON *pod, const char *v,
+			  char *have, size_t n)
+{
+	const char *iid = hp_nck_node_iid(snap, hp_json_str(pod, "node"));
+	struct hp_probe_iter it;
+	const cJSON *list, *x;
+	cJSON *facts;
+	int exact = 0, r = 1, any = 0;
+	size_t len = 0;
+	const char *p;
+
+	if (!v || v[0] == '^' || !*v || !iid || !hp_probes_find(snap, "nccl_probes", iid, &it))
+		return -1;
+	if (*v == '=') {
+		exact = 1;
+		v++;
+	}
+	facts = hp_probes_facts(&it);
+	list = hp_json_get(hp_json_get(facts, "netif"), "interfaces");
+	have[0] = '\0';
+	cJSON_ArrayForEach(x, list) {
+		const char *name = hp_json_str(x, "name");
+
+		if (!name)
+			continue;
+		any = 1;
+		if (len + strlen(name) + 3 < n)
+			len += (size_t)snprintf(have + len, n - len, "%s%s", len ? ", " : "", name);
+		for (p = v; *p; p += strcspn(p, ","), p += *p == ',')
+			if (strcspn(p, ",") && if_picks(p, strcspn(p, ","), exact, name))
+				r = 0;
+	}
+	cJSON_Delete(facts);
+	hp_probes_end(&it);
+	return any ? r : -1;
+}
+
+static void judge_ifname_nodes(const struct hp_snapshot *snap, struct hp_emit *em,
+			       const struct hp_nck_job *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->npods; i++) {
+		const cJSON *c = hp_nck_main_container(j->pods[i]);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(hp_json_get(c, "env"),
+								  "NCCL_SOCKET_IFNAME");
+		char have[300], name[600];
+		struct hp_finding *f;
+
+		if (!cJSON_IsString(v) || ifname_missing(snap, j->pods[i], v->valuestring, have,
+							 sizeof(have)) != 1)
+			continue;
+		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, "NC3",
+			     hp_nck_node_iid(snap, hp_json_str(j->pods[i], "node")),
+			     "NCCL_SOCKET_IFNAME=%s of pod %s names no interface of its node %s (it has %s): "
+			     "NCCL finds no socket interface there", v->valuestring,
+			     hp_nck_pod_name(j->pods[i], name, sizeof(name)),
+			     hp_nck_node_iid(snap, hp_json_str(j->pods[i], "node")), have);
+		hp_nck_pod_vars(f, j->pods[i], hp_json_str(c, "name"), j->name);
+		/* One pod says it for the job. */
+		return;
+	}
+}
+
 static void judge_env(struct hp_emit *em, const cJSON *nccl, const struct hp_nck_job *j)
 {
 	struct replica reps[16];
@@ -222,9 +308,14 @@ static void judge_env(struct hp_emit *em, const cJSON *nccl, const struct hp_nck
 		const cJSON *c = hp_nck_main_container(reps[i].pod);
 		char name[600];
 
-		/* NCCL runs where GPUs or EFA are asked for, and in an MPIJob's launcher (mpirun -x). */
+		/*
+		 * NCCL runs where GPUs or EFA are asked for, and through an MPIJob's
+		 * launcher when it hands NCCL or libfabric settings on (mpirun -x); a
+		 * launcher that sets none runs no NCCL and is not judged.
+		 */
 		if (!hp_nck_wants_gpu(c) && !hp_nck_wants_efa(c) &&
-		    !(j->kind && !strcmp(j->kind, "MPIJob") && !strcmp(reps[i].type, "launcher")))
+		    !(j->kind && !strcmp(j->kind, "MPIJob") && !strcmp(reps[i].type, "launcher") &&
+		      sets_nccl(&reps[i])))
 			continue;
 		hp_buf_printf(&seen, "%s%s (%s%s)", seen.len ? ", " : "",
 			      hp_nck_pod_name(reps[i].pod, name, sizeof(name)), reps[i].type,
@@ -267,8 +358,10 @@ static void run_env(const struct hp_snapshot *snap, struct hp_emit *em)
 	if (!nccl)
 		return;
 	hp_nck_jobs(nccl, &jobs);
-	for (i = 0; i < jobs.n; i++)
+	for (i = 0; i < jobs.n; i++) {
 		judge_env(em, nccl, &jobs.v[i]);
+		judge_ifname_nodes(snap, em, &jobs.v[i]);
+	}
 	hp_nck_jobs_release(&jobs);
 }
 
@@ -311,6 +404,7 @@ static void values_evidence(struct hp_finding *f, const struct values *s)
 static void judge_versions_of(struct hp_emit *em, const cJSON *nccl, const struct hp_nck_job *j)
 {
 	struct values torch = { { 0 }, 0, { { 0 } } }, lib = { { 0 }, 0, { { 0 } } };
+	struct values logged = { { 0 }, 0, { { 0 } } };
 	struct hp_finding *f;
 	size_t i, k, execd = 0;
 	int problem = 0;
@@ -361,6 +455,29 @@ static void judge_versions_of(struct hp_emit *em, const cJSON *nccl, const struc
 		f = hp_emit(em, HP_TAG_FAIL, "NCCL version mismatch in job %s/%s: torch reports %zu "
 			    "NCCL versions across its pods", j->ns, j->name, torch.n);
 		values_evidence(f, &torch);
+		hp_nck_pod_vars(f, j->pods[0], NULL, j->name);
+		problem = 1;
+	}
+	/* The "NCCL version X.Y.Z" lines the pods printed in their logs. */
+	for (i = 0; i < j->npods; i++) {
+		const cJSON *v;
+		char name[600];
+		size_t nlen;
+
+		hp_nck_pod_name(j->pods[i], name, sizeof(name));
+		nlen = strlen(name);
+		cJSON_ArrayForEach(v, hp_json_arr(nccl, "log_scan.versions")) {
+			const char *src = hp_check_str(v, "source", "");
+
+			/* Sources are "ns/pod/container" and "ns/pod/container (previous)". */
+			if (!strncmp(src, name, nlen) && src[nlen] == '/')
+				value_add(&logged, hp_json_str(v, "version"), name);
+		}
+	}
+	if (logged.n > 1) {
+		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, "NC10", NULL, "NCCL version mismatch in job %s/%s: "
+			     "its pods' logs print %zu NCCL versions", j->ns, j->name, logged.n);
+		values_evidence(f, &logged);
 		hp_nck_pod_vars(f, j->pods[0], NULL, j->name);
 		problem = 1;
 	}

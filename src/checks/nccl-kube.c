@@ -48,7 +48,7 @@ static void replica_counts(const struct hp_nck_job *j, struct hp_buf *out)
 
 static void run_job(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_data(snap), *k, *err;
+	const cJSON *nccl = hp_nck_data(snap), *k;
 	const char *why, *job, *ns;
 	struct hp_nck_jobs jobs;
 	struct hp_finding *f;
@@ -65,11 +65,8 @@ static void run_job(const struct hp_snapshot *snap, struct hp_emit *em)
 	}
 	job = hp_json_str(nccl, "options.job");
 	ns = hp_json_str(nccl, "options.namespace");
-	if ((err = hp_json_get(nccl, "errors.pods"))) {
-		hp_emit(em, HP_TAG_WARN, "Cannot list the pods (%s): %s; the job's pods are not checked",
-			hp_check_str(err, "status", "error"), hp_check_str(err, "message", "no message"));
+	if (hp_nck_read_failed(nccl, em, "pods", "the pods", "the job's pods are not checked"))
 		return;
-	}
 	if (hp_json_str(nccl, "job.error")) {
 		hp_emit(em, HP_TAG_WARN, "Job name '%s' is %s", job ? job : "?",
 			hp_json_str(nccl, "job.error"));
@@ -179,7 +176,7 @@ static int requests_efa(const cJSON *pod)
 
 static void run_efa_plugin(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL), *ds, *pod, *err;
+	const cJSON *nccl = hp_nck_kube(snap, NULL), *ds, *pod;
 	struct hp_nck_pods none = HP_NCK_PODS_INIT(HP_TAG_WARN, HP_P1, NULL);
 	struct hp_nck_pods fewer = HP_NCK_PODS_INIT(HP_TAG_WARN, HP_P2, NULL);
 	struct hp_finding *f;
@@ -192,11 +189,8 @@ static void run_efa_plugin(const struct hp_snapshot *snap, struct hp_emit *em)
 	cJSON_ArrayForEach(pod, hp_json_arr(nccl, "pods"))
 		if (requests_efa(pod) && efa_pods < 1)
 			efa_pods = 1;
-	if ((err = hp_json_get(nccl, "errors.daemonsets"))) {
-		hp_emit(em, HP_TAG_WARN, "Cannot list DaemonSets (%s): %s; the EFA device plugin is not "
-			"checked", hp_check_str(err, "status", "error"),
-			hp_check_str(err, "message", "no message"));
-	} else {
+	if (!hp_nck_read_failed(nccl, em, "daemonsets", "DaemonSets",
+				"the EFA device plugin is not checked")) {
 		cJSON_ArrayForEach(ds, hp_json_arr(nccl, "daemonsets")) {
 			double desired = hp_json_num(ds, "desired", 0), ready = hp_json_num(ds, "ready", 0);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hp/array.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
 #include "fold.h"
@@ -78,6 +79,8 @@ struct pod_hit {
 	enum hp_prio prio;
 	const cJSON *hits[8];
 	size_t nhits;
+	char note[800];           /* what it explains, or what explains it */
+	int expected;             /* sockets on an instance type without EFA */
 };
 
 /* The last EVIDENCE_LINES lines of the merged hits' evidence, each as "> line". */
@@ -101,25 +104,156 @@ static void add_evidence(struct hp_nck_pod_item *it, const struct pod_hit *h)
 	}
 }
 
+/* The table row a hit came from (its pattern text), else its code's first row. */
+static const struct hp_nccl_pattern *row_of(const cJSON *h)
+{
+	const char *text = hp_json_str(h, "pattern"), *code = hp_json_str(h, "code");
+	size_t i;
+
+	for (i = 0; text && code && i < hp_nccl_npatterns; i++)
+		if (!strcmp(hp_nccl_patterns[i].text, text) && !strcmp(hp_nccl_patterns[i].code, code))
+			return &hp_nccl_patterns[i];
+	return hp_nccl_pattern_by_code(code);
+}
+
+/* A hit of a cause: neither a wrapper, a symptom nor a catch-all. */
+static int is_cause(const cJSON *h)
+{
+	const struct hp_nccl_pattern *p = row_of(h);
+
+	return p && !(p->flags & (HP_NCCL_WRAPPER | HP_NCCL_SYMPTOM | HP_NCCL_FALLBACK));
+}
+
+static int is_symptom(const cJSON *h)
+{
+	const struct hp_nccl_pattern *p = row_of(h);
+
+	return p && (p->flags & HP_NCCL_SYMPTOM);
+}
+
+/* A wrapper's hit that took its cause from another line: it is reported with that cause. */
+static int absorbed(const cJSON *h)
+{
+	return hp_json_str(h, "cause") != NULL;
+}
+
+static int same_pod(const cJSON *h, const char *ns, const char *pod)
+{
+	char a[256], b[256], c[256];
+	int prev;
+
+	return split_source(hp_check_str(h, "source", ""), a, b, c, &prev, sizeof(a)) &&
+	       !strcmp(a, ns) && !strcmp(b, pod);
+}
+
+/* The first cause code in the pod's hits (in scan order), or NULL. */
+static const char *pod_cause(const cJSON *hits, const char *ns, const char *pod)
+{
+	const cJSON *h;
+
+	cJSON_ArrayForEach(h, hits)
+		if (is_cause(h) && same_pod(h, ns, pod))
+			return hp_json_str(h, "code");
+	return NULL;
+}
+
+/*
+ * What `code` explains in the pod: the wrappers that took their cause from
+ * it and, when it is a cause and the pod's first, its symptoms, as
+ * "; it explains A, B" in note; the best priority among them in *prio.
+ */
+static void cause_note(const cJSON *hits, const char *ns, const char *pod, const char *code,
+		       int cause, char *note, size_t n, enum hp_prio *prio)
+{
+	const char *first = pod_cause(hits, ns, pod), *seen[16];
+	size_t nseen = 0, len = 0, i;
+	const cJSON *h;
+
+	note[0] = '\0';
+	cJSON_ArrayForEach(h, hits) {
+		const char *c = hp_json_str(h, "code"), *why = hp_json_str(h, "cause");
+		int wrap = why && !strcmp(why, code);
+
+		if (!c || !same_pod(h, ns, pod) || !strcmp(c, code))
+			continue;
+		if (!wrap && !(cause && is_symptom(h) && first && !strcmp(first, code)))
+			continue;
+		for (i = 0; i < nseen && strcmp(seen[i], c); i++)
+			;
+		if (i < nseen || nseen == HP_ARRAY_LEN(seen))
+			continue;
+		seen[nseen++] = c;
+		if (prio_of(hp_json_str(h, "priority")) < *prio && !wrap)
+			*prio = prio_of(hp_json_str(h, "priority"));
+		if (wrap)
+			len += (size_t)snprintf(note + len, len < n ? n - len : 0, "%s%s ('%s')",
+						len ? ", " : "; it explains ", c,
+						hp_check_str(h, "pattern", "?"));
+		else
+			len += (size_t)snprintf(note + len, len < n ? n - len : 0, "%s%s",
+						len ? ", " : "; it explains ", c);
+	}
+}
+
+/* The instance type of the pod's node (the cluster's node list), or NULL. */
+static const char *type_of_iid(const struct hp_snapshot *snap, const char *iid)
+{
+	const cJSON *n;
+
+	cJSON_ArrayForEach(n, hp_json_arr(snap->root, "nodes")) {
+		const char *x = hp_json_str(n, "InstanceId");
+
+		if (iid && x && !strcmp(x, iid))
+			return hp_json_str(n, "InstanceType");
+	}
+	return NULL;
+}
+
+/* Whether the NCCL probe found the node without the aws-ofi-nccl plugin (1), with it (0), unknown (-1). */
+static int ofi_missing(const struct hp_snapshot *snap, const char *iid)
+{
+	struct hp_probe_iter it;
+	const cJSON *o;
+	cJSON *facts;
+	int r = -1;
+
+	if (!iid)
+		return -1;
+	if (!hp_probes_find(snap, "nccl_probes", iid, &it)) {
+		hp_probes_end(&it);
+		return -1;
+	}
+	facts = hp_probes_facts(&it);
+	o = hp_json_get(facts, "ofi_plugin");
+	if (cJSON_IsBool(cJSON_GetObjectItem(o, "found")))
+		r = !cJSON_IsTrue(cJSON_GetObjectItem(o, "found"));
+	cJSON_Delete(facts);
+	/* The store's entry the iterator unpacked is its own: given back here. */
+	hp_probes_end(&it);
+	return r;
+}
+
 /* The pod-log hits of one code, one result per pod. */
 static void emit_code(const struct hp_snapshot *snap, struct hp_emit *em, const cJSON *nccl,
 		      const char *code, const cJSON *hits)
 {
 	struct pod_hit *v = NULL;
-	size_t n = 0, alloc = 0, i;
+	size_t n = 0, alloc = 0, i, first = em->out->n, nexp = 0;
 	const cJSON *h;
 	enum hp_prio prio = HP_P2;
 	const char *section = NULL;
-	struct hp_nck_pods pods;
+	struct hp_nck_pods pods, expected;
+	int cause = 0;
 
 	cJSON_ArrayForEach(h, hits) {
 		char ns[256], pod[256], container[256];
 		int previous;
 
-		if (strcmp(hp_check_str(h, "code", ""), code) ||
+		if (strcmp(hp_check_str(h, "code", ""), code) || absorbed(h) ||
 		    !split_source(hp_check_str(h, "source", ""), ns, pod, container, &previous,
 				  sizeof(ns)))
 			continue;
+		cause |= is_cause(h);
 		for (i = 0; i < n; i++)
 			if (!strcmp(v[i].ns, ns) && !strcmp(v[i].pod, pod))
 				break;
@@ -139,8 +273,6 @@ static void emit_code(const struct hp_snapshot *snap, struct hp_emit *em, const 
 			v[i].prio = prio_of(hp_json_str(h, "priority"));
 		if (v[i].nhits < HP_ARRAY_LEN(v[i].hits))
 			v[i].hits[v[i].nhits++] = h;
-		if (prio_of(hp_json_str(h, "priority")) < prio)
-			prio = prio_of(hp_json_str(h, "priority"));
 		if (!section)
 			section = hp_json_str(h, "section");
 	}
@@ -148,8 +280,51 @@ static void emit_code(const struct hp_snapshot *snap, struct hp_emit *em, const 
 		free(v);
 		return;
 	}
+	/* The lines of the wrappers that took their cause from this code go with it. */
+	cJSON_ArrayForEach(h, hits) {
+		const char *why = hp_json_str(h, "cause");
+
+		if (!why || strcmp(why, code))
+			continue;
+		for (i = 0; i < n; i++)
+			if (same_pod(h, v[i].ns, v[i].pod) && v[i].nhits < HP_ARRAY_LEN(v[i].hits))
+				v[i].hits[v[i].nhits++] = h;
+	}
+	for (i = 0; i < n; i++) {
+		const cJSON *pod = find_pod(nccl, v[i].ns, v[i].pod);
+		const char *iid = pod ? hp_nck_node_iid(snap, hp_json_str(pod, "node")) : NULL;
+		const char *by = pod_cause(hits, v[i].ns, v[i].pod);
+		size_t len;
+
+		cause_note(hits, v[i].ns, v[i].pod, code, cause, v[i].note, sizeof(v[i].note),
+			   &v[i].prio);
+		len = strlen(v[i].note);
+		if (!cause && by && is_symptom(v[i].hits[0]))
+			snprintf(v[i].note + len, sizeof(v[i].note) - len, " (explained by %s in the same "
+				 "pod)", by);
+		len = strlen(v[i].note);
+		/* Sockets where the node has no plugin: the node check names the cause too. */
+		if ((!strcmp(code, "EFA_TCP_FALLBACK") || !strcmp(code, "OFI_LOAD_FAIL")) &&
+		    ofi_missing(snap, iid) == 1)
+			snprintf(v[i].note + len, sizeof(v[i].note) - len, "; node %s has no aws-ofi-nccl "
+				 "plugin (nccl.ofi-plugin)", iid);
+		/* A GPU's memory failed: what the node's own GPU checks say goes with it. */
+		if (!strcmp(code, "GPU_ECC"))
+			hp_nck_gpu_ecc_note(snap, iid, v[i].note + len, sizeof(v[i].note) - len);
+		/* Sockets are NCCL's transport on instance types without EFA (§ NC13). */
+		if (!strcmp(code, "EFA_TCP_FALLBACK") && iid &&
+		    hp_nccl_type_efa(snap, type_of_iid(snap, iid)) == 0) {
+			v[i].expected = 1;
+			nexp++;
+			continue;
+		}
+		if (v[i].prio < prio)
+			prio = v[i].prio;
+	}
 	pods = (struct hp_nck_pods)HP_NCK_PODS_INIT(prio == HP_P2 ? HP_TAG_WARN : HP_TAG_FAIL, prio,
 						    section ? section : "NC23");
+	expected = (struct hp_nck_pods)HP_NCK_PODS_INIT(HP_TAG_INFO, HP_PNONE,
+							section ? section : "NC23");
 	for (i = 0; i < n; i++) {
 		const cJSON *pod = find_pod(nccl, v[i].ns, v[i].pod);
 		cJSON *stand_in = NULL;
@@ -161,15 +336,38 @@ static void emit_code(const struct hp_snapshot *snap, struct hp_emit *em, const 
 			cJSON_AddStringToObject(stand_in, "name", v[i].pod);
 			pod = stand_in;
 		}
-		it = hp_nck_pods_add(&pods, snap, pod, v[i].container, "%s in %s/%s (%s%s): %s (%.0f "
-				     "line%s)", code, v[i].ns, v[i].pod, v[i].container,
-				     v[i].previous && !v[i].current ? ", previous log" :
-				     v[i].previous ? ", current and previous log" : "", meaning_of(code),
-				     v[i].count, v[i].count == 1 ? "" : "s");
+		if (v[i].expected)
+			it = hp_nck_pods_add(&expected, snap, pod, v[i].container, "%s in %s/%s (%s): NCCL "
+					     "uses its socket transport on %s, which has no EFA: expected "
+					     "there (%.0f line%s)", code, v[i].ns, v[i].pod, v[i].container,
+					     type_of_iid(snap, hp_nck_node_iid(snap, hp_json_str(pod, "node"))),
+					     v[i].count, v[i].count == 1 ? "" : "s");
+		else
+			it = hp_nck_pods_add(&pods, snap, pod, v[i].container, "%s in %s/%s (%s%s): %s (%.0f "
+					     "line%s)%s", code, v[i].ns, v[i].pod, v[i].container,
+					     v[i].previous && !v[i].current ? ", previous log" :
+					     v[i].previous ? ", current and previous log" : "",
+					     meaning_of(code), v[i].count, v[i].count == 1 ? "" : "s",
+					     v[i].note);
 		add_evidence(it, &v[i]);
 		cJSON_Delete(stand_in);
 	}
-	hp_nck_pods_emit(em, &pods, "%s in %zu pods: %s", code, n, meaning_of(code));
+	if (hp_nck_pods_count(&pods))
+		hp_nck_pods_emit(em, &pods, "%s in %zu pods: %s", code, n - nexp, meaning_of(code));
+	else
+		hp_nck_pods_emit(em, &pods, "%s", code);
+	/* A cause that explains something is listed before what it explains. */
+	for (i = first; cause && i < em->out->n; i++)
+		if (strstr(em->out->v[i].message, "; it explains "))
+			em->out->v[i].cause = 1;
+	if (nexp)
+		hp_nck_pods_emit(em, &expected, "%s in %zu pods: NCCL uses its socket transport on "
+				 "instance types without EFA: expected there", code, nexp);
+	else
+		hp_nck_pods_emit(em, &expected, "%s", code);
+	/* The pattern is the class of problem: two patterns on one node are two keys. */
+	for (i = first; i < em->out->n; i++)
+		hp_finding_class(&em->out->v[i], code);
 	free(v);
 }
 
@@ -223,9 +421,15 @@ static void run_logs(const struct hp_snapshot *snap, struct hp_emit *em)
 	cJSON_ArrayForEach(r, hp_json_arr(nccl, "log_reads")) {
 		const char *st = hp_check_str(r, "status", "?");
 
-		/* A previous container that is gone is no failure to read. */
+		/*
+		 * A previous container that is gone, or never was (the API server's
+		 * BadRequest "previous terminated container ... not found" for a pod
+		 * that failed without a restart), is no failure to read.
+		 */
 		if (!strcmp(st, "ok") || (cJSON_IsTrue(cJSON_GetObjectItem(r, "previous")) &&
-					  !strcmp(st, "not_found"))) {
+					  (!strcmp(st, "not_found") ||
+					   strstr(hp_check_str(r, "error", ""),
+						  "previous terminated container")))) {
 			read += !strcmp(st, "ok");
 			continue;
 		}
@@ -265,8 +469,24 @@ static void run_logs(const struct hp_snapshot *snap, struct hp_emit *em)
 		if (i == ncodes && ncodes < HP_ARRAY_LEN(codes))
 			codes[ncodes++] = code;
 	}
-	for (i = 0; i < ncodes; i++)
-		emit_code(snap, em, nccl, codes[i], hp_json_get(scan, "hits"));
+	/* Causes first, then what they explain (stable within each). */
+	{
+		const char *sorted[64];
+		size_t k = 0, pass;
+
+		for (pass = 0; pass < 2; pass++)
+			for (i = 0; i < ncodes; i++) {
+				int c = 0;
+
+				cJSON_ArrayForEach(h, hp_json_arr(scan, "hits"))
+					if (!strcmp(hp_check_str(h, "code", ""), codes[i]) && is_cause(h))
+						c = 1;
+				if (c == !pass)
+					sorted[k++] = codes[i];
+			}
+		for (i = 0; i < k; i++)
+			emit_code(snap, em, nccl, sorted[i], hp_json_get(scan, "hits"));
+	}
 	emit_markers(em, hp_json_get(scan, "markers"), "");
 	if (!ncodes && read)
 		hp_emit(em, HP_TAG_PASS, "No NCCL error pattern in the last %.0f lines of %zu container "
@@ -327,15 +547,28 @@ static void run_cloudwatch(const struct hp_snapshot *snap, struct hp_emit *em)
 		const char *code = hp_check_str(h, "code", "?"), *stream = hp_check_str(h, "source", "?");
 		enum hp_prio prio = prio_of(hp_json_str(h, "priority"));
 		const cJSON *e;
-		char node[32];
+		char node[32], note[600] = "";
+		const char *iid = stream_node(stream, node, sizeof(node));
 		struct hp_finding *f;
 
 		nhits++;
+		/* A wrapper that took its cause from another line is told with that line's hit. */
+		if (absorbed(h))
+			continue;
+		hp_nck_hit_note(snap, scan, code, stream, iid, note, sizeof(note));
+		/* Sockets on an instance type without EFA are NCCL's transport there (§ NC13). */
+		if (!strcmp(code, "EFA_TCP_FALLBACK") && iid &&
+		    hp_nccl_type_efa(snap, type_of_iid(snap, iid)) == 0) {
+			hp_emitx(em, HP_TAG_INFO, HP_PNONE, hp_check_str(h, "section", "NC23"), iid,
+				 "%s in CloudWatch stream %s: NCCL uses its socket transport on %s, which has "
+				 "no EFA: expected there", code, stream, type_of_iid(snap, iid));
+			continue;
+		}
 		f = hp_emitx(em, prio == HP_P2 ? HP_TAG_WARN : HP_TAG_FAIL, prio,
-			     hp_check_str(h, "section", "NC23"), stream_node(stream, node, sizeof(node)),
-			     "%s in CloudWatch stream %s: %s (%.0f event line%s in the last %s)", code,
+			     hp_check_str(h, "section", "NC23"), iid,
+			     "%s in CloudWatch stream %s: %s (%.0f event line%s in the last %s)%s", code,
 			     stream, meaning_of(code), hp_json_num(h, "count", 0),
-			     hp_json_num(h, "count", 0) == 1 ? "" : "s", win);
+			     hp_json_num(h, "count", 0) == 1 ? "" : "s", win, note);
 		cJSON_ArrayForEach(e, hp_json_arr(h, "evidence"))
 			if (cJSON_IsString(e)) {
 				char line[400];

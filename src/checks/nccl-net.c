@@ -216,18 +216,15 @@ static void judge_service(const struct hp_snapshot *snap, struct hp_emit *em, co
 
 static void run_service(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL), *err;
+	const cJSON *nccl = hp_nck_kube(snap, NULL);
 	struct hp_nck_jobs jobs;
 	size_t i;
 
 	if (!nccl)
 		return;
-	if ((err = hp_json_get(nccl, "errors.services"))) {
-		hp_emit(em, HP_TAG_WARN, "Cannot list Services (%s): %s; the headless Service is not "
-			"checked", hp_check_str(err, "status", "error"),
-			hp_check_str(err, "message", "no message"));
+	if (hp_nck_read_failed(nccl, em, "services", "Services",
+			       "the headless Service is not checked"))
 		return;
-	}
 	hp_nck_jobs(nccl, &jobs);
 	for (i = 0; i < jobs.n; i++)
 		judge_service(snap, em, nccl, &jobs.v[i]);
@@ -370,17 +367,15 @@ static void judge_policies(struct hp_emit *em, const cJSON *nccl, const struct h
 
 static void run_policy(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL), *err;
+	const cJSON *nccl = hp_nck_kube(snap, NULL);
 	struct hp_nck_jobs jobs;
 	size_t i;
 
 	if (!nccl)
 		return;
-	if ((err = hp_json_get(nccl, "errors.networkpolicies"))) {
-		hp_emit(em, HP_TAG_WARN, "Cannot list NetworkPolicies (%s): %s; they are not checked",
-			hp_check_str(err, "status", "error"), hp_check_str(err, "message", "no message"));
+	if (hp_nck_read_failed(nccl, em, "networkpolicies", "NetworkPolicies",
+			       "they are not checked"))
 		return;
-	}
 	hp_nck_jobs(nccl, &jobs);
 	for (i = 0; i < jobs.n; i++)
 		judge_policies(em, nccl, &jobs.v[i]);

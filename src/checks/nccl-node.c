@@ -596,6 +596,7 @@ static void report_distinct(struct hp_emit *em, const struct distinct *d, const 
 	(*problems)++;
 	f = hp_emit(em, HP_TAG_WARN, "%s versions differ across the %zu probed nodes: %zu versions",
 		    what, nodes, d->n);
+	hp_finding_class(f, what);   /* one key per kind of version */
 	for (i = 0; i < d->n; i++) {
 		snprintf(line, sizeof(line), "%s on %zu node%s (e.g. %s)", d->v[i], d->count[i],
 			 d->count[i] == 1 ? "" : "s", d->first_node[i]);

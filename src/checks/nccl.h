@@ -22,6 +22,14 @@ const cJSON *hp_nck_data(const struct hp_snapshot *snap);
  * saying why not; the checks then emit nothing (nccl.job says it once).
  */
 const cJSON *hp_nck_kube(const struct hp_snapshot *snap, const char **why);
+/*
+ * The guard of a check that reads one kubectl list of nccl (what:
+ * "pods", "daemonsets", ...): when that read failed (errors.<what>), a
+ * WARN "Cannot list <title> (<status>): <message>; <unchecked>" and 1;
+ * else 0.
+ */
+int hp_nck_read_failed(const cJSON *nccl, struct hp_emit *em, const char *what, const char *title,
+		       const char *unchecked);
 
 /* One training job: the pods that share a job label in one namespace. */
 struct hp_nck_job {
@@ -70,6 +78,22 @@ void hp_nck_pod_vars(struct hp_finding *f, const cJSON *pod, const char *contain
 
 /* The instance id behind a Kubernetes node name, or NULL. */
 const char *hp_nck_node_iid(const struct hp_snapshot *snap, const char *node_name);
+
+/*
+ * For a GPU_ECC log line on node iid: what that node's GPU checks found
+ * (node.gpu-ecc's uncorrectable counters from the node probe), as
+ * "; node.gpu-ecc on i-…: …" into out, so the finding names the node's
+ * hardware view beside the log line. iid NULL: the line's node is unknown.
+ */
+void hp_nck_gpu_ecc_note(const struct hp_snapshot *snap, const char *iid, char *out, size_t n);
+
+/*
+ * The note after a log hit of pattern code from source: the wrapper hits
+ * of scan whose cause it is ("; it explains CODE ('pattern'), …"), then for
+ * GPU_ECC the node's own counters (hp_nck_gpu_ecc_note), into out.
+ */
+void hp_nck_hit_note(const struct hp_snapshot *snap, const cJSON *scan, const char *code,
+		     const char *source, const char *iid, char *out, size_t n);
 
 #endif
 

@@ -341,8 +341,10 @@ static void run_vpc(const struct hp_snapshot *snap, struct hp_emit *em)
 		else if (!err || strcmp(hp_check_str(err, "class", ""), "not_found"))
 			unread++;  /* never read: neither in the VPC nor missing */
 		else if (err && !strcmp(hp_check_str(err, "class", ""), "not_found"))
-			hp_emit(em, HP_TAG_FAIL, "Subnet %s named in the cluster configuration does not "
-				"exist (%s)", id->valuestring, hp_check_str(err, "code", "not found"));
+			hp_finding_var(hp_emit(em, HP_TAG_FAIL, "Subnet %s named in the cluster "
+					       "configuration does not exist (%s)", id->valuestring,
+					       hp_check_str(err, "code", "not found")),
+				       "SUBNET_ID", id->valuestring);
 	}
 	vpcs = cluster_vpcs(net);
 	if (subnets && cJSON_GetArraySize(vpcs) > 1) {
@@ -375,10 +377,12 @@ static void run_vpc(const struct hp_snapshot *snap, struct hp_emit *em)
 		}
 		groups++;
 		if (cJSON_GetArraySize(vpcs) == 1 && strcmp(sv, cJSON_GetArrayItem(vpcs, 0)->valuestring)) {
-			hp_emit(em, HP_TAG_FAIL, "Security group %s is in %s but the cluster %s in %s — "
-				"use a group of the subnets' VPC", id->valuestring, sv,
-				subnets ? "subnets are" : "other groups are",
-				cJSON_GetArrayItem(vpcs, 0)->valuestring);
+			hp_finding_var(hp_emit(em, HP_TAG_FAIL, "Security group %s is in %s but the "
+					       "cluster %s in %s — use a group of the subnets' VPC",
+					       id->valuestring, sv,
+					       subnets ? "subnets are" : "other groups are",
+					       cJSON_GetArrayItem(vpcs, 0)->valuestring),
+				       "SG_ID", id->valuestring);
 			bad = 1;
 		}
 	}
@@ -432,9 +436,11 @@ static void run_dns(const struct hp_snapshot *snap, struct hp_emit *em)
 			if (cJSON_IsTrue(val))
 				on++;
 			else
-				hp_emit(em, HP_TAG_FAIL, "VPC %s has %s off — node hostnames, in-cluster "
-					"service names and Slurm node names will not resolve",
-					v->valuestring, attrs[i]);
+				hp_finding_var(hp_emit(em, HP_TAG_FAIL, "VPC %s has %s off — node "
+						       "hostnames, in-cluster service names and Slurm "
+						       "node names will not resolve", v->valuestring,
+						       attrs[i]),
+					       "VPC_ID", v->valuestring);
 		}
 		if (known == 2 && on == 2)
 			hp_emit(em, HP_TAG_PASS, "VPC %s: enableDnsSupport and enableDnsHostnames are on",
@@ -444,6 +450,21 @@ static void run_dns(const struct hp_snapshot *snap, struct hp_emit *em)
 }
 
 /* ---------------------------------------------------------------- § B.3 */
+
+/* The subnet, its route table and its VPC: what a routing finding is about. */
+static void route_vars(struct hp_finding *f, const cJSON *net, const char *subnet,
+		       const struct route *r)
+{
+	const char *vpc = hp_json_str(member(net, "subnets", subnet), "vpcId");
+
+	if (!f)
+		return;
+	hp_finding_var(f, "SUBNET_ID", subnet);
+	if (r->rtb)
+		hp_finding_var(f, "ROUTE_TABLE_ID", r->rtb);
+	if (vpc)
+		hp_finding_var(f, "VPC_ID", vpc);
+}
 
 static void run_routing(const struct hp_snapshot *snap, struct hp_emit *em)
 {
@@ -477,9 +498,10 @@ static void run_routing(const struct hp_snapshot *snap, struct hp_emit *em)
 				r.target, via);
 			break;
 		case EG_IGW:
-			hp_emit(em, HP_TAG_FAIL, "Subnet %s sends 0.0.0.0/0 to internet gateway %s (%s): "
-				"HyperPod supports private subnets only — route it through a NAT gateway",
-				label, r.target, via);
+			route_vars(hp_emit(em, HP_TAG_FAIL, "Subnet %s sends 0.0.0.0/0 to internet "
+					   "gateway %s (%s): HyperPod supports private subnets only — "
+					   "route it through a NAT gateway", label, r.target, via),
+				   net, id->valuestring, &r);
 			break;
 		case EG_VPCE:
 			HP_CHECK_INFO(em, "Subnet %s: default route to VPC endpoint %s (%s) — "
@@ -491,9 +513,10 @@ static void run_routing(const struct hp_snapshot *snap, struct hp_emit *em)
 				      "depends on what lies behind it", label, r.what, r.target, via);
 			break;
 		case EG_BLACKHOLE:
-			hp_emit(em, HP_TAG_WARN, "Subnet %s: the default route to %s %s (%s) is a "
-				"blackhole — its target no longer exists, so nodes have no way out",
-				label, r.what, r.target, via);
+			route_vars(hp_emit(em, HP_TAG_WARN, "Subnet %s: the default route to %s %s "
+					   "(%s) is a blackhole — its target no longer exists, so nodes "
+					   "have no way out", label, r.what, r.target, via),
+				   net, id->valuestring, &r);
 			break;
 		case EG_NONE:
 			if (!hp_json_arr(net, "vpc_endpoints"))
@@ -509,6 +532,7 @@ static void run_routing(const struct hp_snapshot *snap, struct hp_emit *em)
 					     missing.buf);
 				if (notes.len)
 					hp_finding_evidence(f, notes.buf);
+				route_vars(f, net, id->valuestring, &r);
 			}
 			break;
 		}
@@ -588,6 +612,7 @@ static void endpoints_in(const struct hp_snapshot *snap, struct hp_emit *em, con
 				     vpc, missing.buf, known_routes ? "" : " (routes unknown)");
 		if (notes.len)
 			hp_finding_evidence(f, notes.buf);
+		hp_finding_var(f, "VPC_ID", vpc);
 	}
 	if (present.len)
 		hp_emit(em, HP_TAG_PASS, "VPC endpoints in %s: %s", vpc, present.buf);
@@ -632,12 +657,16 @@ static void run_subnet_ips(const struct hp_snapshot *snap, struct hp_emit *em)
 			continue;
 		subnet_label(net, id->valuestring, label, sizeof(label));
 		if (free_ips < IPS_FAIL) {
-			hp_emitx(em, HP_TAG_FAIL, HP_P1, NULL, NULL, "Subnet %s has only %.0f free IP "
-				 "address%s — new and replacement nodes cannot get addresses", label,
-				 free_ips, free_ips == 1 ? "" : "es");
+			hp_finding_var(hp_emitx(em, HP_TAG_FAIL, HP_P1, NULL, NULL, "Subnet %s has "
+						"only %.0f free IP address%s — new and replacement "
+						"nodes cannot get addresses", label, free_ips,
+						free_ips == 1 ? "" : "es"),
+				       "SUBNET_ID", id->valuestring);
 		} else if (free_ips < IPS_WARN) {
-			hp_emitx(em, HP_TAG_WARN, HP_P2, NULL, NULL, "Subnet %s has %.0f free IP addresses "
-				 "(fewer than %d) — consider a larger subnet", label, free_ips, IPS_WARN);
+			hp_finding_var(hp_emitx(em, HP_TAG_WARN, HP_P2, NULL, NULL, "Subnet %s has "
+						"%.0f free IP addresses (fewer than %d) — consider a "
+						"larger subnet", label, free_ips, IPS_WARN),
+				       "SUBNET_ID", id->valuestring);
 		} else {
 			snprintf(text, sizeof(text), "%s: %.0f free", label, free_ips);
 			cJSON_AddItemToArray(fine, cJSON_CreateString(text));
@@ -829,7 +858,8 @@ static void run_capacity(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *net = hp_snapshot_get(snap, "network"), *offerings = hp_json_get(net, "offerings");
 	const cJSON *cluster = hp_snapshot_get(snap, "cluster"), *g;
-	struct hp_finding *ok = NULL;
+	struct hp_buf passed = HP_BUF_INIT(HP_MAX_LINE), names = HP_BUF_INIT(HP_MAX_LINE);
+	int groups = 0, good_groups = 0;
 
 	if (!cJSON_IsObject(offerings))
 		return;
@@ -842,6 +872,7 @@ static void run_capacity(const struct hp_snapshot *snap, struct hp_emit *em)
 		const char *ec2;
 		cJSON *seen = cJSON_CreateArray();
 
+		groups++;
 		if (!type)
 			goto next;
 		ec2 = hp_starts_with(type, "ml.") ? type + 3 : type;
@@ -879,10 +910,9 @@ static void run_capacity(const struct hp_snapshot *snap, struct hp_emit *em)
 				HP_CHECK_INFO(em, "Instance group '%s' (%s): not offered in %s; nodes can "
 					      "launch only in %s", name, type, bad.buf, good.buf);
 			snprintf(line, sizeof(line), "%s (%s): %s", name, type, good.buf);
-			if (!ok)
-				ok = hp_emit(em, HP_TAG_PASS, "Every instance type is offered in a zone of "
-					     "its subnets");
-			hp_finding_evidence(ok, line);
+			hp_buf_printf(&passed, "%s%s", passed.len ? "\n" : "", line);
+			hp_buf_printf(&names, "%s'%s'", names.len ? ", " : "", name);
+			good_groups++;
 		}
 next:
 		cJSON_Delete(seen);
@@ -891,6 +921,27 @@ next:
 		hp_buf_release(&where);
 		hp_buf_release(&bad);
 	}
+	/*
+	 * An all-clear only when every group was judged and passed; otherwise
+	 * the groups that passed, by name (a FAIL above, or a group without
+	 * offering data, is no "every").
+	 */
+	if (good_groups) {
+		struct hp_finding *ok;
+		char *line, *save = NULL;
+
+		if (good_groups == groups)
+			ok = hp_emit(em, HP_TAG_PASS, "Every instance type is offered in a zone of its "
+				     "subnets");
+		else
+			ok = hp_emit(em, HP_TAG_PASS, "Offered in a zone of its subnets: %d of %d instance "
+				     "group%s (%s)", good_groups, groups, groups == 1 ? "" : "s",
+				     names.buf);
+		for (line = strtok_r(passed.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			hp_finding_evidence(ok, line);
+	}
+	hp_buf_release(&passed);
+	hp_buf_release(&names);
 }
 
 HP_CHECK(network_vpc, HP_GROUP_VPC, 40,

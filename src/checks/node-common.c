@@ -11,6 +11,7 @@
  * a node id in a class, not a message.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +22,38 @@
 #include "fold.h"
 #include "node.h"
 
-/* Results alike: same tag, priority, section and stem. */
+/* Result rows held by every walk under way, and the most ever held (hp_node_rows_peak). */
+static atomic_size_t rows_now, rows_peak;
+
+size_t hp_node_rows_peak(void)
+{
+	return atomic_load(&rows_peak);
+}
+
+static void rows_add(void)
+{
+	size_t now = atomic_fetch_add(&rows_now, 1) + 1, peak = atomic_load(&rows_peak);
+
+	while (now > peak && !atomic_compare_exchange_weak(&rows_peak, &peak, now))
+		;
+}
+
+/*
+ * Results alike: same tag, priority, section and stem. What a class's fold
+ * keeps of a result only shrinks as the class grows (hp_fold_keeps), so
+ * its results that keep a line or more all come before those that keep
+ * only their node: the first are node_say rows of the results, the others
+ * just the node's id, here, in the order they came. A pass that holds
+ * every on-node check's results until the last node is judged then costs
+ * a pointer per node and check, not a row.
+ */
 struct say_class {
 	enum hp_tag tag;
 	enum hp_prio prio;
 	char *section;   /* NULL: the check's own */
 	char *stem;
 	size_t n;        /* results so far */
+	HP_ARRAY(const char *) only_nodes; /* the process-wide ids (hp_finding_id_ref) */
 };
 
 struct node_say {
@@ -43,6 +69,7 @@ struct node_results {
 	struct node_say *v;
 	size_t n, alloc;
 	HP_ARRAY(struct say_class) classes;
+	struct node_say node_only; /* what hp_node_say hands back for a node-only result */
 };
 
 static int tag_rank(enum hp_tag t)
@@ -89,12 +116,20 @@ struct node_say *hp_node_say(struct node_ctx *c, enum hp_tag tag, enum hp_prio p
 	if (tag != HP_TAG_FAIL && tag != HP_TAG_WARN)
 		prio = HP_PNONE;
 	k = class_of(r, tag, prio, section, stem);
+	if (hp_fold_keeps(tag, r->classes.v[k].n) == HP_FOLD_KEEP_NODE) {
+		r->classes.v[k].n++;
+		hp_array_append(&r->classes.v[k].only_nodes, hp_finding_id_ref(c->id));
+		/* Evidence and values of a node-only result are not kept (hp_node_evidence). */
+		memset(&r->node_only, 0, sizeof(r->node_only));
+		r->node_only.cls = k;
+		r->node_only.keep = HP_FOLD_KEEP_NODE;
+		return &r->node_only;
+	}
 	s = hp_array_push(r);
+	rows_add();
 	s->cls = k;
 	s->keep = hp_fold_keeps(tag, r->classes.v[k].n++);
 	s->node = hp_finding_id_ref(c->id);
-	if (s->keep == HP_FOLD_KEEP_NODE)
-		return s;
 	va_start(ap, fmt);
 	if (hp_buf_vaddf(&msg, fmt, ap))
 		hp_buf_puts(&msg, "(message too long)");
@@ -160,6 +195,8 @@ static void emit_class(struct hp_emit *em, const struct node_results *r, size_t 
 			if (e->string && cJSON_IsString(e))
 				hp_fold_var(it, e->string, e->valuestring);
 	}
+	for (i = 0; i < c->only_nodes.n; i++)
+		hp_fold_add_node(&fold, c->only_nodes.v[i]);
 	hp_fold_emit(em, &fold, "%s on %zu nodes", c->stem, c->n);
 }
 
@@ -189,10 +226,12 @@ static void results_release(struct node_results *r)
 		cJSON_Delete(r->v[i].evidence);
 		cJSON_Delete(r->v[i].vars);
 	}
+	atomic_fetch_sub(&rows_now, r->n);
 	hp_array_release(r);
 	for (i = 0; i < r->classes.n; i++) {
 		free(r->classes.v[i].section);
 		free(r->classes.v[i].stem);
+		hp_array_release(&r->classes.v[i].only_nodes);
 	}
 	hp_array_release(&r->classes);
 }
@@ -220,19 +259,28 @@ static const cJSON *type_info_of(const struct hp_snapshot *snap, const char *typ
 	return cJSON_GetObjectItemCaseSensitive(types, type);
 }
 
-/* The walk of one probe's entries (key "probes" or "nccl_probes"). */
-static void each_in(const struct hp_snapshot *snap, struct hp_emit *em, int nccl,
-		    void (*judge)(struct node_ctx *c))
+/*
+ * The walk of one probe's entries (key "probes" or "nccl_probes") for n
+ * judges at once: each probed node's entry is found and its facts decoded
+ * once, and every judge is handed a copy of the same node context; judge i
+ * collects its results apart and they are emitted through ems[i] after
+ * the last node, so each check's findings come out as if it had walked the
+ * nodes alone.
+ */
+static void each_in(const struct hp_snapshot *snap, int nccl, size_t n,
+		    void (*const *judges)(struct node_ctx *c), struct hp_emit *ems, double *secs)
 {
 	const char *key = nccl ? "nccl_probes" : "probes";
 	const cJSON *probes = hp_json_get(snap->root, key), *p;
-	struct node_results out = { 0 };
+	struct node_results *out;
 	const char *orch = orchestrator_of(snap);
 	struct hp_probe_iter it;
+	size_t i;
 
 	/* Entries of the document's member (an object) or of the snapshot's probe store. */
-	if (probes ? !cJSON_IsObject(probes) : !hp_probes_stored(snap, key))
+	if (!n || (probes ? !cJSON_IsObject(probes) : !hp_probes_stored(snap, key)))
 		return;
+	out = xcalloc(n, sizeof(*out));
 	for (p = hp_probes_first(snap, key, &it); p; p = hp_probes_next(&it)) {
 		const char *state = hp_json_str(p, "state");
 		struct node_ctx c;
@@ -249,7 +297,6 @@ static void each_in(const struct hp_snapshot *snap, struct hp_emit *em, int nccl
 		c.type = hp_check_str(p, "instance_type", NULL);
 		c.type_info = type_info_of(snap, c.type);
 		c.entry = p;
-		c.out = &out;
 		if (nccl) {
 			struct hp_probe_iter nit;
 			const cJSON *np = hp_probes_find(snap, "probes", c.id, &nit);
@@ -271,24 +318,105 @@ static void each_in(const struct hp_snapshot *snap, struct hp_emit *em, int nccl
 			else if (hp_node_unit_loaded(&c, "slurmd") || hp_node_unit_loaded(&c, "slurmctld"))
 				c.orchestrator = "Slurm";
 		}
-		judge(&c);
+		for (i = 0; i < n; i++) {
+			struct node_ctx mine = c;
+			double t0 = secs ? hp_check_clock() : 0;
+
+			mine.out = &out[i];
+			judges[i](&mine);
+			if (secs)
+				secs[i] += hp_check_clock() - t0;
+		}
 		cJSON_Delete(facts);
 		cJSON_Delete(node_facts);
 	}
-	flush(em, &out);
-	results_release(&out);
+	for (i = 0; i < n; i++) {
+		flush(&ems[i], &out[i]);
+		results_release(&out[i]);
+	}
+	free(out);
 }
 
 void hp_node_each(const struct hp_snapshot *snap, struct hp_emit *em,
 		  void (*judge)(struct node_ctx *c))
 {
-	each_in(snap, em, 0, judge);
+	each_in(snap, 0, 1, &judge, em, NULL);
 }
 
 void hp_node_each_nccl(const struct hp_snapshot *snap, struct hp_emit *em,
 		       void (*judge)(struct node_ctx *c))
 {
-	each_in(snap, em, 1, judge);
+	each_in(snap, 1, 1, &judge, em, NULL);
+}
+
+void hp_node_pass(const struct hp_snapshot *snap, enum hp_probe_source source,
+		  const struct hp_check *const *checks, size_t n, struct hp_findings *outs,
+		  double *secs)
+{
+	void (**judges)(struct node_ctx *c) = xcalloc(n ? n : 1, sizeof(*judges));
+	struct hp_emit *ems = xcalloc(n ? n : 1, sizeof(*ems));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		judges[i] = checks[i]->each_node;
+		ems[i].check = checks[i];
+		ems[i].out = &outs[i];
+	}
+	each_in(snap, source == HP_SOURCE_NCCL_PROBE, n, judges, ems, secs);
+	free(judges);
+	free(ems);
+}
+
+int hp_checks_node_first_fail(const cJSON *instance_types, const char *orchestrator,
+			      const char *id, const cJSON *entry, const cJSON *facts, char *out,
+			      size_t n)
+{
+	const char *type = hp_check_str(entry, "instance_type", NULL), *best_id = NULL;
+	char *best_msg = NULL;
+	int best_prio = HP_PNONE + 1;
+	size_t i, k;
+
+	if (!id || !cJSON_IsObject(entry) || !cJSON_IsObject(facts))
+		return 0;
+	for (i = 0; i < hp_checks_count; i++) {
+		const struct hp_check *chk = hp_checks[i];
+		struct node_results r;
+		struct node_ctx c;
+
+		if (!chk->each_node || chk->source != HP_SOURCE_NODE_PROBE)
+			continue;
+		memset(&r, 0, sizeof(r));
+		memset(&c, 0, sizeof(c));
+		c.id = id;
+		snprintf(c.who, sizeof(c.who), "node %.60s", c.id);
+		c.type = type;
+		c.type_info = NULL;
+		if (type && cJSON_IsObject(instance_types))
+			c.type_info = cJSON_GetObjectItemCaseSensitive(instance_types,
+								   type + (hp_starts_with(type, "ml.") ? 3 : 0));
+		c.orchestrator = orchestrator ? orchestrator : "Unknown";
+		c.entry = entry;
+		c.facts = c.node_facts = facts;
+		c.out = &r;
+		chk->each_node(&c);
+		/* One node: every result is its first of its class, so each keeps its message. */
+		for (k = 0; k < r.n; k++) {
+			const struct say_class *cl = &r.classes.v[r.v[k].cls];
+
+			if (cl->tag != HP_TAG_FAIL || !r.v[k].msg || (int)cl->prio >= best_prio)
+				continue;
+			best_prio = (int)cl->prio;
+			best_id = chk->id;
+			free(best_msg);
+			best_msg = xstrdup(r.v[k].msg);
+		}
+		results_release(&r);
+	}
+	if (!best_msg)
+		return 0;
+	snprintf(out, n, "%s: %s", best_id, best_msg);
+	free(best_msg);
+	return 1;
 }
 
 int hp_node_type_gpus(const struct node_ctx *c)

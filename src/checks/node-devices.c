@@ -202,6 +202,85 @@ static void judge_imds(struct node_ctx *c)
 			    "IMDS reachable from %s (IMDSv2, instance type %.40s)", c->who, type);
 }
 
+/* "x8 of x16 at 16.0 of 32.0 GT/s" for a link, unknown parts as "?". */
+static void link_text(const cJSON *l, char *out, size_t n)
+{
+	double cw = hp_json_num(l, "cur_width", -1), mw = hp_json_num(l, "max_width", -1);
+	double cs = hp_json_num(l, "cur_speed", -1), ms = hp_json_num(l, "max_speed", -1);
+	char a[16] = "?", b[16] = "?", c[16] = "?", d[16] = "?";
+
+	if (cw > 0)
+		snprintf(a, sizeof(a), "%.0f", cw);
+	if (mw > 0)
+		snprintf(b, sizeof(b), "%.0f", mw);
+	if (cs > 0)
+		snprintf(c, sizeof(c), "%.1f", cs);
+	if (ms > 0)
+		snprintf(d, sizeof(d), "%.1f", ms);
+	snprintf(out, n, "x%s of x%s at %s of %s GT/s", a, b, c, d);
+}
+
+static void judge_pcie_link(struct node_ctx *c)
+{
+	const cJSON *links = hp_json_arr(c->facts, "pci_links"), *l;
+	struct hp_buf narrow = HP_BUF_INIT(HP_MAX_LINE), slow = HP_BUF_INIT(HP_MAX_LINE),
+		      unread = HP_BUF_INIT(HP_MAX_LINE);
+	int n = 0, nnarrow = 0, nslow = 0, nunread = 0, slow_efa = 0;
+
+	if (!links || !cJSON_GetArraySize(links))
+		goto out;
+	cJSON_ArrayForEach(l, links) {
+		double cw = hp_json_num(l, "cur_width", -1), mw = hp_json_num(l, "max_width", -1);
+		double cs = hp_json_num(l, "cur_speed", -1), ms = hp_json_num(l, "max_speed", -1);
+		const char *kind = hp_check_str(l, "kind", "device"), *pci = hp_check_str(l, "pci", "?");
+		char text[96];
+
+		n++;
+		link_text(l, text, sizeof(text));
+		if (cw <= 0 || mw <= 0 || cs <= 0 || ms <= 0) {
+			nunread++;
+			hp_buf_printf(&unread, "%s%s %.16s", unread.len ? ", " : "", kind, pci);
+		}
+		if (cw > 0 && mw > 0 && cw < mw) {
+			nnarrow++;
+			hp_buf_printf(&narrow, "%s%s %.16s (%s)", narrow.len ? ", " : "", kind, pci, text);
+		} else if (cs > 0 && ms > 0 && cs < ms) {
+			nslow++;
+			slow_efa |= !strcmp(kind, "EFA device");
+			hp_buf_printf(&slow, "%s%s %.16s (%s)", slow.len ? ", " : "", kind, pci, text);
+		}
+	}
+	if (nnarrow)
+		hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "PCIe link trained narrower than its maximum",
+			    "PCIe link narrower than the device supports on %s: %s; the link lost lanes "
+			    "(a seating, riser or retimer fault), so transfers to and from the device run "
+			    "at a fraction of their bandwidth", c->who, narrow.buf);
+	if (nslow) {
+		if (slow_efa)
+			hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, "PCIe link slower than its maximum",
+					"PCIe link slower than the device supports on %s: %s; read it again "
+					"under load: a link that stays below its maximum speed trained down",
+					c->who, slow.buf);
+		else
+			hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "GPU PCIe link below maximum speed",
+					"GPU PCIe link below its maximum speed on %s: %s; idle GPUs lower "
+					"their link speed to save power, so only a link that stays slow "
+					"under load has trained down", c->who, slow.buf);
+	}
+	if (nunread)
+		hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", "PCIe link state not readable",
+			    "PCIe link state not readable in sysfs on %s for %d device%s (%s); their "
+			    "links are not judged", c->who, nunread, nunread == 1 ? "" : "s", unread.buf);
+	else if (!nnarrow && !nslow)
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "PCIe links at full width and speed",
+			    "PCIe links of %d GPU and EFA device%s on %s at their full width and speed",
+			    n, n == 1 ? "" : "s", c->who);
+out:
+	hp_buf_release(&narrow);
+	hp_buf_release(&slow);
+	hp_buf_release(&unread);
+}
+
 HP_CHECK(node_neuron, HP_GROUP_ONNODE, 260,
 	 .id = "node.neuron", .section = "G.2", .prio = HP_P0, .each_node = judge_neuron);
 HP_CHECK(node_efa, HP_GROUP_ONNODE, 270,
@@ -210,3 +289,5 @@ HP_CHECK(node_net_errors, HP_GROUP_ONNODE, 280,
 	 .id = "node.net-errors", .section = "A.2", .prio = HP_P2, .each_node = judge_netdev);
 HP_CHECK(node_imds, HP_GROUP_ONNODE, 290,
 	 .id = "node.imds", .section = "B.1", .prio = HP_P1, .each_node = judge_imds);
+HP_CHECK(node_pcie_link, HP_GROUP_ONNODE, 275,
+	 .id = "node.pcie-link", .section = "G.4", .prio = HP_P1, .each_node = judge_pcie_link);

@@ -1,7 +1,9 @@
 /*
  * On-node NVIDIA GPU checks: GPU count against the instance type (or the
- * PCI functions when the type is unknown), Xids classified after NVIDIA's
- * Xid catalog (application Xids are not hardware failures), ECC counters
+ * PCI functions when the type is unknown), Xids judged by the driver's own
+ * words where it prints them ("Nonfatal", "Fatal", "caused by previous Xid
+ * N"), else classified after NVIDIA's Xid catalog (application Xids are not
+ * hardware failures), ECC counters
  * (volatile uncorrectable fails; lifetime counts are history), row-remap
  * failure and pending state, the driver's recovery action, hardware clock
  * throttling, and DCGM health. Nodes without GPUs are left alone.
@@ -233,9 +235,18 @@ static const struct xid_class *xid_class(int xid)
 	return NULL;
 }
 
-/* One code's lines on this node: count, GPUs (PCI), latest time, a sample. */
+/* The driver's own verdict on an Xid line: none printed, "Nonfatal", "Fatal". */
+enum xid_sev { XID_SEV_NONE, XID_SEV_NONFATAL, XID_SEV_FATAL };
+
+/*
+ * One code's lines on this node, told apart by the driver's verdict and
+ * by the earlier Xid it names as the cause: count, GPUs (PCI), latest
+ * time, a sample.
+ */
 struct xid_seen {
 	int xid;
+	enum xid_sev sev;
+	int cause; /* "caused by previous Xid N", else 0 */
 	int n;
 	double latest;
 	char pcis[160];
@@ -252,7 +263,76 @@ static void add_pci(struct xid_seen *x, const char *pci)
 	snprintf(x->pcis + len, sizeof(x->pcis) - len, "%s%s", len ? ", " : "", pci);
 }
 
-static void say_xid(struct node_ctx *c, const struct xid_seen *x)
+/* The class name of a code, for messages: "NVLink error", or "not in hpnode's table". */
+static const char *xid_name(int xid)
+{
+	const struct xid_class *k = xid_class(xid);
+
+	return k ? k->name : "not in hpnode's Xid table";
+}
+
+/* Whether this node's log holds lines of Xid code (any verdict, any cause). */
+static int xid_logged(const struct xid_seen *seen, size_t n, int xid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (seen[i].xid == xid && !seen[i].cause)
+			return 1;
+	return 0;
+}
+
+/* An Xid the driver called non-fatal or fatal in its own line: that word decides. */
+static struct node_say *say_xid_verdict(struct node_ctx *c, const struct xid_seen *x,
+					const char *when)
+{
+	const struct xid_class *k = xid_class(x->xid);
+	const char *gpu = *x->pcis ? x->pcis : "unknown GPU";
+	char stem[96];
+
+	if (x->sev == XID_SEV_NONFATAL) {
+		snprintf(stem, sizeof(stem), "GPU Xid %d reported non-fatal by the driver", x->xid);
+		return hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, stem,
+				   "GPU Xid %d (%s) on %s: %d since boot on %s, latest %s; the driver "
+				   "reports it Nonfatal (corrected, work went on): no reboot needed, "
+				   "watch for it recurring or turning Fatal", x->xid, xid_name(x->xid),
+				   c->who, x->n, gpu, when);
+	}
+	snprintf(stem, sizeof(stem), "GPU Xid %d reported fatal by the driver", x->xid);
+	return hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, stem,
+			   "GPU Xid %d (%s) on %s: %d since boot on %s, latest %s; the driver "
+			   "reports it Fatal: %s", x->xid, xid_name(x->xid), c->who, x->n, gpu, when,
+			   k && k->tag == HP_TAG_FAIL ? k->action :
+			   "reboot the node to reset the GPU; replace it if it recurs");
+}
+
+/* An Xid the driver raised because of an earlier one: it carries that cause. */
+static struct node_say *say_xid_caused(struct node_ctx *c, const struct xid_seen *x,
+				       const char *when, int cause_logged)
+{
+	const char *gpu = *x->pcis ? x->pcis : "unknown GPU";
+	char stem[112];
+
+	if (cause_logged) {
+		snprintf(stem, sizeof(stem), "Xid %d caused by Xid %d", x->xid, x->cause);
+		return hp_node_say(c, HP_TAG_INFO, HP_PNONE, "", stem,
+				   "Xid %d (%s) on %s: %d since boot on %s, latest %s; the driver "
+				   "reports it caused by the previous Xid %d (%s): judge by that one",
+				   x->xid, xid_name(x->xid), c->who, x->n, gpu, when, x->cause,
+				   xid_name(x->cause));
+	}
+	/* The cause's own line is not in the log hpnode read: its verdict is unknown. */
+	snprintf(stem, sizeof(stem), "Xid %d caused by Xid %d, whose line is not in the log",
+		 x->xid, x->cause);
+	return hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, stem,
+			   "Xid %d (%s) on %s: %d since boot on %s, latest %s; the driver reports it "
+			   "caused by a previous Xid %d (%s), whose own line is not in the kernel log "
+			   "read, so whether that error was fatal is unknown: read it with dmesg "
+			   "on the node", x->xid, xid_name(x->xid), c->who, x->n, gpu, when, x->cause,
+			   xid_name(x->cause));
+}
+
+static void say_xid(struct node_ctx *c, const struct xid_seen *x, int cause_logged)
 {
 	const struct xid_class *k = xid_class(x->xid);
 	char when[32], stem[96], clip[HP_CHECK_CLIP_SIZE];
@@ -266,6 +346,11 @@ static void say_xid(struct node_ctx *c, const struct xid_seen *x)
 		s = hp_node_say(c, HP_TAG_FAIL, HP_P0, "G.1.d", "GPU recovery action required (Xid 154)",
 				"GPU recovery action '%s' required on %s (Xid 154 on %s, latest %s)",
 				x->action, c->who, *x->pcis ? x->pcis : "unknown GPU", when);
+	} else if (x->sev != XID_SEV_NONE) {
+		/* The driver's own words first; the code's class only when it gives none. */
+		s = say_xid_verdict(c, x, when);
+	} else if (x->cause) {
+		s = say_xid_caused(c, x, when, cause_logged);
 	} else if (!k) {
 		snprintf(stem, sizeof(stem), "GPU Xid %d (not in hpnode's Xid table)", x->xid);
 		s = hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, stem,
@@ -340,8 +425,9 @@ static void judge_xid(struct node_ctx *c)
 	memset(&init, 0, sizeof(init));
 	lost.latest = init.latest = -1;
 	cJSON_ArrayForEach(e, ev) {
-		const char *kind = hp_check_str(e, "kind", "");
-		int xid;
+		const char *kind = hp_check_str(e, "kind", ""), *sevw;
+		enum xid_sev sev;
+		int xid, cause;
 
 		if (!strcmp(kind, "gpu_lost")) {
 			seen_add(&lost, e);
@@ -354,14 +440,22 @@ static void judge_xid(struct node_ctx *c)
 		if (strcmp(kind, "xid") || !hp_json_get(e, "xid"))
 			continue;
 		xid = (int)hp_json_num(e, "xid", -1);
+		sevw = hp_check_str(e, "severity", "");
+		sev = !strcmp(sevw, "nonfatal") ? XID_SEV_NONFATAL :
+		      !strcmp(sevw, "fatal")    ? XID_SEV_FATAL :
+						  XID_SEV_NONE;
+		cause = (int)hp_json_num(e, "cause_xid", 0);
 		had_79 |= xid == 79;
-		for (i = 0; i < n && seen[i].xid != xid; i++)
+		for (i = 0; i < n && (seen[i].xid != xid || seen[i].sev != sev || seen[i].cause != cause);
+		     i++)
 			;
 		if (i == n) {
 			if (n == HP_ARRAY_LEN(seen))
 				continue;
 			memset(&seen[n], 0, sizeof(seen[n]));
 			seen[n].xid = xid;
+			seen[n].sev = sev;
+			seen[n].cause = cause;
 			seen[n].latest = -1;
 			n++;
 		}
@@ -375,7 +469,7 @@ static void judge_xid(struct node_ctx *c)
 		return;
 	}
 	for (i = 0; i < n; i++)
-		say_xid(c, &seen[i]);
+		say_xid(c, &seen[i], seen[i].cause && xid_logged(seen, n, seen[i].cause));
 }
 
 static void judge_ecc(struct node_ctx *c)
@@ -669,6 +763,159 @@ static void judge_nvvs(struct node_ctx *c)
 	}
 }
 
+/*
+ * An NVSwitch system: NVSwitches on the PCI bus, or an instance type whose
+ * GPUs meet through NVSwitches (on Blackwell HGX the switches are not PCI
+ * functions of the host, so the type decides there).
+ */
+static int nvswitch_node(const struct node_ctx *c)
+{
+	static const char *const families[] = { "p4d", "p4de", "p5", "p5e", "p5en", "p6-b200",
+						"p6-b300" };
+	const char *t = c->type;
+	size_t i, n;
+
+	if (hp_json_num(c->facts, "pci.nvswitches", 0) > 0)
+		return 1;
+	if (!t)
+		return 0;
+	if (!strncmp(t, "ml.", 3))
+		t += 3;
+	n = strcspn(t, ".");
+	for (i = 0; i < HP_ARRAY_LEN(families); i++)
+		if (strlen(families[i]) == n && !strncmp(t, families[i], n))
+			return 1;
+	return 0;
+}
+
+/* One SXid code on one switch: its lines, and the driver's verdict if any line has one. */
+struct sxid_seen {
+	int sxid;
+	char pci[24];
+	int n;
+	int fatal, nonfatal;
+	double latest;
+	const char *text;
+};
+
+static void judge_nvswitch(struct node_ctx *c)
+{
+	const cJSON *ev = hp_json_arr(c->facts, "kmsg.events"), *e;
+	struct sxid_seen seen[16];
+	size_t n = 0, i;
+	int nvs = nvswitch_node(c);
+
+	if (!ev)
+		return;
+	cJSON_ArrayForEach(e, ev) {
+		const char *pci = hp_check_str(e, "pci", "unknown switch"), *sev;
+		int code;
+
+		if (strcmp(hp_check_str(e, "kind", ""), "sxid"))
+			continue;
+		code = (int)hp_json_num(e, "sxid", -1);
+		for (i = 0; i < n && (seen[i].sxid != code || strcmp(seen[i].pci, pci)); i++)
+			;
+		if (i == n) {
+			if (n == HP_ARRAY_LEN(seen))
+				continue;
+			memset(&seen[n], 0, sizeof(seen[n]));
+			seen[n].sxid = code;
+			snprintf(seen[n].pci, sizeof(seen[n].pci), "%s", pci);
+			seen[n].latest = -1;
+			n++;
+		}
+		seen[i].n++;
+		sev = hp_check_str(e, "severity", "");
+		seen[i].fatal |= !strcmp(sev, "fatal");
+		seen[i].nonfatal |= !strcmp(sev, "nonfatal");
+		/* The line with the verdict says most; else the latest. */
+		if (*sev || !seen[i].text)
+			seen[i].text = hp_check_str(e, "text", "");
+		if (hp_json_num(e, "t", -1) > seen[i].latest)
+			seen[i].latest = hp_json_num(e, "t", -1);
+	}
+	if (!n) {
+		if (nvs)
+			hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No NVSwitch SXid errors since boot",
+				    "No NVSwitch SXid errors in the kernel log of %s since boot", c->who);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const struct sxid_seen *x = &seen[i];
+		char when[32], stem[80], clip[HP_CHECK_CLIP_SIZE];
+		struct node_say *sy;
+
+		hp_node_time(x->latest, when);
+		if (x->fatal) {
+			snprintf(stem, sizeof(stem), "NVSwitch SXid %d reported fatal", x->sxid);
+			sy = hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, stem,
+					 "NVSwitch SXid %d on %s (switch %s): the driver reports it Fatal "
+					 "(%d line%s since boot, latest %s); NVLink traffic through the switch "
+					 "stalls and CUDA jobs end with Xid 45: reboot the node to reset the "
+					 "GPUs and NVSwitches, replace it if it recurs", x->sxid, c->who, x->pci,
+					 x->n, x->n == 1 ? "" : "s", when);
+		} else if (x->nonfatal) {
+			snprintf(stem, sizeof(stem), "NVSwitch SXid %d reported non-fatal", x->sxid);
+			sy = hp_node_say(c, HP_TAG_WARN, HP_P2, NULL, stem,
+					 "NVSwitch SXid %d on %s (switch %s): the driver reports it Non-fatal "
+					 "(%d line%s since boot, latest %s); corrected, no reboot needed: watch "
+					 "for it recurring", x->sxid, c->who, x->pci, x->n, x->n == 1 ? "" : "s",
+					 when);
+		} else {
+			snprintf(stem, sizeof(stem), "NVSwitch SXid %d without a verdict", x->sxid);
+			sy = hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, stem,
+					 "NVSwitch SXid %d on %s (switch %s): %d line%s since boot, latest %s, "
+					 "none saying whether it was fatal; look the code up in NVIDIA's SXid "
+					 "catalog (Fabric Manager user guide)", x->sxid, c->who, x->pci, x->n,
+					 x->n == 1 ? "" : "s", when);
+		}
+		hp_node_evidence(sy, "%s", hp_check_clip(x->text, clip));
+	}
+}
+
+static void judge_fabric_manager(struct node_ctx *c)
+{
+	const cJSON *unit, *l;
+	const char *state;
+	struct node_say *s;
+	double sw = hp_json_num(c->facts, "pci.nvswitches", 0);
+	char what[96];
+
+	if (!gpu_node(c) || !nvswitch_node(c))
+		return;
+	/* A probe that did not ask systemd about the unit (older probes) says nothing here. */
+	if (!(unit = hp_node_unit(c, "nvidia-fabricmanager")))
+		return;
+	if (sw > 0)
+		snprintf(what, sizeof(what), "%.0f NVSwitch%s on the PCI bus", sw, sw == 1 ? "" : "es");
+	else
+		snprintf(what, sizeof(what), "%s, an NVSwitch type", c->type ? c->type : "type unknown");
+	state = hp_node_unit_state(c, "nvidia-fabricmanager");
+	if (!strcmp(state, "active")) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "Fabric Manager active",
+			    "nvidia-fabricmanager active on %s (%s)", c->who, what);
+		return;
+	}
+	if (hp_node_unit_loaded(c, "nvidia-fabricmanager"))
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "Fabric Manager not running",
+				"nvidia-fabricmanager is %s on %s (%s): the GPUs cannot join the NVLink "
+				"fabric, so CUDA fails with 'system not yet initialized' (error 802) while "
+				"nvidia-smi still lists every GPU", *state ? state : "not active", c->who,
+				what);
+	else
+		s = hp_node_say(c, HP_TAG_WARN, HP_P1, NULL, "Fabric Manager not installed",
+				"nvidia-fabricmanager is not installed as a systemd unit on %s (%s); "
+				"NVSwitch systems need it (or the GPU Operator's driver container running "
+				"it): check that CUDA initialises", c->who, what);
+	cJSON_ArrayForEach(l, hp_json_arr(c->facts, "fabricmanager.lines")) {
+		char clip[HP_CHECK_CLIP_SIZE];
+
+		if (cJSON_IsString(l))
+			hp_node_evidence(s, "journal: %s", hp_check_clip(l->valuestring, clip));
+	}
+}
+
 HP_CHECK(node_gpu_count, HP_GROUP_ONNODE, 170,
 	 .id = "node.gpu-count", .section = "G.1", .prio = HP_P0, .each_node = judge_count);
 HP_CHECK(node_gpu_xid, HP_GROUP_ONNODE, 180,
@@ -687,3 +934,8 @@ HP_CHECK(node_gpu_nvvs, HP_GROUP_ONNODE, 240,
 	 .id = "node.gpu-nvvs", .section = "G.1.b", .prio = HP_P1, .each_node = judge_nvvs);
 HP_CHECK(node_gpu_nvlink, HP_GROUP_ONNODE, 250,
 	 .id = "node.gpu-nvlink", .section = "G.1", .prio = HP_P1, .each_node = judge_nvlink);
+HP_CHECK(node_nvswitch, HP_GROUP_ONNODE, 252,
+	 .id = "node.nvswitch", .section = "G.5", .prio = HP_P0, .each_node = judge_nvswitch);
+HP_CHECK(node_fabric_manager, HP_GROUP_ONNODE, 254,
+	 .id = "node.fabric-manager", .section = "G.5", .prio = HP_P0,
+	 .each_node = judge_fabric_manager);

@@ -1,7 +1,8 @@
 /*
  * On-node storage and memory: root and /opt/sagemaker usage, inodes,
  * /dev/shm, the NVMe instance store (expected from the instance type's
- * InstanceStorageInfo, mounted according to mountinfo, not df), and
+ * InstanceStorageInfo, mounted according to mountinfo, not df), mounts
+ * that went read-only (root, the NVMe volumes, FSx for Lustre), and
  * memory with the EFA huge-page setting. Usage above 80 % warns, above
  * 90 % fails.
  */
@@ -246,6 +247,77 @@ static void judge_nvme(struct node_ctx *c)
 	}
 }
 
+/* Mount points under these are the runtime's own (pods, snapshots, runs); not judged. */
+static int runtime_mount(const char *mp)
+{
+	static const char *const under[] = { "/var/lib/kubelet/", "/var/lib/containerd/", "/run/",
+					     "/proc/", "/sys/", "/snap/", "/boot" };
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(under); i++)
+		if (!strncmp(mp, under[i], strlen(under[i])))
+			return 1;
+	return 0;
+}
+
+/* A mount whose read-only state matters: the node's volumes, NVMe devices, FSx for Lustre. */
+static int judged_mount(const char *mp, const cJSON *m)
+{
+	static const char *const points[] = { "/", "/opt/sagemaker", "/opt/dlami/nvme",
+					      "/var/lib/containerd", "/tmp", "/var" };
+	const char *src = hp_check_str(m, "source", ""), *fs = hp_check_str(m, "fstype", "");
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(points); i++)
+		if (!strcmp(mp, points[i]))
+			return 1;
+	if (runtime_mount(mp))
+		return 0;
+	return !strcmp(fs, "lustre") || !strncmp(src, "/dev/nvme", 9) || !strncmp(src, "/dev/md", 7);
+}
+
+static void judge_readonly(struct node_ctx *c)
+{
+	const cJSON *mounts = cJSON_GetObjectItemCaseSensitive(c->facts, "mounts"), *m;
+	int checked = 0, bad = 0;
+
+	if (!cJSON_IsObject(mounts))
+		return;
+	cJSON_ArrayForEach(m, mounts) {
+		const char *mp = m->string, *fs = hp_check_str(m, "fstype", "?");
+		int sb = hp_json_bool(m, "sb_ro", 0), ro = hp_json_bool(m, "ro", 0);
+		const char *why;
+
+		if (!mp || !judged_mount(mp, m))
+			continue;
+		checked++;
+		if (!sb && !ro)
+			continue;
+		bad++;
+		why = sb ? "the filesystem itself is read-only (ext4 does this after an I/O or journal "
+			   "error: see the kernel log)" :
+			   "mounted with the ro option";
+		if (!strcmp(mp, "/"))
+			hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "Root filesystem read-only",
+				    "Root filesystem read-only on %s (%.64s, %.16s): %s; nothing on the "
+				    "node can write logs, containers or checkpoints", c->who,
+				    hp_check_str(m, "source", "device unknown"), fs, why);
+		else if (!strcmp(fs, "lustre"))
+			hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "FSx for Lustre mount read-only",
+				    "FSx for Lustre mount %.96s read-only on %s (%.64s): %s; jobs cannot "
+				    "write checkpoints there unless it was mounted read-only on purpose",
+				    mp, c->who, hp_check_str(m, "source", "?"), why);
+		else
+			hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "Volume mounted read-only",
+				    "%.96s is read-only on %s (%.64s, %.16s): %s", mp, c->who,
+				    hp_check_str(m, "source", "device unknown"), fs, why);
+	}
+	if (checked && !bad)
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No read-only root, NVMe or FSx mount",
+			    "No read-only root, NVMe or FSx mount on %s (%d mount%s checked)", c->who,
+			    checked, checked == 1 ? "" : "s");
+}
+
 static void judge_memory(struct node_ctx *c)
 {
 	double total = hp_json_num(c->facts, "memory.total_kb", -1);
@@ -289,6 +361,8 @@ HP_CHECK(node_shm, HP_GROUP_ONNODE, 50,
 	 .id = "node.shm", .section = "I.1", .prio = HP_P1, .each_node = judge_shm);
 HP_CHECK(node_nvme, HP_GROUP_ONNODE, 60,
 	 .id = "node.nvme", .section = "I.7", .prio = HP_P1, .each_node = judge_nvme);
+HP_CHECK(node_readonly, HP_GROUP_ONNODE, 65,
+	 .id = "node.readonly", .section = "I.8", .prio = HP_P0, .each_node = judge_readonly);
 HP_CHECK(node_disk_containerd, HP_GROUP_ONNODE, 70,
 	 .id = "node.disk-containerd", .section = "I.2", .prio = HP_P1,
 	 .each_node = judge_containerd_disk);

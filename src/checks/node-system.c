@@ -2,8 +2,10 @@
  * On-node system state: what the probe returned, OOM kills, time sync
  * (numeric offset and leap status; no tool means unknown, not unhealthy),
  * amazon-ssm-agent, containerd (EKS nodes only), slurmd/slurmctld/munge
- * (Slurm nodes only) and kernel panics, lockups, hung tasks, NMIs and
- * machine checks, matched on the kernel's own texts.
+ * (Slurm nodes only), kernel panics, lockups, hung tasks, NMIs and
+ * machine checks, and storage failures (block I/O errors, NVMe resets,
+ * ext4 journal aborts and read-only remounts, XFS shutdowns), matched on
+ * the kernel's own texts.
  */
 #include <math.h>
 #include <stdio.h>
@@ -451,8 +453,13 @@ static void judge_kernel(struct node_ctx *c)
 		last_lines(a, ev, "pcie_aer", NULL, 3);
 		latest = -1;
 	}
-	/* A GPU the driver lost is a hardware error too; node.gpu-xid reports it. */
-	if (!total && (aer || kcount(c, "gpu_lost") || kcount(c, "gpu_init"))) {
+	/*
+	 * A GPU the driver lost is a hardware error too (node.gpu-xid reports
+	 * it), and so are storage errors (node.storage-errors) and NVSwitch
+	 * SXids (node.nvswitch): no all-clear over them.
+	 */
+	if (!total && (aer || kcount(c, "gpu_lost") || kcount(c, "gpu_init") ||
+		       kcount(c, "storage") || kcount(c, "sxid"))) {
 		hp_buf_release(&what);
 		return;
 	}
@@ -480,6 +487,108 @@ static void judge_kernel(struct node_ctx *c)
 	hp_buf_release(&what);
 }
 
+/* What a storage event says, for the finding. */
+static const char *storage_label(const char *what)
+{
+	if (!strcmp(what, "io_error"))
+		return "I/O errors";
+	if (!strcmp(what, "nvme_reset"))
+		return "NVMe timeouts/resets";
+	if (!strcmp(what, "journal_abort"))
+		return "ext4 journal aborted";
+	if (!strcmp(what, "readonly"))
+		return "remounted read-only";
+	if (!strcmp(what, "fs_shutdown"))
+		return "XFS shut down";
+	return "storage error";
+}
+
+/* The filesystem no longer takes writes. */
+static int storage_stops_fs(const char *what)
+{
+	return !strcmp(what, "journal_abort") || !strcmp(what, "readonly") ||
+	       !strcmp(what, "fs_shutdown");
+}
+
+static int is_storage(const char *kind)
+{
+	return !strcmp(kind, "storage");
+}
+
+static void judge_storage(struct node_ctx *c)
+{
+	struct {
+		char dev[48];
+		char whats[160];
+		int n;
+	} devs[8];
+	const cJSON *ev = kernel_events(c), *e;
+	struct hp_buf list = HP_BUF_INIT(HP_MAX_LINE);
+	double total = kcount(c, "storage"), latest = -1;
+	size_t nd = 0, i;
+	int stops = 0, more = 0;
+	struct node_say *s;
+	char when[32];
+
+	if (!ev)
+		return;
+	if (!total) {
+		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "No storage errors in the kernel log since boot",
+			    "No block I/O errors, NVMe resets, journal aborts, read-only remounts or XFS "
+			    "shutdowns in the kernel log of %s since boot", c->who);
+		hp_buf_release(&list);
+		return;
+	}
+	cJSON_ArrayForEach(e, ev) {
+		const char *what, *dev;
+
+		if (strcmp(hp_check_str(e, "kind", ""), "storage"))
+			continue;
+		what = hp_check_str(e, "what", "");
+		dev = hp_check_str(e, "dev", "device unknown");
+		stops |= storage_stops_fs(what);
+		if (hp_json_num(e, "t", -1) > latest)
+			latest = hp_json_num(e, "t", -1);
+		for (i = 0; i < nd && strcmp(devs[i].dev, dev); i++)
+			;
+		if (i == nd) {
+			if (nd == HP_ARRAY_LEN(devs)) {
+				more = 1;
+				continue;
+			}
+			snprintf(devs[nd].dev, sizeof(devs[nd].dev), "%s", dev);
+			devs[nd].whats[0] = '\0';
+			devs[nd].n = 0;
+			nd++;
+		}
+		devs[i].n++;
+		if (!strstr(devs[i].whats, storage_label(what))) {
+			size_t len = strlen(devs[i].whats);
+
+			snprintf(devs[i].whats + len, sizeof(devs[i].whats) - len, "%s%s",
+				 len ? ", " : "", storage_label(what));
+		}
+	}
+	for (i = 0; i < nd; i++)
+		hp_buf_printf(&list, "%s%s (%s)", i ? "; " : "", devs[i].dev, devs[i].whats);
+	if (more)
+		hp_buf_puts(&list, "; more devices");
+	hp_node_time(latest, when);
+	if (stops)
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P0, NULL, "Filesystem stopped by storage errors",
+				"Storage failure on %s: a filesystem stopped taking writes after errors "
+				"(%.0f kernel message%s since boot, latest %s): %s; drain the node and "
+				"replace it (or its volume)", c->who, total, total == 1 ? "" : "s", when,
+				list.buf);
+	else
+		s = hp_node_say(c, HP_TAG_FAIL, HP_P1, NULL, "Storage I/O errors in the kernel log",
+				"Storage errors on %s: %.0f kernel message%s since boot, latest %s: %s; "
+				"the device is failing or was lost", c->who, total, total == 1 ? "" : "s",
+				when, list.buf);
+	last_lines(s, ev, NULL, is_storage, KERNEL_EVIDENCE);
+	hp_buf_release(&list);
+}
+
 HP_CHECK(node_probe, HP_GROUP_ONNODE, 10,
 	 .id = "node.probe", .section = "K.5", .prio = HP_P2, .each_node = judge_probe);
 HP_CHECK(node_oom, HP_GROUP_ONNODE, 90,
@@ -498,3 +607,5 @@ HP_CHECK(node_slurm, HP_GROUP_ONNODE, 150,
 	 .id = "node.slurm", .section = "H", .prio = HP_P1, .each_node = judge_slurm);
 HP_CHECK(node_kernel, HP_GROUP_ONNODE, 160,
 	 .id = "node.kernel", .section = "N.1", .prio = HP_P0, .each_node = judge_kernel);
+HP_CHECK(node_storage_errors, HP_GROUP_ONNODE, 165,
+	 .id = "node.storage-errors", .section = "I.8", .prio = HP_P0, .each_node = judge_storage);

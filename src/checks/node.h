@@ -48,6 +48,27 @@ void hp_node_each_nccl(const struct hp_snapshot *snap, struct hp_emit *em,
 		       void (*judge)(struct node_ctx *c));
 
 /*
+ * The node pass: the n on-node checks of one probe source (each_node set,
+ * their source equal to it), judged in one walk over its probed nodes,
+ * each node's facts decoded once for all of them; check i's findings are
+ * appended to outs[i], the same as hp_node_each would make them. With
+ * secs (n entries), the seconds check i's own judging took (each call of
+ * its each_node, hp_check_clock) are added to secs[i]; the decoding of the
+ * facts all of them share is no check's.
+ */
+void hp_node_pass(const struct hp_snapshot *snap, enum hp_probe_source source,
+		  const struct hp_check *const *checks, size_t n, struct hp_findings *outs,
+		  double *secs);
+
+/*
+ * The most result rows (a message, evidence, values) the walks have held
+ * at once in this process, for the tests: a result that its fold keeps
+ * only the node of is a pointer in its class, not a row, so this stays
+ * bounded by checks and classes however many nodes are judged.
+ */
+size_t hp_node_rows_peak(void);
+
+/*
  * Record a result for c's node. stem names the result without the node
  * ("Root volume over 90% full"); the folded finding of many nodes reads
  * "<stem> on N nodes". section NULL means the check's own.

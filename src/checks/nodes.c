@@ -139,6 +139,69 @@ static int by_rank(const void *a, const void *b)
 	return x->seen < y->seen ? -1 : x->seen > y->seen;
 }
 
+/* Instance ids the node list held more than once (a hostile reply or snapshot): each counted once. */
+static void warn_duplicates(const struct hp_snapshot *snap, struct hp_emit *em)
+{
+	const cJSON *dups = hp_json_arr(snap->root, "nodes_duplicates"), *id;
+	struct hp_buf ids = HP_BUF_INIT(HP_MAX_LINE);
+	int n = 0;
+
+	cJSON_ArrayForEach(id, dups) {
+		if (!cJSON_IsString(id))
+			continue;
+		if (n < 10)
+			hp_buf_printf(&ids, "%s%.64s", n ? ", " : "", id->valuestring);
+		n++;
+	}
+	if (n)
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
+			 "The node list named %d instance id%s more than once (%s%s); each node is "
+			 "counted and reported once", n, n == 1 ? "" : "s", ids.buf,
+			 n > 10 ? ", \xE2\x80\xA6" : "");
+	hp_buf_release(&ids);
+}
+
+/*
+ * Every instance group's nodes in the list against its CurrentCount: a
+ * group whose reads failed or were cut (nodes_partial) says so; another
+ * difference may be a group scaling, or nodes the list did not give.
+ * Under the page cap only the groups it cut are named (the cap's own line
+ * says the rest).
+ */
+static void group_counts(const struct hp_snapshot *snap, struct hp_emit *em, int truncated)
+{
+	const cJSON *partial = hp_json_arr(snap->root, "nodes_partial");
+	const cJSON *g, *n;
+
+	cJSON_ArrayForEach(g, hp_json_arr(hp_snapshot_get(snap, "cluster"), "InstanceGroups")) {
+		const char *name = hp_json_str(g, "InstanceGroupName");
+		const cJSON *cc = cJSON_GetObjectItemCaseSensitive(g, "CurrentCount");
+		int cut = name && hp_json_has_str(partial, name);
+		long found = 0, want;
+		char clip[HP_CHECK_CLIP_SIZE];
+
+		if (!name || !cJSON_IsNumber(cc) || (truncated && !cut))
+			continue;
+		want = (long)cc->valuedouble;
+		cJSON_ArrayForEach(n, hp_json_arr(snap->root, "nodes")) {
+			const char *ng = hp_json_str(n, "InstanceGroupName");
+			if (ng && !strcmp(ng, name))
+				found++;
+		}
+		hp_check_clip(name, clip);
+		if (cut)
+			hp_emitx(em, HP_TAG_WARN, HP_P1, "F.1", NULL,
+				 "Node list of instance group %s is incomplete: %ld of %ld nodes read "
+				 "(its ListClusterNodes reads failed or were cut); its other nodes are "
+				 "not checked", clip, found, want);
+		else if (found != want)
+			hp_emitx(em, HP_TAG_WARN, HP_P2, "F.1", NULL,
+				 "Instance group %s: %ld nodes listed, CurrentCount %ld (the group may "
+				 "be scaling; nodes missing from the list are not checked)",
+				 clip, found, want);
+	}
+}
+
 static void run_status(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *nodes = hp_json_arr(snap->root, "nodes");
@@ -172,10 +235,17 @@ static void run_status(const struct hp_snapshot *snap, struct hp_emit *em)
 	HP_CHECK_INFO(em, "Total: %d  Running: %d  Problems: %d%s%s%s", total, running,
 		total - running, counts.len ? "  (" : "", counts.buf, counts.len ? ")" : "");
 	hp_buf_release(&counts);
-	if (truncated)
+	warn_duplicates(snap, em);
+	if (truncated && hp_json_get(snap->root, "nodes_page_cap"))
 		hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
-			 "Node list stopped at 20,000 nodes (200 pages \xC3\x97 100); findings cover "
-			 "the first 20,000 only \xE2\x80\x94 use --node to target specific nodes");
+			 "Node list stopped at %d pages (%d nodes read); findings cover those only "
+			 "\xE2\x80\x94 use --node to target specific nodes",
+			 (int)hp_json_num(snap->root, "nodes_page_cap", 0), total);
+	else if (truncated)
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "", NULL,
+			 "Node list stopped at its page cap (%d nodes read); findings cover those only "
+			 "\xE2\x80\x94 use --node to target specific nodes", total);
+	group_counts(snap, em, truncated);
 	for (i = 0; i < v.n; i++)
 		if (v.v[i].rank != 0)
 			report_bucket(em, &v.v[i]);

@@ -6,7 +6,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "hp/array.h"
+#include "hp/facts.h"
 #include "hp/json.h"
+#include "hp/text.h"
 #include "checks.h"
 #include "node.h"
 
@@ -39,10 +42,19 @@ const struct hp_check *hp_check_find(const char *id)
 	return NULL;
 }
 
+/* Checks judge a prepared snapshot only (hp_facts_prepare): what they read is decoded. */
+static void must_be_prepared(const struct hp_snapshot *snap)
+{
+	if (!hp_facts_prepared(snap))
+		hp_die("internal error: checks run on a snapshot whose facts were not prepared");
+}
+
 void hp_check_run(const struct hp_check *c, const struct hp_snapshot *snap,
 		  struct hp_findings *out)
 {
 	struct hp_emit em = { c, out };
+
+	must_be_prepared(snap);
 
 	if (c->each_node && c->source == HP_SOURCE_NCCL_PROBE)
 		hp_node_each_nccl(snap, &em, c->each_node);
@@ -52,12 +64,80 @@ void hp_check_run(const struct hp_check *c, const struct hp_snapshot *snap,
 		c->run(snap, &em);
 }
 
+/*
+ * The checks with sel[i] set, in registry order. The on-node checks of
+ * each probe source are judged first, in one pass over the nodes (each
+ * node's facts decoded once for all of them, hp_node_pass), and their
+ * findings are put in at their checks' places, so the order is the
+ * registry's as if each had run alone.
+ */
+static void run_selected(const struct hp_snapshot *snap, const unsigned char *sel,
+			 struct hp_findings *out, double *secs)
+{
+	static const enum hp_probe_source sources[] = { HP_SOURCE_NODE_PROBE, HP_SOURCE_NCCL_PROBE };
+	struct hp_findings *pre = xcalloc(hp_checks_count, sizeof(*pre));
+	const struct hp_check **batch = xcalloc(hp_checks_count, sizeof(*batch));
+	size_t *where = xcalloc(hp_checks_count, sizeof(*where));
+	double *spent;
+	size_t i, k, s;
+
+	must_be_prepared(snap);
+
+	for (s = 0; s < HP_ARRAY_LEN(sources); s++) {
+		struct hp_findings *outs;
+		size_t n = 0;
+
+		for (i = 0; i < hp_checks_count; i++)
+			if (sel[i] && hp_checks[i]->each_node && hp_checks[i]->source == sources[s]) {
+				batch[n] = hp_checks[i];
+				where[n++] = i;
+			}
+		if (!n)
+			continue;
+		outs = xcalloc(n, sizeof(*outs));
+		spent = secs ? xcalloc(n, sizeof(*spent)) : NULL;
+		hp_node_pass(snap, sources[s], batch, n, outs, spent);
+		for (k = 0; k < n; k++) {
+			pre[where[k]] = outs[k];
+			if (spent)
+				secs[where[k]] += spent[k];
+		}
+		free(outs);
+		free(spent);
+	}
+	for (i = 0; i < hp_checks_count; i++) {
+		if (!sel[i])
+			continue;
+		if (hp_checks[i]->each_node) {
+			for (k = 0; k < pre[i].n; k++)
+				*(struct hp_finding *)hp_array_push(out) = pre[i].v[k];
+			free(pre[i].v);
+		} else if (hp_checks[i]->run) {
+			struct hp_emit em = { hp_checks[i], out };
+			double t0 = secs ? hp_check_clock() : 0;
+
+			hp_checks[i]->run(snap, &em);
+			if (secs)
+				secs[i] += hp_check_clock() - t0;
+		}
+	}
+	free(pre);
+	free(batch);
+	free(where);
+}
+
+double hp_check_clock(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 void hp_checks_run(const struct hp_snapshot *snap, struct hp_findings *out)
 {
-	size_t i;
-
-	for (i = 0; i < hp_checks_count; i++)
-		hp_check_run(hp_checks[i], snap, out);
+	hp_checks_run_timed(snap, NULL, out, NULL);
 }
 
 /* Whether id is named by pattern: equal, or pattern "x.*" and id starts with "x.". */
@@ -73,21 +153,30 @@ static int id_matches(const char *pattern, const char *id)
 void hp_checks_run_only(const struct hp_snapshot *snap, const char *const *ids,
 			struct hp_findings *out)
 {
+	static const char *const none[] = { NULL };
+
+	hp_checks_run_timed(snap, ids ? ids : none, out, NULL);
+}
+
+void hp_checks_run_timed(const struct hp_snapshot *snap, const char *const *ids,
+			 struct hp_findings *out, double *secs)
+{
+	unsigned char *sel = xcalloc(hp_checks_count, 1);
 	size_t i, k;
 
-	for (i = 0; i < hp_checks_count; i++) {
-		for (k = 0; ids[k]; k++) {
-			if (id_matches(ids[k], hp_checks[i]->id)) {
-				hp_check_run(hp_checks[i], snap, out);
-				break;
-			}
-		}
-	}
+	if (!ids)
+		memset(sel, 1, hp_checks_count);
+	for (i = 0; ids && i < hp_checks_count; i++)
+		for (k = 0; ids[k] && !sel[i]; k++)
+			sel[i] = (unsigned char)id_matches(ids[k], hp_checks[i]->id);
+	run_selected(snap, sel, out, secs);
+	free(sel);
+	hp_findings_number_keys(out);
 }
 
 const char *hp_check_clip(const char *s, char out[HP_CHECK_CLIP_SIZE])
 {
-	return hp_clip_utf8(s, HP_CHECK_CLIP_CHARS, out);
+	return hp_text_clip(s, HP_CHECK_CLIP_CHARS, out);
 }
 
 const char *hp_check_iso_time(double s, char out[32])

@@ -58,6 +58,33 @@ static const cJSON *probe_facts(const struct hp_snapshot *s, struct hp_emit *em,
 	return facts;
 }
 
+/*
+ * The probe's answer from command cmd (its facts member of the same
+ * name), or NULL after saying why there is none: a SKIP when no complete
+ * answer came, a WARN when the command failed. what names the check ("Slurm
+ * node states"), unchecked what was not checked ("node states").
+ */
+static const cJSON *answer(const cJSON *facts, struct hp_emit *em, const char *ctl,
+			   const char *cmd, const char *what, const char *unchecked)
+{
+	const cJSON *a = cJSON_GetObjectItem(facts, cmd);
+	char clip[HP_CHECK_CLIP_SIZE];
+
+	if (!a || cJSON_IsNull(cJSON_GetObjectItem(a, "exit"))) {
+		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", ctl, "%s not checked " DASH
+			 " no complete %s answer in the probe", what, cmd);
+		return NULL;
+	}
+	if (hp_json_num(a, "exit", 0) != 0) {
+		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", ctl,
+			 "%s failed on the Slurm controller (exit %.0f: %s) " DASH
+			 " %s not checked", cmd, hp_json_num(a, "exit", 0),
+			 hp_check_clip(hp_check_str(a, "text", ""), clip), unchecked);
+		return NULL;
+	}
+	return a;
+}
+
 /* ------------------------------------------------------------ controller */
 
 /*
@@ -81,6 +108,30 @@ static const char *controller_host(const struct hp_snapshot *s, const cJSON *fac
 	return "?";
 }
 
+/*
+ * Why the node list is missing: "ListClusterNodes denied", "… throttled",
+ * "… failed (<code>)", or "not collected" when no failed call is recorded.
+ */
+static const char *nodes_unread(const struct hp_snapshot *s, char *out, size_t n)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, hp_json_arr(s->root, "calls")) {
+		const char *cls = hp_check_str(c, "class", "");
+
+		if (strcmp(hp_check_str(c, "action", ""), "ListClusterNodes"))
+			continue;
+		if (!strcmp(cls, "denied") || !strcmp(cls, "throttled"))
+			snprintf(out, n, "ListClusterNodes %s", cls);
+		else
+			snprintf(out, n, "ListClusterNodes failed (%.60s)",
+				 hp_check_str(c, "code", cls));
+		return out;
+	}
+	snprintf(out, n, "the node list was not collected");
+	return out;
+}
+
 static void run_controller(const struct hp_snapshot *s, struct hp_emit *em)
 {
 	const cJSON *probe = hp_json_get(hp_snapshot_get(s, "slurm"), "probe");
@@ -100,6 +151,16 @@ static void run_controller(const struct hp_snapshot *s, struct hp_emit *em)
 	}
 	snprintf(from, sizeof(from), "%s", how && !strcmp(how, "SlurmConfig") ?
 		 "SlurmConfig NodeType Controller" : "its group name");
+	if (!iid && !cJSON_IsArray(hp_snapshot_get(s, "nodes"))) {
+		char why[96];
+
+		/* No node list is no proof of no Running node. */
+		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", NULL,
+			 "Slurm controller group %s: nodes not checked " DASH " %s, so whether it "
+			 "has a Running node is unknown", hp_check_clip(group, clip),
+			 nodes_unread(s, why, sizeof(why)));
+		return;
+	}
 	if (!iid) {
 		hp_emitx(em, HP_TAG_FAIL, HP_P0, "H.5", NULL,
 			 "The Slurm controller group %s has no Running node " DASH
@@ -259,24 +320,6 @@ static const char *iid_for(const struct name_iid *v, size_t n, const char *name)
 	return hit ? hit->iid : NULL;
 }
 
-static int bad_state(const cJSON *node)
-{
-	static const char *const bad[] = {
-		"down", "drain", "drained", "draining", "fail", "failing", "inval", "unknown",
-		"not_responding", "no_respond", NULL
-	};
-	const cJSON *st;
-	size_t i;
-
-	if (strchr(hp_check_str(node, "flags", ""), '*'))
-		return 1;
-	cJSON_ArrayForEach(st, cJSON_GetObjectItem(node, "states"))
-		for (i = 0; cJSON_IsString(st) && bad[i]; i++)
-			if (!strcmp(st->valuestring, bad[i]))
-				return 1;
-	return 0;
-}
-
 /* "Action: replace" and the like: meant for auto-repair, but not the exact text it needs. */
 static int near_action(const char *r)
 {
@@ -322,22 +365,9 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 	if (!facts)
 		return;
 	controller(s, &ctl, &group, &how);
-	sinfo = cJSON_GetObjectItem(facts, "sinfo");
-	if (!sinfo || cJSON_IsNull(cJSON_GetObjectItem(sinfo, "exit"))) {
-		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", ctl, "Slurm node states not checked " DASH
-			 " no complete sinfo answer in the probe");
+	sinfo = answer(facts, em, ctl, "sinfo", "Slurm node states", "node states");
+	if (!sinfo)
 		return;
-	}
-	if (hp_json_num(sinfo, "exit", 0) != 0) {
-		char clip[HP_CHECK_CLIP_SIZE];
-
-		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", ctl,
-			 "sinfo failed on the Slurm controller (exit %.0f: %s) " DASH
-			 " node states not checked",
-			 hp_json_num(sinfo, "exit", 0),
-			 hp_check_clip(hp_check_str(sinfo, "text", ""), clip));
-		return;
-	}
 	idx = name_index(s, &nidx);
 	cJSON_ArrayForEach(n, hp_json_arr(sinfo, "nodes")) {
 		const char *name = hp_check_str(n, "name", "?"),
@@ -349,7 +379,7 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 		int not_responding = strchr(hp_check_str(n, "flags", ""), '*') != NULL;
 
 		total++;
-		if (!bad_state(n))
+		if (!hp_slurm_node_bad(n))
 			continue;
 		bad++;
 		hp_check_clip(name, nc);
@@ -366,11 +396,17 @@ static void run_nodes(const struct hp_snapshot *s, struct hp_emit *em)
 				 !strcmp(reason, "Action:Reboot") ? "reboot" : "replace");
 			nbatch_add(&repair, iid, line);
 		} else if (near_action(reason)) {
+			struct hp_fold_item *it;
+
 			snprintf(line, sizeof(line),
 				 "Slurm node %s is %s with reason '%s', not exactly Action:Reboot "
 				 "or Action:Replace " DASH " HyperPod auto-repair will not act",
 				 who, sc, rc);
-			nbatch_add(&near, iid, line);
+			it = hp_fold_add(&near.f, iid, "%s", line);
+			/* What the reason meant, spelt as auto-repair reads it (--suggest). */
+			hp_fold_var(it, "NODE_NAME", name);
+			hp_fold_var(it, "ACTION", hp_strcasestr(reason, "replace") ? "Action:Replace"
+										 : "Action:Reboot");
 		} else if (hp_strcasestr(reason, "unexpectedly rebooted")) {
 			snprintf(line, sizeof(line), "Slurm node %s is %s: %s", who, sc, rc);
 			nbatch_add(&rebooted, iid, line);
@@ -421,22 +457,9 @@ static void run_jobs(const struct hp_snapshot *s, struct hp_emit *em)
 	if (!facts)
 		return;
 	controller(s, &ctl, &group, &how);
-	squeue = cJSON_GetObjectItem(facts, "squeue");
-	if (!squeue || cJSON_IsNull(cJSON_GetObjectItem(squeue, "exit"))) {
-		hp_emitx(em, HP_TAG_SKIP, HP_PNONE, "", ctl, "Stuck Slurm jobs not checked " DASH
-			 " no complete squeue answer in the probe");
+	squeue = answer(facts, em, ctl, "squeue", "Stuck Slurm jobs", "stuck jobs");
+	if (!squeue)
 		return;
-	}
-	if (hp_json_num(squeue, "exit", 0) != 0) {
-		char clip[HP_CHECK_CLIP_SIZE];
-
-		hp_emitx(em, HP_TAG_WARN, HP_P2, "H", ctl,
-			 "squeue failed on the Slurm controller (exit %.0f: %s) " DASH
-			 " stuck jobs not checked",
-			 hp_json_num(squeue, "exit", 0),
-			 hp_check_clip(hp_check_str(squeue, "text", ""), clip));
-		return;
-	}
 	have_now = !local_seconds(hp_json_str(facts, "meta.now_local"), &now);
 	lines = cJSON_CreateArray();
 	cJSON_ArrayForEach(j, hp_json_arr(squeue, "jobs")) {

@@ -199,6 +199,39 @@ static void report_skipped(struct hp_emit *em, struct groups *gs)
 	}
 }
 
+/*
+ * How the probed set was chosen when not every node could be probed (a
+ * sample, or more nodes than the run budget reaches): the nodes other
+ * signals named first, then the groups in turn, and what each group got.
+ */
+static void report_order(struct hp_emit *em, const cJSON *meta)
+{
+	const char *reason = hp_check_str(meta, "order_reason", NULL);
+	const cJSON *g;
+	struct hp_buf by = HP_BUF_INIT(HP_MAX_LINE);
+	char clip[HP_CHECK_CLIP_SIZE];
+	size_t ngroups = 0;
+
+	if (!hp_json_get(meta, "order"))
+		return;
+	cJSON_ArrayForEach(g, hp_json_get(meta, "probed_by_group")) {
+		if (!g->string || !cJSON_IsNumber(g) || ngroups++ >= 16)
+			continue;
+		hp_buf_printf(&by, "%s%s %.0f", by.len ? ", " : "", hp_check_clip(g->string, clip),
+			      g->valuedouble);
+	}
+	if (ngroups > 16)
+		hp_buf_printf(&by, ", and %zu more groups", ngroups - 16);
+	HP_CHECK_INFO(em, "Probe order (%s): %.0f node%s named by other signals (events, health-agent "
+		      "and lifecycle logs, Kubernetes, Slurm) first, then each instance group in turn; "
+		      "per group: %s; %d Running node%s not probed (probes_meta.unprobed in the JSON)",
+		      reason && !strcmp(reason, "sample") ? "--sample" : "more nodes than the run "
+		      "budget reaches", hp_json_num(meta, "signalled", 0),
+		      hp_json_num(meta, "signalled", 0) == 1 ? "" : "s", by.len ? by.buf : "none",
+		      hp_json_len(meta, "unprobed"), hp_json_len(meta, "unprobed") == 1 ? "" : "s");
+	hp_buf_release(&by);
+}
+
 static void run_reachability(const struct hp_snapshot *snap, struct hp_emit *em)
 {
 	const cJSON *meta = hp_snapshot_get(snap, "probes_meta");
@@ -255,6 +288,7 @@ static void run_reachability(const struct hp_snapshot *snap, struct hp_emit *em)
 			hp_finding_evidence(f, line);
 		}
 	}
+	report_order(em, meta);
 	report_unreachable(em, &unreachable, probed + nunreach);
 	report_skipped(em, &skipped);
 	if (probed && !nunreach)

@@ -11,14 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "hp/text.h"
 #include "cmd-int.h"
 
 enum {
 	O_REGION = HP_CMD_OPT_BASE, O_PROFILE, O_ENDPOINT, O_OUTPUT, O_FAIL_ON, O_SAVE, O_REPLAY,
 	O_NO_COLOR, O_DEBUG, O_SUGGEST, O_MAX_RUNTIME, O_OUTPUT_FILE, O_TEXT_FILE, O_JSON_FILE,
-	O_JUNIT_FILE, O_QUIET, O_CLUSTER, O_HELP = 'h'
+	O_JUNIT_FILE, O_QUIET, O_CLUSTER, O_COLOR, O_SUMMARY, O_ONLY, O_HELP = 'h', O_SHORT_OUTPUT = 'o'
 };
 
 /* A shared option: taken by a command whose flags include every bit of needs. */
@@ -43,10 +45,11 @@ static const struct shared_opt shared[] = {
 	    "  --endpoint-url URL     send every AWS call to URL (testing, private endpoints)\n" },
 	  AWS, NULL },
 	{ { "output", required_argument, O_OUTPUT,
-	    "  --output text|json|junit  report format (default text)\n" }, REPORT, NULL },
+	    "  -o, --output text|json|junit  report format (default text)\n" }, REPORT, NULL },
 	{ { "output-file", required_argument, O_OUTPUT_FILE,
 	    "  --output-file FILE     write the --output report to FILE (atomically); the\n"
-	    "                         terminal still shows the text report unless --quiet\n" },
+	    "                         terminal still shows the text report unless --quiet;\n"
+	    "                         - is standard output (the report there, nothing else)\n" },
 	  REPORT, NULL },
 	{ { "text-file", required_argument, O_TEXT_FILE,
 	    "  --text-file FILE, --json-file FILE, --junit-file FILE\n"
@@ -56,6 +59,13 @@ static const struct shared_opt shared[] = {
 	{ { "junit-file", required_argument, O_JUNIT_FILE, NULL }, REPORT, NULL },
 	{ { "quiet", no_argument, O_QUIET,
 	    "  --quiet                print no report on stdout (files only)\n" }, REPORT, NULL },
+	{ { "summary", no_argument, O_SUMMARY,
+	    "  --summary              the terminal copy: header and summary only (issues, not\n"
+	    "                         checked); files keep the whole report\n" }, REPORT, NULL },
+	{ { "only", required_argument, O_ONLY,
+	    "  --only TAGS            only findings of these tags, e.g. FAIL,WARN (PASS, FAIL,\n"
+	    "                         WARN, INFO, SKIP); --fail-on still counts every finding\n" },
+	  REPORT, NULL },
 	{ { "fail-on", required_argument, O_FAIL_ON,
 	    "  --fail-on P0|P1|P2     exit 3 when a finding of that priority or worse exists\n" },
 	  REPORT, NULL },
@@ -70,6 +80,10 @@ static const struct shared_opt shared[] = {
 	  "  --snapshot FILE        report on a saved snapshot instead of collecting\n" },
 	{ { "no-color", no_argument, O_NO_COLOR,
 	    "  --no-color             no ANSI colours (also NO_COLOR, TERM=dumb, non-terminal)\n" },
+	  REPORT, NULL },
+	{ { "color", required_argument, O_COLOR,
+	    "  --color=always|never|auto  colours on the terminal copy: always, never, or\n"
+	    "                         auto (default: a terminal without NO_COLOR or TERM=dumb)\n" },
 	  REPORT, NULL },
 	{ { "debug", no_argument, O_DEBUG,
 	    "  --debug                log each AWS call and the credential source to stderr\n" },
@@ -118,9 +132,81 @@ int hp_cmd_usage_error(const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	hp_safe_text(raw, msg, sizeof(msg));
+	hp_text_str(HP_TEXT_SAFE, raw, msg, sizeof(msg));
 	fprintf(stderr, "hpnode %s: %s\nRun 'hpnode %s --help' for usage.\n", name, msg, name);
 	return HP_EXIT_USAGE;
+}
+
+/* Edit distance of a and b (insertions, deletions, substitutions), for the first 63 bytes. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, row[64], prev, cur;
+
+	la = la > 63 ? 63 : la;
+	lb = lb > 63 ? 63 : lb;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			cur = row[j];
+			row[j] = prev + (a[i - 1] != b[j - 1]);
+			if (row[j] > row[j - 1] + 1)
+				row[j] = row[j - 1] + 1;
+			if (row[j] > cur + 1)
+				row[j] = cur + 1;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+const char *hp_cmd_closest(const char *word, const char *const *names, size_t n)
+{
+	size_t i, best = (size_t)-1, d, limit = strlen(word) / 3;
+	const char *pick = NULL;
+
+	if (limit < 2)
+		limit = 2;
+	for (i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		/* A prefix of a name ("--junit" for --junit-file) counts as close. */
+		d = hp_starts_with(names[i], word) && *word ? 1 : distance(word, names[i]);
+		if (d < best) {
+			best = d;
+			pick = names[i];
+		}
+	}
+	return best <= limit ? pick : NULL;
+}
+
+int hp_cmd_shared_option(const char *arg, int *takes_value)
+{
+	char name[64];
+	size_t i;
+
+	if (!strcmp(arg, "-o")) {
+		*takes_value = 1;
+		return 1;
+	}
+	if (strncmp(arg, "--", 2))
+		return 0;
+	snprintf(name, sizeof(name), "%s", arg + 2);
+	*takes_value = !strchr(name, '=');
+	name[strcspn(name, "=")] = '\0';
+	if (!strcmp(name, cluster_opt.name)) {
+		*takes_value = *takes_value && cluster_opt.has_arg == required_argument;
+		return 1;
+	}
+	for (i = 0; i < HP_ARRAY_LEN(shared); i++) {
+		if (strcmp(name, shared[i].opt.name) || shared[i].opt.code == O_HELP)
+			continue;
+		*takes_value = *takes_value && shared[i].opt.has_arg == required_argument;
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- the option table of one command ---- */
@@ -186,6 +272,34 @@ static void print_help(const struct hp_cmd *cmd)
 
 /* ---- parsing ---- */
 
+/* "FAIL,WARN" (any case) into tag bits; a usage error for anything else. */
+static int only_tags(const char *name, const char *arg, unsigned *out)
+{
+	static const struct { const char *name; enum hp_tag tag; } tags[] = {
+		{ "PASS", HP_TAG_PASS }, { "FAIL", HP_TAG_FAIL }, { "WARN", HP_TAG_WARN },
+		{ "INFO", HP_TAG_INFO }, { "SKIP", HP_TAG_SKIP },
+	};
+	const char *p = arg;
+	unsigned bits = 0;
+
+	while (*p) {
+		size_t n = strcspn(p, ","), i;
+
+		for (i = 0; i < HP_ARRAY_LEN(tags); i++)
+			if (n == strlen(tags[i].name) && !strncasecmp(p, tags[i].name, n))
+				break;
+		if (i == HP_ARRAY_LEN(tags))
+			return hp_cmd_usage_error(name, "--only takes tags among PASS, FAIL, WARN, INFO, "
+						  "SKIP, comma-separated (got '%s')", arg);
+		bits |= 1u << tags[i].tag;
+		p += n + (p[n] == ',');
+	}
+	if (!bits)
+		return hp_cmd_usage_error(name, "%s", "--only needs at least one tag, e.g. FAIL,WARN");
+	*out = bits;
+	return 0;
+}
+
 static int report_option(struct hp_cmd_ctx *c, int code, const char *arg)
 {
 	struct hp_cmd_opts *o = &c->o;
@@ -200,15 +314,29 @@ static int report_option(struct hp_cmd_ctx *c, int code, const char *arg)
 						  "(got '%s')", arg);
 		return 0;
 	case O_FAIL_ON:
-		if (!strcmp(arg, "P0"))
+		/* p1 as P1, as the other tools' flags take their values. */
+		if (!strcasecmp(arg, "P0"))
 			o->fail_on = HP_P0;
-		else if (!strcmp(arg, "P1"))
+		else if (!strcasecmp(arg, "P1"))
 			o->fail_on = HP_P1;
-		else if (!strcmp(arg, "P2"))
+		else if (!strcasecmp(arg, "P2"))
 			o->fail_on = HP_P2;
 		else
 			return hp_cmd_usage_error(name, "--fail-on must be P0, P1 or P2 (got '%s')", arg);
 		return 0;
+	case O_COLOR:
+		if (!strcmp(arg, "always"))
+			o->color = HP_COLOR_ALWAYS;
+		else if (!strcmp(arg, "never"))
+			o->color = HP_COLOR_NEVER;
+		else if (!strcmp(arg, "auto"))
+			o->color = HP_COLOR_AUTO;
+		else
+			return hp_cmd_usage_error(name, "--color must be always, never or auto (got '%s')",
+						  arg);
+		return 0;
+	case O_ONLY:
+		return only_tags(name, arg, &o->only);
 	case O_MAX_RUNTIME: {
 		char *end;
 		long v = strtol(arg, &end, 10);
@@ -247,9 +375,31 @@ static int shared_option(struct hp_cmd_ctx *c, int code, const char *arg)
 	case O_JSON_FILE: o->json_file = arg; break;
 	case O_JUNIT_FILE: o->junit_file = arg; break;
 	case O_QUIET: o->quiet = 1; break;
+	case O_SUMMARY: o->summary = 1; break;
 	default: return report_option(c, code, arg);
 	}
 	return 0;
+}
+
+/* "unknown option '--outptu'", with the closest option this command takes when one is near. */
+static int unknown_option(const struct hp_cmd_ctx *c, const struct hp_opt *rows, size_t n,
+			  const char *arg)
+{
+	const char **names = xcalloc(n + 1, sizeof(*names));
+	char word[64];
+	const char *near;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		names[i] = rows[i].name;
+	snprintf(word, sizeof(word), "%s", arg + strspn(arg, "-"));
+	word[strcspn(word, "=")] = '\0';
+	near = arg[0] == '-' && arg[1] == '-' ? hp_cmd_closest(word, names, n) : NULL;
+	free(names);
+	if (near)
+		return hp_cmd_usage_error(c->cmd->name, "unknown option '%s' (did you mean --%s?)", arg,
+					  near);
+	return hp_cmd_usage_error(c->cmd->name, "unknown option '%s'", arg);
 }
 
 /* Options into c; 0 to go on, HP_CMD_DONE after --help, or a usage status. */
@@ -268,14 +418,17 @@ static int parse(struct hp_cmd_ctx *c, int argc, char **argv)
 	}
 	opterr = 0;
 	optind = 1;
-	while (!rc && (code = getopt_long(argc, argv, ":h", all, NULL)) != -1) {
+	while (!rc && (code = getopt_long(argc, argv, (c->cmd->flags & HP_CMD_REPORT) ? ":ho:" : ":h",
+					  all, NULL)) != -1) {
+		if (code == O_SHORT_OUTPUT)
+			code = O_OUTPUT;
 		if (code == O_HELP) {
 			print_help(c->cmd);
 			rc = HP_CMD_DONE;
 		} else if (code == ':') {
 			rc = hp_cmd_usage_error(name, "option '%s' needs a value", argv[optind - 1]);
 		} else if (code == '?') {
-			rc = hp_cmd_usage_error(name, "unknown option '%s'", argv[optind - 1]);
+			rc = unknown_option(c, rows, n, argv[optind - 1]);
 		} else if (code >= HP_CMD_OPT_BASE) {
 			rc = shared_option(c, code, optarg);
 		} else {
@@ -323,6 +476,7 @@ int hp_cmd_main(const struct hp_cmd *cmd, int argc, char **argv, struct hp_sys *
 	c.cmd = cmd;
 	c.sys = sys;
 	c.o.fail_on = HP_PNONE;
+	c.o.fail_on_new = HP_PNONE;
 	c.full_argc = argc;
 	c.full_argv = argv;
 	c.args = xcalloc(1, ops->args_size ? ops->args_size : 1);
@@ -334,7 +488,7 @@ int hp_cmd_main(const struct hp_cmd *cmd, int argc, char **argv, struct hp_sys *
 	if (!rc && ops->check)
 		rc = ops->check(&c);
 	if (!rc)
-		rc = cmd->flags & HP_CMD_REPORT ? hp_cmd_report_run(&c) : ops->run(&c);
+		rc = (cmd->flags & HP_CMD_REPORT) && !ops->run ? hp_cmd_report_run(&c) : ops->run(&c);
 	free(c.args);
 	return rc == HP_CMD_DONE ? HP_EXIT_OK : rc;
 }
@@ -351,8 +505,8 @@ const volatile sig_atomic_t *hp_cmd_stop_flag(void)
 static void on_signal(int sig)
 {
 	static const char again[] = "\nhpnode: interrupted again; exiting now\n";
-	static const char first[] = "\nhpnode: interrupted; ending open SSM sessions (press "
-				    "Ctrl-C again to exit at once)\n";
+	static const char first[] = "\nhpnode: interrupted; stopping what is under way for the "
+				    "partial report (press Ctrl-C again to exit at once)\n";
 
 	if (stop_signal) {
 		(void)!write(2, again, sizeof(again) - 1);

@@ -49,7 +49,9 @@ static const struct hp_opt nccl_options[] = {
 	  "  --namespace NS         the job's Kubernetes namespace (default: every namespace)\n" },
 	{ "job", required_argument, O_JOB,
 	  "  --job NAME             the training job: its pods (training.kubeflow.org/job-name,\n"
-	  "                         else job-name), and the nodes they run on for the probes\n" },
+	  "                         else job-name), and the nodes they run on for the probes;\n"
+	  "                         on Slurm the job id (1234, or 1234_5 for an array task):\n"
+	  "                         its nodes, state and output files (scontrol show job)\n" },
 	{ "node", required_argument, O_NODE,
 	  "  --node i-...           probe this node only\n" },
 	{ "sample-nodes", required_argument, O_SAMPLE_NODES,
@@ -92,7 +94,7 @@ static const char *const nccl_checks[] = {
 	"api.ssm", "ssm.targets", "ssm.reachability",
 	"node.probe", "node.shm", "node.kernel", "node.gpu-count", "node.gpu-xid", "node.gpu-ecc",
 	"node.gpu-remap", "node.gpu-recovery", "node.gpu-dcgm", "node.gpu-nvvs", "node.gpu-nvlink",
-	"node.efa",
+	"node.efa", "node.version-drift",
 	"nccl.*",
 	NULL
 };
@@ -375,8 +377,12 @@ static int collect(struct hp_cmd_ctx *c, struct hp_snapshot *s, struct hp_error 
 	if (t->orchestrator)
 		cJSON_AddStringToObject(run, "orchestrator_arg", t->orchestrator);
 	cJSON_AddBoolToObject(run, "exec", t->exec);
+	/* The controller first on Slurm: --job's nodes and output files come from it. */
+	hp_collect_slurm_controller_job(a, &t->probe, !t->no_probe && !*hp_cmd_stop_flag(),
+					eks ? NULL : t->job, s);
+	if (!eks && t->job)
+		hp_nccl_collect_slurm_job(s, t->job);
 	probe_nodes(a, t, s, run);
-	hp_collect_slurm_controller(a, &t->probe, !t->no_probe && !*hp_cmd_stop_flag(), s);
 	hp_snapshot_set(s, "nccl_run", run);
 	return 0;
 }
@@ -471,9 +477,15 @@ static void nccl_layout(struct hp_cmd_ctx *c, const struct hp_snapshot *s,
 	hp_strlcpy(t->mode, exec ? "READ-ONLY (no changes applied; --exec ran read-only commands in "
 				   "containers)" : "READ-ONLY (no changes applied)", sizeof(t->mode));
 	l->mode = t->mode;
-	snprintf(t->confirm, sizeof(t->confirm), "hpnode nccl --cluster %s --region %s%s%s%s%s",
-		 cluster && *cluster ? cluster : "<cluster>", region ? region : "<region>",
-		 ns ? " --namespace " : "", ns ? ns : "", job ? " --job " : "", job ? job : "");
+	{
+		char wc[256], wr[128], wn[512], wj[512];
+
+		snprintf(t->confirm, sizeof(t->confirm), "hpnode nccl --cluster %s --region %s%s%s%s%s",
+			 cluster && *cluster ? hp_shell_word_s(cluster, wc, sizeof(wc)) : "<cluster>",
+			 region ? hp_shell_word_s(region, wr, sizeof(wr)) : "<region>",
+			 ns ? " --namespace " : "", ns ? hp_shell_word_s(ns, wn, sizeof(wn)) : "",
+			 job ? " --job " : "", job ? hp_shell_word_s(job, wj, sizeof(wj)) : "");
+	}
 	l->confirm = t->confirm;
 	ro->layout = l;
 }

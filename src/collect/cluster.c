@@ -14,6 +14,7 @@
 #include "hp/collect.h"
 #include "hp/json.h"
 #include "hp/tasks.h"
+#include "hp/text.h"
 #include "plan.h"
 
 void hp_collect_record(struct hp_snapshot *s, enum hp_svc svc, const char *action,
@@ -72,6 +73,11 @@ static void progress(const char *action, int page, size_t items)
 	pthread_mutex_unlock(&progress_lock);
 }
 
+void hp_collect_progress(const char *action, int page, size_t items)
+{
+	progress(action, page, items);
+}
+
 /*
  * Page through a JSON 1.1 list call. input is the first page's request
  * (not consumed). Items land in *items (created here). Returns 0 on success
@@ -123,8 +129,22 @@ static int paginate(struct hp_aws *a, struct hp_snapshot *s, const struct pager 
 int hp_collect_identity(struct hp_aws *a, struct hp_snapshot *s, struct hp_error *e)
 {
 	struct hp_aws_result r;
+	long timeout_ms = a->timeout_ms;
+	int attempts = a->max_attempts, rc;
 
-	if (!hp_aws_query(a, HP_SVC_STS, "GetCallerIdentity", NULL, &r)) {
+	/*
+	 * The preflight answers soon (a silent endpoint fails in about 15 s,
+	 * not three full attempts): a short limit per attempt and one retry.
+	 * It runs before anything else, so the limits are the run's again after.
+	 */
+	if (a->timeout_ms > HP_STS_PREFLIGHT_TIMEOUT_MS)
+		a->timeout_ms = HP_STS_PREFLIGHT_TIMEOUT_MS;
+	if (a->max_attempts > HP_STS_PREFLIGHT_ATTEMPTS)
+		a->max_attempts = HP_STS_PREFLIGHT_ATTEMPTS;
+	rc = hp_aws_query(a, HP_SVC_STS, "GetCallerIdentity", NULL, &r);
+	a->timeout_ms = timeout_ms;
+	a->max_attempts = attempts;
+	if (!rc) {
 		hp_snapshot_set(s, "identity", r.json);
 		r.json = NULL;
 		hp_aws_result_release(&r);
@@ -134,8 +154,12 @@ int hp_collect_identity(struct hp_aws *a, struct hp_snapshot *s, struct hp_error
 	/* Only a credential error is a credential problem; the rest say what happened. */
 	switch (r.cls) {
 	case HP_AWS_NETWORK:
-		hp_error_set(e, HP_ERR_HTTP, "cannot reach AWS STS at '%s': %s%s%s",
-			     a->endpoint[HP_SVC_STS], r.code, r.message[0] ? ": " : "", r.message);
+		hp_error_set(e, HP_ERR_HTTP, "cannot reach AWS STS at '%s' (%d attempt%s, %ld s "
+			     "each at most): %s%s%s", a->endpoint[HP_SVC_STS], r.attempts,
+			     r.attempts == 1 ? "" : "s",
+			     (timeout_ms < HP_STS_PREFLIGHT_TIMEOUT_MS ? timeout_ms :
+			      HP_STS_PREFLIGHT_TIMEOUT_MS) / 1000, r.code,
+			     r.message[0] ? ": " : "", r.message);
 		break;
 	case HP_AWS_THROTTLED:
 		hp_error_set(e, HP_ERR_API,
@@ -186,6 +210,28 @@ static void list_clusters(struct hp_aws *a, struct hp_snapshot *s)
 	cJSON_Delete(in);
 }
 
+int hp_collect_list_clusters(struct hp_aws *a, struct hp_snapshot *s)
+{
+	list_clusters(a, s);
+	return cJSON_IsArray(hp_snapshot_get(s, "clusters")) ? 0 : -1;
+}
+
+/*
+ * Whether a DescribeCluster reply is about the cluster asked for: its
+ * ClusterName (or ClusterArn, when an ARN was asked for) is that one, where
+ * the reply says. A reply about another cluster is refused: its name would
+ * go into the report and the commands it prints.
+ */
+static int same_cluster(const cJSON *reply, const char *asked)
+{
+	int arn = hp_starts_with(asked, "arn:");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(reply, arn ? "ClusterArn" : "ClusterName");
+
+	if (!v)
+		return 1;
+	return cJSON_IsString(v) && !strcmp(v->valuestring, asked);
+}
+
 static int collect_cluster(struct hp_aws *a, struct hp_snapshot *s, const char *name,
 			   struct hp_error *e)
 {
@@ -196,6 +242,18 @@ static int collect_cluster(struct hp_aws *a, struct hp_snapshot *s, const char *
 	cJSON_AddStringToObject(in, "ClusterName", name);
 	rc = hp_aws_json(a, HP_SVC_SAGEMAKER, "DescribeCluster", in, &r);
 	cJSON_Delete(in);
+	if (!rc && !same_cluster(r.json, name)) {
+		char got[160], asked[160];
+
+		hp_text_str(HP_TEXT_SAFE,
+			    hp_json_str(r.json, hp_starts_with(name, "arn:") ? "ClusterArn" : "ClusterName"),
+			    got, sizeof(got));
+		hp_text_str(HP_TEXT_SAFE, name, asked, sizeof(asked));
+		hp_error_set(e, HP_ERR_API, "DescribeCluster answered for cluster '%s' when '%s' was "
+			     "asked for; the reply is not trusted", got, asked);
+		hp_aws_result_release(&r);
+		return -1;
+	}
 	if (!rc) {
 		hp_snapshot_set(s, "cluster", r.json);
 		r.json = NULL;
@@ -235,6 +293,8 @@ static void collect_cluster_list(struct hp_aws *a, struct hp_snapshot *s, const 
 		snprintf(tkey, sizeof(tkey), "%s_truncated", key);
 		hp_snapshot_set(s, key, items);
 		hp_snapshot_set(s, tkey, cJSON_CreateBool(trunc));
+		if (!strcmp(key, "nodes"))
+			hp_snap_nodes_finish(s, (size_t)pages * 100);
 	}
 	cJSON_Delete(in);
 }
@@ -538,9 +598,16 @@ struct cluster_plan {
 static void step_nodes(struct hp_task *t)
 {
 	struct cluster_plan *p = t->ctx;
+	int pages = p->o->node_pages ? p->o->node_pages : HP_NODE_PAGES;
 
+	/* More than a page: in partitions at once (nodelist.c); else one chain. */
+	if (!hp_collect_node_partitions(t->a, &t->out, hp_snapshot_get(p->s, "cluster"), p->arn,
+					pages))
+		return;
 	collect_cluster_list(t->a, &t->out, p->arn, "ListClusterNodes", "ClusterNodeSummaries",
-			     p->o->node_pages ? p->o->node_pages : HP_NODE_PAGES, "nodes");
+			     pages, "nodes");
+	if (hp_json_bool(t->out.root, "nodes_truncated", 0))
+		hp_snapshot_set(&t->out, "nodes_page_cap", cJSON_CreateNumber(pages));
 }
 
 static void step_node(struct hp_task *t)
@@ -588,8 +655,8 @@ static void step_logs(struct hp_task *t)
 static void debug_summary(const struct hp_aws *a, const struct hp_tasks *ts, int64_t ms)
 {
 	if (a->debug)
-		fprintf(stderr, "hpnode: debug: API phase: %u requests (%u retries), %u connections opened, "
-			"%llu bytes in, %zu steps, up to %zu at once, %lld ms\n",
+		hp_debug("API phase: %u requests (%u retries), %u connections opened, "
+			"%llu bytes in, %zu steps, up to %zu at once, %lld ms",
 			__atomic_load_n(&a->stats.calls, __ATOMIC_RELAXED),
 			__atomic_load_n(&a->stats.retries, __ATOMIC_RELAXED),
 			__atomic_load_n(&a->stats.connections, __ATOMIC_RELAXED),

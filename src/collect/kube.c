@@ -1,8 +1,9 @@
 /*
  * The Kubernetes collector: checks that kubectl's current server is this
  * cluster's EKS endpoint before believing anything it says, then reads
- * nodes, kube-system DaemonSets, pods (all of kube-system, and elsewhere
- * only those in a problem state), FailedCreatePodSandBox events,
+ * nodes (with their conditions), kube-system DaemonSets, pods (all of
+ * kube-system, and elsewhere only those in a problem state),
+ * FailedCreatePodSandBox events, Warning events about nodes,
  * namespaces and the tail of unhealthy aws-node pods' logs into snapshot
  * key "kube", each reduced to the fields the checks read. It never judges;
  * why kubectl could not be used is recorded as kube.skipped.
@@ -19,6 +20,7 @@
 /* Bounds on what one snapshot keeps. */
 #define MAX_PODS 5000
 #define MAX_EVENTS 1000
+#define MAX_CONDITIONS 32
 #define MAX_LOG_PODS 5
 #define LOG_TAIL "--tail=200"
 #define LOG_KEEP_LINES 200
@@ -125,6 +127,8 @@ static int verify(struct hp_kube *k, const struct hp_snapshot *s, cJSON *kube)
 			skip(kube, "kubectl_missing", &r, "%s", NOT_INSTALLED);
 		else if (r.status == HP_KUBE_TIMEOUT)
 			skip(kube, "timeout", &r, "kubectl did not answer in time");
+		else if (r.status == HP_KUBE_INTERRUPTED)
+			skip(kube, "interrupted", &r, "the run was interrupted while kubectl ran");
 		else if (r.status == HP_KUBE_PARSE || r.status == HP_KUBE_TOO_BIG)
 			skip(kube, "output", &r, "kubectl printed something it should not");
 		else
@@ -193,6 +197,37 @@ static const cJSON *condition(const cJSON *obj, const char *type)
 	return NULL;
 }
 
+/*
+ * Every condition but Ready, as the API server gives them: the kubelet's
+ * pressure conditions and whatever node-problem-detector or another agent
+ * sets (KernelDeadlock, ReadonlyFilesystem, ...). Bounded per node.
+ */
+static void node_conditions(cJSON *n, const cJSON *item)
+{
+	cJSON *out = cJSON_AddArrayToObject(n, "conditions");
+	const cJSON *c;
+	int kept = 0;
+
+	cJSON_ArrayForEach(c, hp_json_arr(item, "status.conditions")) {
+		const char *t = hp_json_str(c, "type");
+		cJSON *r;
+
+		if (!t || !strcmp(t, "Ready"))
+			continue;
+		if (kept++ >= MAX_CONDITIONS) {
+			cJSON_AddTrueToObject(n, "conditions_truncated");
+			break;
+		}
+		r = cJSON_CreateObject();
+		add_clipped(r, "type", t, TEXT_CLIP);
+		add_str(r, "status", hp_json_str(c, "status"));
+		add_clipped(r, "reason", hp_json_str(c, "reason"), TEXT_CLIP);
+		add_clipped(r, "message", hp_json_str(c, "message"), TEXT_CLIP);
+		add_str(r, "since", hp_json_str(c, "lastTransitionTime"));
+		cJSON_AddItemToArray(out, r);
+	}
+}
+
 static cJSON *reduce_node(const cJSON *item)
 {
 	cJSON *n = cJSON_CreateObject();
@@ -211,6 +246,7 @@ static cJSON *reduce_node(const cJSON *item)
 		add_str(r, "since", hp_json_str(ready, "lastTransitionTime"));
 	}
 	cJSON_AddBoolToObject(n, "unschedulable", hp_json_bool(item, "spec.unschedulable", 0));
+	node_conditions(n, item);
 	return n;
 }
 
@@ -334,6 +370,7 @@ static cJSON *reduce_event(const cJSON *item)
 	cJSON_AddNumberToObject(e, "count", hp_json_num(item, "count", 1));
 	add_str(e, "last", last);
 	add_str(e, "host", hp_json_str(item, "source.host"));
+	add_str(e, "source", hp_json_str(item, "source.component"));
 	return e;
 }
 
@@ -341,12 +378,8 @@ static cJSON *reduce_event(const cJSON *item)
 static int get_items(struct hp_kube *k, cJSON *kube, const char *what, const char *const *args,
 		     struct hp_kube_result *r)
 {
-	if (!hp_kube_run(k, args, HP_KUBE_JSON, r) && cJSON_IsArray(hp_json_get(r->json, "items")))
+	if (!hp_kube_get_items(k, args, r))
 		return 0;
-	if (r->status == HP_KUBE_OK) {
-		r->status = HP_KUBE_PARSE;
-		hp_strlcpy(r->message, "kubectl -o json gave no 'items' list", sizeof(r->message));
-	}
 	read_error(kube, what, r);
 	return -1;
 }
@@ -434,26 +467,41 @@ static void collect_pods(struct hp_kube *k, cJSON *kube)
 	hp_kube_result_release(&r);
 }
 
-static void collect_events(struct hp_kube *k, cJSON *kube)
+/* The events a field selector picks, at most MAX_EVENTS, as kube.<key> and kube.<key>_truncated. */
+static void collect_events_of(struct hp_kube *k, cJSON *kube, const char *key, const char *selector)
 {
-	static const char *const args[] = {
-		"get", "events", "--all-namespaces",
-		"--field-selector=reason=FailedCreatePodSandBox", NULL
-	};
+	const char *args[] = { "get", "events", "--all-namespaces", selector, NULL };
 	struct hp_kube_result r;
 	const cJSON *it;
+	char flag[64];
 	cJSON *out;
 	int kept = 0;
 
-	if (!get_items(k, kube, "events", args, &r)) {
-		out = cJSON_AddArrayToObject(kube, "events");
+	if (!get_items(k, kube, key, args, &r)) {
+		out = cJSON_AddArrayToObject(kube, key);
 		cJSON_ArrayForEach(it, hp_json_arr(r.json, "items"))
 			if (kept++ < MAX_EVENTS)
 				cJSON_AddItemToArray(out, reduce_event(it));
-		cJSON_AddBoolToObject(kube, "events_truncated",
-				      hp_json_len(r.json, "items") > MAX_EVENTS);
+		snprintf(flag, sizeof(flag), "%s_truncated", key);
+		cJSON_AddBoolToObject(kube, flag, hp_json_len(r.json, "items") > MAX_EVENTS);
 	}
 	hp_kube_result_release(&r);
+}
+
+static void collect_events(struct hp_kube *k, cJSON *kube)
+{
+	collect_events_of(k, kube, "events", "--field-selector=reason=FailedCreatePodSandBox");
+}
+
+/*
+ * Warning events about nodes: what node-problem-detector reports (TaskHung,
+ * OOMKilling, Ext4Error, ... and condition changes) and the kubelet's own
+ * (EvictionThresholdMet). Normal events (recoveries) are left out server-side.
+ */
+static void collect_node_events(struct hp_kube *k, cJSON *kube)
+{
+	collect_events_of(k, kube, "node_events",
+			  "--field-selector=involvedObject.kind=Node,type=Warning");
 }
 
 /* The aws-node container of a reduced pod, or NULL. */
@@ -581,6 +629,10 @@ static int first_read(struct hp_kube *k, cJSON *kube)
 			skip(kube, "kubeconfig", &r, "kubectl has no usable current context");
 			rc = -1;
 			break;
+		case HP_KUBE_INTERRUPTED:
+			skip(kube, "interrupted", &r, "the run was interrupted while kubectl ran");
+			rc = -1;
+			break;
 		default:
 			/* Authenticated (e.g. forbidden to list namespaces): the rest may work. */
 			break;
@@ -600,8 +652,14 @@ void hp_collect_kube(struct hp_aws *a, const struct hp_kube_opts *o, struct hp_s
 
 	if (strcmp(hp_snap_orchestrator(s), "EKS"))
 		return;
-	hp_collect_eks(a, s);
 	kube = cJSON_CreateObject();
+	/* Interrupted before this phase: the Kubernetes checks say they were not run. */
+	if (a->sys->stop && *a->sys->stop) {
+		skip(kube, "interrupted", NULL, "the run was interrupted before kubectl was run");
+		hp_snapshot_set(s, "kube", kube);
+		return;
+	}
+	hp_collect_eks(a, s);
 	if (o && o->disabled) {
 		skip(kube, "disabled", NULL, "Kubernetes checks turned off (--no-kube)");
 		hp_snapshot_set(s, "kube", kube);
@@ -611,11 +669,13 @@ void hp_collect_kube(struct hp_aws *a, const struct hp_kube_opts *o, struct hp_s
 	/* kubectl runs within what is left of the run budget. */
 	k.deadline_ms = a->deadline_ms;
 	k.budget_s = a->budget_s;
+	k.debug = a->debug;
 	if (!verify(&k, s, kube) && !first_read(&k, kube)) {
 		collect_nodes(&k, kube);
 		collect_daemonsets(&k, kube);
 		collect_pods(&k, kube);
 		collect_events(&k, kube);
+		collect_node_events(&k, kube);
 		collect_aws_node_logs(&k, kube);
 	}
 	hp_kube_release(&k);

@@ -58,6 +58,7 @@ static int imds(struct hp_sys *sys, const char *method, const char *base, const 
 	req.timeout_ms = IMDS_TIMEOUT_MS;
 	req.no_proxy = 1;
 	hp_http_resp_init(&resp);
+	hp_buf_set_secret(&resp.body);
 	ok = !sys->http(sys, &req, &resp) && resp.status == 200 && resp.body.len &&
 	     resp.body.len < n;
 	if (ok) {

@@ -13,6 +13,7 @@
 #include "hp/json.h"
 #include "hp/kube.h"
 #include "hp/nccl.h"
+#include "hp/text.h"
 #include "nccl-exec.h"
 
 #define EXEC_WORKERS 4
@@ -36,7 +37,7 @@ static const char script[] =
 	"echo '@@HP@@ END env 0'\n"
 	"echo '@@HP@@ BEGIN torch'\n"
 	"if command -v python3 >/dev/null 2>&1; then\n"
-	"  python3 -c 'import torch; print(\"torch\", torch.__version__); "
+	"  PYTHONDONTWRITEBYTECODE=1 python3 -B -c 'import torch; print(\"torch\", torch.__version__); "
 	"print(\"nccl\", torch.cuda.nccl.version())' 2>&1 | head -n 5\n"
 	"else echo 'no python3'; fi\n"
 	"echo '@@HP@@ END torch 0'\n"
@@ -264,7 +265,7 @@ void hp_nccl_exec_pods(struct hp_kube *k, cJSON *nccl)
 			cJSON_AddStringToObject(x, "replica", t[i].replica);
 		cJSON_AddStringToObject(x, "status", hp_kube_status_name(t[i].status));
 		if (t[i].status != HP_KUBE_OK) {
-			hp_nccl_clean(t[i].message, strlen(t[i].message), 400, &clean);
+			hp_text_addn(HP_TEXT_LOG, t[i].message, strlen(t[i].message), 400, &clean);
 			cJSON_AddStringToObject(x, "error", clean.buf);
 		}
 		hp_buf_release(&clean);

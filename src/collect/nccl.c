@@ -21,6 +21,7 @@
 #include "hp/json.h"
 #include "hp/kube.h"
 #include "hp/nccl.h"
+#include "hp/text.h"
 #include "nccl-exec.h"
 
 #define DEFAULT_LOG_PODS 256
@@ -54,7 +55,7 @@ static void add_clean(cJSON *o, const char *key, const char *s, size_t max)
 
 	if (!s)
 		return;
-	hp_nccl_clean(s, strlen(s), max, &b);
+	hp_text_addn(HP_TEXT_LOG, s, strlen(s), max, &b);
 	cJSON_AddStringToObject(o, key, b.buf);
 	hp_buf_release(&b);
 }
@@ -70,7 +71,7 @@ static cJSON *clean_string(const char *s, size_t max)
 	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
 	cJSON *x;
 
-	hp_nccl_clean(or_empty(s), strlen(or_empty(s)), max, &b);
+	hp_text_addn(HP_TEXT_LOG, or_empty(s), strlen(or_empty(s)), max, &b);
 	x = cJSON_CreateString(b.buf);
 	hp_buf_release(&b);
 	return x;
@@ -100,12 +101,8 @@ static void record_error(cJSON *nccl, const char *what, const struct hp_kube_res
 static int get_items(struct hp_kube *k, cJSON *nccl, const char *what, const char *const *args,
 		     struct hp_kube_result *r)
 {
-	if (!hp_kube_run(k, args, HP_KUBE_JSON, r) && cJSON_IsArray(hp_json_get(r->json, "items")))
+	if (!hp_kube_get_items(k, args, r))
 		return 0;
-	if (r->status == HP_KUBE_OK) {
-		r->status = HP_KUBE_PARSE;
-		hp_strlcpy(r->message, "kubectl -o json gave no 'items' list", sizeof(r->message));
-	}
 	record_error(nccl, what, r);
 	return -1;
 }
@@ -728,7 +725,7 @@ static void stream_line(struct log_stream *st, const char *l, size_t n)
 
 			t->seen = 1;
 			t->status = HP_KUBE_ERROR;
-			hp_nccl_clean(l + 7, n - 7, sizeof(t->message) - 1, &b);
+			hp_text_addn(HP_TEXT_LOG, l + 7, n - 7, sizeof(t->message) - 1, &b);
 			hp_strlcpy(t->message, b.buf, sizeof(t->message));
 			hp_buf_release(&b);
 			return;

@@ -14,10 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/array.h"
 #include "hp/collect.h"
+#include "hp/facts.h"
 #include "hp/pool.h"
 #include "hp/probe.h"
 #include "hp/json.h"
+#include "hp/text.h"
 
 #define DONE_MARKER "@@HP@@ DONE"
 
@@ -70,14 +73,20 @@ static const char *str_or(const cJSON *o, const char *path, const char *def)
 	return v ? v : def;
 }
 
+struct idset;
+static int idset_has(const struct idset *set, const char *id);
+
 struct pick {
 	const cJSON *node;
 	const char *reason;   /* NULL: probe it; else why it is skipped */
 	char status[64];
 };
 
-/* Choose n of the Running nodes, taking turns between the instance groups. */
-static void sample(struct pick *v, size_t nv, int want)
+/*
+ * Choose n of the Running nodes: those other signals name first, then
+ * taking turns between the instance groups.
+ */
+static void sample(struct pick *v, size_t nv, int want, const struct idset *sig)
 {
 	const char **groups = NULL;
 	size_t ng = 0, i, k;
@@ -96,6 +105,12 @@ static void sample(struct pick *v, size_t nv, int want)
 		}
 		v[i].reason = "not in the sample";
 	}
+	for (i = 0; i < nv && taken < want; i++)
+		if (v[i].reason && !strcmp(v[i].reason, "not in the sample") &&
+		    idset_has(sig, hp_json_str(v[i].node, "InstanceId"))) {
+			v[i].reason = NULL;
+			taken++;
+		}
 	cursor = xcalloc(ng ? ng : 1, sizeof(*cursor));
 	while (taken < want && progress) {
 		progress = 0;
@@ -177,7 +192,7 @@ static cJSON *entry_of(const cJSON *node, enum hp_ssm_state st, const char *reas
 		char cut[HP_FACTS_STDERR_SIZE];
 
 		cJSON_AddStringToObject(e, "stdout", "");
-		cJSON_AddStringToObject(e, "stderr", hp_clip_utf8(r->output.err.buf,
+		cJSON_AddStringToObject(e, "stderr", hp_text_clip(r->output.err.buf,
 								  HP_FACTS_STDERR_CHARS, cut));
 	}
 	cJSON_AddBoolToObject(e, "truncated", !r || !r->output.out.len ||
@@ -219,6 +234,236 @@ static void record_failure(struct hp_snapshot *s, const char *action,
 	hp_collect_record(s, HP_SVC_SSM, action, call);
 }
 
+/*
+ * The nodes other signals name, for the probe order: instance ids of
+ * Error/Warn cluster events, of health-agent and lifecycle log streams with
+ * matching lines, of Kubernetes nodes not Ready, not Schedulable or failing
+ * deep health checks, of the nodes of problem pods, and of Slurm nodes
+ * down, drained, failed or not responding. A sorted set of
+ * copies (idset_has by binary search).
+ */
+struct idset {
+	char **v;
+	size_t n, alloc;
+};
+
+static void idset_add(struct idset *set, const char *id, size_t len)
+{
+	if (!id || !len || len > 40 || strncmp(id, "i-", 2))
+		return;
+	set->v = hp_array_grow(set->v, &set->alloc, set->n, 1, sizeof(*set->v));
+	set->v[set->n] = xmalloc(len + 1);
+	memcpy(set->v[set->n], id, len);
+	set->v[set->n++][len] = 0;
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int idset_has(const struct idset *set, const char *id)
+{
+	return id && set->n && bsearch(&id, set->v, set->n, sizeof(*set->v), cmp_strp) != NULL;
+}
+
+static void idset_release(struct idset *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		free(set->v[i]);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
+/*
+ * The instance id that ends a log line's stream name ".../<group>/<instance>",
+ * when the line tells of a failure or fault as the log checks judge it
+ * (a lifecycle script's "finished with exit code 0" names no node).
+ */
+static void add_stream(struct idset *set, const cJSON *line, enum hp_log_kind kind)
+{
+	const char *stream = hp_json_str(line, "logStreamName");
+	const char *slash = stream ? strrchr(stream, '/') : NULL;
+
+	if (slash && hp_log_line_counts(kind, hp_json_str(line, "message")))
+		idset_add(set, slash + 1, strlen(slash + 1));
+}
+
+static int kube_node_signalled(const cJSON *kn)
+{
+	const char *ready = hp_json_str(kn, "ready.status");
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(kn, "labels");
+	const cJSON *l;
+
+	if (ready && strcmp(ready, "True"))
+		return 1;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kn, "unschedulable")))
+		return 1;
+	cJSON_ArrayForEach(l, labels) {
+		if (!l->string || !cJSON_IsString(l))
+			continue;
+		if (!strcmp(l->string, "sagemaker.amazonaws.com/node-health-status") &&
+		    strcmp(l->valuestring, "Schedulable"))
+			return 1;
+		if (!strcmp(l->string, "sagemaker.amazonaws.com/deep-health-check-status") &&
+		    !strcmp(l->valuestring, "Failed"))
+			return 1;
+	}
+	return 0;
+}
+
+static void kube_node_iid(const cJSON *kn, char *out, size_t n)
+{
+	out[0] = 0;
+	if (hp_kube_instance_id(hp_json_str(kn, "name"), hp_json_str(kn, "provider_id"),
+				cJSON_GetObjectItemCaseSensitive(kn, "labels"), out, n))
+		out[0] = 0;
+}
+
+/*
+ * Slurm nodes down, drained, failed or not responding, as the controller
+ * probe's sinfo names them (it runs before the sweep): their instance ids
+ * through the node list's PrivateDnsHostname.
+ */
+static void slurm_signalled(const struct hp_snapshot *s, struct idset *set)
+{
+	const cJSON *probe = hp_json_get(hp_snapshot_get(s, "slurm"), "probe"), *n;
+	const char *out = hp_json_str(probe, "stdout");
+	struct idset bad = { NULL, 0, 0 };
+	cJSON *facts;
+	char name[256];
+
+	if (!out)
+		return;
+	facts = hp_slurm_parse(out, strlen(out));
+	cJSON_ArrayForEach(n, hp_json_arr(facts, "sinfo.nodes")) {
+		const char *nm = hp_json_str(n, "name");
+		size_t len = nm ? strlen(nm) : 0;
+
+		if (!len || len >= sizeof(name) || !hp_slurm_node_bad(n))
+			continue;
+		bad.v = hp_array_grow(bad.v, &bad.alloc, bad.n, 1, sizeof(*bad.v));
+		bad.v[bad.n++] = xstrdup(nm);
+	}
+	cJSON_Delete(facts);
+	if (!bad.n)
+		return;
+	qsort(bad.v, bad.n, sizeof(*bad.v), cmp_strp);
+	cJSON_ArrayForEach(n, hp_snapshot_get(s, "nodes")) {
+		const char *iid = hp_json_str(n, "InstanceId");
+
+		if (iid && hp_slurm_node_name(n, name, sizeof(name)) && idset_has(&bad, name))
+			idset_add(set, iid, strlen(iid));
+	}
+	idset_release(&bad);
+}
+
+static void signalled_nodes(const struct hp_snapshot *s, struct idset *set)
+{
+	const cJSON *kube = hp_snapshot_get(s, "kube"), *x, *kn;
+	char iid[64];
+	size_t i, j;
+
+	cJSON_ArrayForEach(x, hp_snapshot_get(s, "events")) {
+		const char *lvl = hp_json_str(x, "EventLevel"), *id = hp_json_str(x, "InstanceId");
+
+		if (lvl && id && (!strcmp(lvl, "Error") || !strcmp(lvl, "Warn")))
+			idset_add(set, id, strlen(id));
+	}
+	cJSON_ArrayForEach(x, hp_json_arr(hp_snapshot_get(s, "logs"), "hma"))
+		add_stream(set, x, HP_LOG_HEALTH_AGENT);
+	cJSON_ArrayForEach(x, hp_json_arr(hp_snapshot_get(s, "logs"), "lifecycle"))
+		add_stream(set, x, HP_LOG_LIFECYCLE);
+	cJSON_ArrayForEach(kn, hp_json_arr(kube, "nodes")) {
+		if (!kube_node_signalled(kn))
+			continue;
+		kube_node_iid(kn, iid, sizeof(iid));
+		idset_add(set, iid, strlen(iid));
+	}
+	cJSON_ArrayForEach(x, hp_json_arr(kube, "pods")) {
+		const char *on = hp_json_str(x, "node"), *phase = hp_json_str(x, "phase");
+
+		/* The pods kept are those in a problem state, and every CoreDNS pod. */
+		if (!on || (phase && !strcmp(phase, "Running") && hp_json_bool(x, "ready", 0)))
+			continue;
+		cJSON_ArrayForEach(kn, hp_json_arr(kube, "nodes")) {
+			const char *name = hp_json_str(kn, "name");
+			if (name && !strcmp(name, on)) {
+				kube_node_iid(kn, iid, sizeof(iid));
+				idset_add(set, iid, strlen(iid));
+				break;
+			}
+		}
+	}
+	slurm_signalled(s, set);
+	if (set->n > 1)
+		qsort(set->v, set->n, sizeof(*set->v), cmp_strp);
+	/* Drop repeats. */
+	for (i = j = 0; i < set->n; i++) {
+		if (j && !strcmp(set->v[j - 1], set->v[i]))
+			free(set->v[i]);
+		else
+			set->v[j++] = set->v[i];
+	}
+	set->n = j;
+}
+
+/*
+ * The sweep's order when not every node can be probed: the targets other
+ * signals name first (in list order), then the instance groups in turn,
+ * each from its first node on. pick_of (target -> pick) is rewritten.
+ */
+static size_t order_targets(const struct pick *picks, size_t *pick_of, size_t nt,
+			    const struct idset *sig)
+{
+	size_t *out = xcalloc(nt ? nt : 1, sizeof(*out)), m = 0, i, k, ng = 0, named;
+	const char **groups = NULL;
+	size_t *cursor;
+	unsigned char *used = xcalloc(nt ? nt : 1, 1);
+	int progress = 1;
+
+	for (i = 0; i < nt; i++)
+		if (idset_has(sig, hp_json_str(picks[pick_of[i]].node, "InstanceId"))) {
+			out[m++] = pick_of[i];
+			used[i] = 1;
+		}
+	named = m;
+	for (i = 0; i < nt; i++) {
+		const char *g = str_or(picks[pick_of[i]].node, "InstanceGroupName", "");
+
+		for (k = 0; k < ng && strcmp(groups[k], g); k++)
+			;
+		if (k == ng) {
+			groups = xrealloc(groups, (ng + 1) * sizeof(*groups));
+			groups[ng++] = g;
+		}
+	}
+	cursor = xcalloc(ng ? ng : 1, sizeof(*cursor));
+	while (m < nt && progress) {
+		progress = 0;
+		for (k = 0; k < ng; k++) {
+			for (i = cursor[k]; i < nt; i++)
+				if (!used[i] && !strcmp(str_or(picks[pick_of[i]].node, "InstanceGroupName",
+								  ""), groups[k]))
+					break;
+			cursor[k] = i < nt ? i + 1 : nt;
+			if (i < nt) {
+				used[i] = 1;
+				out[m++] = pick_of[i];
+				progress = 1;
+			}
+		}
+	}
+	memcpy(pick_of, out, nt * sizeof(*out));
+	free(out);
+	free(used);
+	free(cursor);
+	free(groups);
+	return named;
+}
+
 /* The sweep's settings, the first half of "probes_meta". */
 static cJSON *sweep_meta(const struct hp_probe_opts *o, const struct hp_probe_set *set)
 {
@@ -257,7 +502,8 @@ static const cJSON *unlisted_node(const struct hp_probe_opts *o, const struct hp
  * sample". Returns the count; *out is freed by the caller.
  */
 static size_t pick_nodes(const struct hp_probe_opts *o, const struct hp_probe_set *set,
-			 const cJSON *nodes, const cJSON *extra, struct pick **out)
+			 const cJSON *nodes, const cJSON *extra, const struct idset *sig,
+			 struct pick **out)
 {
 	struct pick *picks = NULL;
 	const cJSON *n;
@@ -283,7 +529,7 @@ static size_t pick_nodes(const struct hp_probe_opts *o, const struct hp_probe_se
 		}
 	}
 	if (o->sample > 0 && !o->node)
-		sample(picks, npicks, o->sample);
+		sample(picks, npicks, o->sample, sig);
 	*out = picks;
 	return npicks;
 }
@@ -305,7 +551,17 @@ static void sweep_config(struct hp_aws *a, const struct hp_probe_opts *o, const 
 	hp_ssm_config_defaults(cfg);
 	cfg->command = command;
 	cfg->transport = o->transport;
-	cfg->concurrency = o->concurrency;
+	cfg->concurrency = hp_ssm_fit_concurrency(o->concurrency, hp_sys_fd_limit());
+	if (cfg->concurrency < o->concurrency) {
+		/* Said in the header (probes_meta) and with --debug. */
+		cJSON_AddNumberToObject(meta, "concurrency_used", cfg->concurrency);
+		cJSON_AddNumberToObject(meta, "open_file_limit", (double)hp_sys_fd_limit());
+		if (a->debug)
+			hp_debug("SSM sessions at once lowered from %d to %d: "
+				"the open-file limit is %ld (about %d descriptors a session)",
+				o->concurrency, cfg->concurrency, hp_sys_fd_limit(),
+				HP_SSM_FDS_PER_SESSION);
+	}
 	cfg->rate_per_s = o->rate_per_s;
 	cfg->timeout_ms = o->timeout_ms;
 	cfg->stop = o->stop;
@@ -324,6 +580,7 @@ struct done {
 	const char *failed_action;        /* a call to record under "calls", or NULL */
 	struct hp_aws_result *failed_call;
 	cJSON *entry;                     /* document mode: the whole entry, until it is placed */
+	int state;                        /* enum hp_ssm_state */
 };
 
 /* One sweep under way: what the workers' hook shares. */
@@ -331,9 +588,14 @@ struct run {
 	struct hp_snapshot *s;
 	const char *key;
 	hp_facts_decoder decode;          /* NULL: document mode */
+	const struct hp_probe_set *set;   /* its on_output hook, or NULL */
+	const struct hp_probe_opts *o;    /* its on_node hook */
 	const char *cluster_id;
 	const struct pick *picks;
 	size_t *pick_of;                  /* target -> pick */
+	size_t *k_of;                     /* pick -> target */
+	const struct idset *sig;          /* reorder: the nodes other signals name; else NULL */
+	const char *order_reason;         /* why the order was set: "sample", "budget" */
 	unsigned char *recorded;          /* per pick: the first of its id, so it gets an entry */
 	struct done *done;                /* per target */
 	size_t counts[3];
@@ -361,6 +623,8 @@ static void run_done(void *ud, size_t k, struct hp_ssm_result *r)
 	struct done *d = &run->done[k];
 	cJSON *e = NULL, *facts = NULL;
 
+	if (run->recorded[p] && run->set && run->set->on_output)
+		run->set->on_output(run->set->on_output_ud, iid, r);
 	if (run->recorded[p] && !run->decode) {
 		e = entry(node, r->state, r->reason, r);
 	} else if (run->recorded[p]) {
@@ -369,9 +633,12 @@ static void run_done(void *ud, size_t k, struct hp_ssm_result *r)
 		e = entry_of(node, r->state, r->reason, r, 0);
 		drop_nuls(&r->output.out);
 		facts = run->decode(r->output.out.buf, r->output.out.len);
+		if (run->o && run->o->on_node && r->state == HP_SSM_PROBED)
+			run->o->on_node(run->o->on_node_ud, iid, e, facts);
 	}
 	pthread_mutex_lock(&run->lock);
 	run->counts[r->state]++;
+	d->state = r->state;
 	if (r->failed_action) {
 		d->failed_action = r->failed_action;
 		d->failed_call = xmalloc(sizeof(*d->failed_call));
@@ -407,6 +674,37 @@ static void mark_recorded(const struct pick *picks, size_t npicks, unsigned char
 }
 
 /*
+ * How the probed set was chosen, for the report: per instance group, the
+ * nodes whose session was tried, and every Running node left unprobed (not
+ * in the sample, or not reached within the run budget).
+ */
+static void order_meta(const struct pick *picks, size_t npicks, const struct run *run,
+		       cJSON *meta)
+{
+	cJSON *by = cJSON_CreateObject(), *unprobed = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; i < npicks; i++) {
+		const char *g = str_or(picks[i].node, "InstanceGroupName", "");
+		const char *iid = hp_json_str(picks[i].node, "InstanceId");
+		cJSON *c = cJSON_GetObjectItemCaseSensitive(by, g);
+		int tried;
+
+		if (picks[i].reason && strcmp(picks[i].reason, "not in the sample"))
+			continue;   /* not Running, or no group: named with its reason */
+		if (!c)
+			c = cJSON_AddNumberToObject(by, g, 0);
+		tried = !picks[i].reason && run->done[run->k_of[i]].state != HP_SSM_SKIPPED;
+		if (tried)
+			cJSON_SetNumberValue(c, c->valuedouble + 1);
+		else if (iid)
+			cJSON_AddItemToArray(unprobed, cJSON_CreateString(iid));
+	}
+	cJSON_AddItemToObject(meta, "probed_by_group", by);
+	cJSON_AddItemToObject(meta, "unprobed", unprobed);
+}
+
+/*
  * Probe the targets of picks; each pick's outcome becomes an entry of key
  * (in the store, or in the document object probes when run.decode is
  * NULL), in the order of the picks, and its failed calls go to "calls" in
@@ -422,21 +720,37 @@ static size_t sweep(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_s
 
 	run->pick_of = xcalloc(npicks ? npicks : 1, sizeof(*run->pick_of));
 	run->recorded = xcalloc(npicks ? npicks : 1, 1);
+	run->k_of = xcalloc(npicks ? npicks : 1, sizeof(*run->k_of));
 	for (i = 0; i < npicks; i++)
 		if (!picks[i].reason)
 			run->pick_of[nt++] = i;
+	if (run->sig) {
+		size_t named = order_targets(picks, run->pick_of, nt, run->sig);
+
+		cJSON_AddStringToObject(meta, "order", "nodes named by other signals first, then "
+					"each instance group in turn");
+		cJSON_AddStringToObject(meta, "order_reason", run->order_reason);
+		cJSON_AddNumberToObject(meta, "signalled", (double)named);
+	}
+	for (k = 0; k < nt; k++)
+		run->k_of[run->pick_of[k]] = k;
 	run->done = xcalloc(nt ? nt : 1, sizeof(*run->done));
+	for (k = 0; k < nt; k++)
+		run->done[k].state = HP_SSM_SKIPPED;
 	run->picks = picks;
 	mark_recorded(picks, npicks, run->recorded);
 	sweep_config(a, o, command, nt, meta, &cfg);
 	cfg.on_done = run_done;
+	cfg.max_stdout = run->set ? run->set->max_stdout : 0;
 	cfg.target_of = run_target;
 	cfg.hook_ud = run;
 	pthread_mutex_init(&run->lock, NULL);
 	hp_ssm_sweep(a, &cfg, NULL, nt, NULL, o->progress, o->progress_ud);
 	pthread_mutex_destroy(&run->lock);
+	if (run->sig)
+		order_meta(picks, npicks, run, meta);
 	/* In the order of the picks: skipped nodes' entries, failed calls, the document's entries. */
-	for (i = 0, k = 0; i < npicks; i++) {
+	for (i = 0; i < npicks; i++) {
 		const char *iid = hp_json_str(picks[i].node, "InstanceId");
 		cJSON *ent = NULL;
 
@@ -447,7 +761,7 @@ static size_t sweep(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_s
 			if (run->recorded[i])
 				ent = entry(picks[i].node, HP_SSM_SKIPPED, picks[i].reason, NULL);
 		} else {
-			struct done *d = &run->done[k++];
+			struct done *d = &run->done[run->k_of[i]];
 
 			record_failure(s, d->failed_action, d->failed_call);
 			if (d->failed_call) {
@@ -469,6 +783,8 @@ static size_t sweep(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_s
 			cJSON_Delete(ent);
 		}
 	}
+	if (run->decode && run->set && run->set->carry)
+		run->set->carry(run->set->carry_ud, s, run->key);
 	if (run->decode) {
 		hp_probes_order(s, run->key, order, norder);
 		hp_snapshot_stream_end(s, run->key);
@@ -477,6 +793,7 @@ static size_t sweep(struct hp_aws *a, const struct hp_probe_opts *o, struct hp_s
 	free(run->done);
 	free(run->recorded);
 	free(run->pick_of);
+	free(run->k_of);
 	return nt;
 }
 
@@ -501,6 +818,8 @@ void hp_collect_probes_set(struct hp_aws *a, const struct hp_probe_opts *o,
 	run.s = s;
 	run.key = key;
 	run.decode = set && set->decode ? set->decode : hp_facts_decoder_of(key);
+	run.set = set;
+	run.o = o;
 	run.cluster_id = id;
 	if (run.decode)
 		hp_probes_reset(s, key);
@@ -514,10 +833,27 @@ void hp_collect_probes_set(struct hp_aws *a, const struct hp_probe_opts *o,
 	} else {
 		struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
 		struct pick *picks;
-		size_t npicks = pick_nodes(o, set, nodes, extra, &picks);
+		struct idset sig = { NULL, 0, 0 };
+		size_t npicks, want = 0, i;
+
+		/* The whole cluster's sweep: signals decide the order when not all can be probed. */
+		if ((!set || !set->ids) && !o->node)
+			signalled_nodes(s, &sig);
+		npicks = pick_nodes(o, set, nodes, extra, &sig, &picks);
+		for (i = 0; i < npicks; i++)
+			want += !picks[i].reason;
+		if ((!set || !set->ids) && !o->node && o->sample > 0) {
+			run.sig = &sig;
+			run.order_reason = "sample";
+		} else if ((!set || !set->ids) && !o->node && o->rate_per_s > 0 &&
+			   (double)want / o->rate_per_s * 1000.0 > (double)hp_aws_budget_left_ms(a)) {
+			run.sig = &sig;
+			run.order_reason = "budget";
+		}
 
 		probe_command(set, &cmd);
 		nt = sweep(a, o, s, &run, cmd.buf, picks, npicks, probes, meta);
+		idset_release(&sig);
 		free(picks);
 		hp_buf_release(&cmd);
 	}

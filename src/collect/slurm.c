@@ -56,6 +56,12 @@ void hp_collect_slurm(struct hp_snapshot *s, cJSON *probe)
 void hp_collect_slurm_controller(struct hp_aws *a, const struct hp_probe_opts *o, int probe,
 				 struct hp_snapshot *s)
 {
+	hp_collect_slurm_controller_job(a, o, probe, NULL, s);
+}
+
+void hp_collect_slurm_controller_job(struct hp_aws *a, const struct hp_probe_opts *o, int probe,
+				     const char *job, struct hp_snapshot *s)
+{
 	struct controller c;
 	cJSON *entry = NULL;
 
@@ -65,7 +71,9 @@ void hp_collect_slurm_controller(struct hp_aws *a, const struct hp_probe_opts *o
 	if (probe && !(o->stop && *o->stop) && c.iid) {
 		struct hp_buf cmd = HP_BUF_INIT(HP_MAX_LINE);
 
-		hp_slurm_probe_command(&cmd);
+		/* A job id that is none runs the plain probe (the NCCL collector says why). */
+		if (hp_slurm_probe_command_job(job, &cmd))
+			hp_slurm_probe_command(&cmd);
 		entry = hp_collect_probe_one(a, o, s, c.iid, cmd.buf);
 		hp_buf_release(&cmd);
 	}

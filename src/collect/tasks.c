@@ -109,7 +109,7 @@ static void run_one(struct runner *r, struct hp_task *t)
 {
 	pthread_mutex_unlock(&r->lock);
 	if (r->a->debug)
-		fprintf(stderr, "hpnode: debug: task %s started\n", t->name);
+		hp_debug("task %s started", t->name);
 	t->fn(t);
 	pthread_mutex_lock(&r->lock);
 	t->done = 1;

@@ -137,6 +137,8 @@ size_t hp_finding_lines(const struct hp_finding *f)
 /* Sets one placeholder value on a finding, replacing an earlier one. */
 void hp_finding_var(struct hp_finding *f, const char *name, const char *value)
 {
+	if (!f || !value)
+		return;
 	if (!f->vars && !(f->vars = cJSON_CreateObject()))
 		hp_die("out of memory");
 	cJSON_DeleteItemFromObjectCaseSensitive(f->vars, name);
@@ -179,6 +181,178 @@ void hp_findings_release(struct hp_findings *f)
 		cJSON_Delete(f->v[i].evidence);
 		cJSON_Delete(f->v[i].vars);
 		free(f->v[i].nodes);
+		free(f->v[i].subject);
+		free(f->v[i].kclass);
 	}
 	hp_array_release(f);
+}
+
+/* ---------------------------------------------------------------- keys */
+
+#define KEY_PART_MAX 160
+
+void hp_finding_subject(struct hp_finding *f, const char *subject)
+{
+	free(f->subject);
+	f->subject = subject && *subject ? xstrdup(subject) : NULL;
+}
+
+void hp_finding_class(struct hp_finding *f, const char *cls)
+{
+	free(f->kclass);
+	f->kclass = cls && *cls ? xstrdup(cls) : NULL;
+}
+
+int hp_finding_is_problem(const struct hp_finding *f)
+{
+	return f->tag == HP_TAG_FAIL || f->tag == HP_TAG_WARN;
+}
+
+/* A part of a key: one line, no blank or control byte, bounded. */
+static void key_part(struct hp_buf *out, const char *s)
+{
+	size_t n;
+
+	for (n = 0; s && *s && n < KEY_PART_MAX; s++, n++) {
+		unsigned char c = (unsigned char)*s;
+
+		hp_buf_putc(out, c <= 0x20 || c == 0x7f || c == '#' || c == '~' ? '_' : (char)c);
+	}
+}
+
+static const char *var(const struct hp_finding *f, const char *name)
+{
+	const cJSON *v = f->vars ? cJSON_GetObjectItemCaseSensitive(f->vars, name) : NULL;
+
+	return cJSON_IsString(v) && *v->valuestring ? v->valuestring : NULL;
+}
+
+/* The subject from the placeholder values: the first that names a thing. */
+static int var_subject(const struct hp_finding *f, struct hp_buf *out)
+{
+	static const char *const in_ns[] = { "POD", "JOB", "POLICY" };
+	static const char *const plain[] = { "GROUP", "SG_ID", "ROLE_NAME", "INSTANCE_TYPE",
+					     "NODE_NAME" };
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(in_ns); i++) {
+		const char *v = var(f, in_ns[i]), *ns = var(f, "NAMESPACE");
+
+		if (!v)
+			continue;
+		if (ns) {
+			key_part(out, ns);
+			hp_buf_putc(out, '/');
+		}
+		key_part(out, v);
+		if (i == 0 && var(f, "CONTAINER")) {
+			hp_buf_putc(out, '/');
+			key_part(out, var(f, "CONTAINER"));
+		}
+		return 1;
+	}
+	for (i = 0; i < HP_ARRAY_LEN(plain); i++) {
+		if (var(f, plain[i])) {
+			key_part(out, var(f, plain[i]));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int hp_finding_per_node(const struct hp_finding *f)
+{
+	return !f->subject && !f->node && f->nnodes > 0;
+}
+
+static void key_class(const struct hp_finding *f, struct hp_buf *out)
+{
+	const char *dflt = f->check && f->check->section ? f->check->section : "";
+
+	if (f->kclass) {
+		hp_buf_putc(out, '#');
+		key_part(out, f->kclass);
+	} else if (hp_finding_is_problem(f) && f->section && *f->section &&
+		   strcmp(f->section, dflt)) {
+		hp_buf_putc(out, '#');
+		key_part(out, f->section);
+	}
+}
+
+static void key_check(const struct hp_finding *f, struct hp_buf *out)
+{
+	hp_buf_reset(out);
+	key_part(out, f->check && f->check->id ? f->check->id : "finding");
+}
+
+/* The key without its ~n. */
+static void key_base(const struct hp_finding *f, struct hp_buf *out)
+{
+	struct hp_buf subj = HP_BUF_INIT(4 * KEY_PART_MAX);
+
+	key_check(f, out);
+	if (f->subject)
+		key_part(&subj, f->subject);
+	else if (f->node)
+		key_part(&subj, f->node);
+	else if (f->nnodes)
+		hp_buf_puts(&subj, "nodes");
+	else
+		var_subject(f, &subj);
+	if (subj.len) {
+		hp_buf_putc(out, '/');
+		hp_buf_puts(out, subj.buf);
+	}
+	hp_buf_release(&subj);
+	key_class(f, out);
+}
+
+void hp_finding_key(const struct hp_finding *f, struct hp_buf *out)
+{
+	key_base(f, out);
+	if (f->key_seq > 1)
+		hp_buf_printf(out, "~%u", f->key_seq);
+}
+
+void hp_finding_node_key(const struct hp_finding *f, size_t k, struct hp_buf *out)
+{
+	key_check(f, out);
+	hp_buf_putc(out, '/');
+	key_part(out, k < f->nnodes ? f->nodes[k] : "?");
+	key_class(f, out);
+}
+
+/* Open addressing over the base keys: how many of each were seen, per family. */
+struct key_count {
+	char *key;
+	unsigned n;
+};
+
+void hp_findings_number_keys(struct hp_findings *f)
+{
+	struct hp_buf b = HP_BUF_INIT(4 * KEY_PART_MAX);
+	struct key_count *t;
+	size_t cap = 64, i;
+
+	while (cap < 4 * f->n)
+		cap *= 2;
+	t = xcalloc(cap, sizeof(*t));
+	for (i = 0; i < f->n; i++) {
+		struct hp_finding *x = &f->v[i];
+		size_t h;
+
+		key_base(x, &b);
+		/* The two families are numbered apart: a PASS before a FAIL moves neither. */
+		hp_buf_putc(&b, hp_finding_is_problem(x) ? '!' : '.');
+		h = (size_t)hp_hash_bytes(b.buf, b.len) & (cap - 1);
+		while (t[h].key && strcmp(t[h].key, b.buf))
+			h = (h + 1) & (cap - 1);
+		if (!t[h].key)
+			t[h].key = xstrdup(b.buf);
+		x->key_seq = ++t[h].n;
+	}
+	for (i = 0; i < cap; i++)
+		free(t[i].key);
+	free(t);
+	hp_buf_release(&b);
 }

@@ -11,12 +11,15 @@
 
 #include "hp/array.h"
 #include "hp/nccl.h"
+#include "hp/text.h"
 #include "hp/util.h"
 
 #define A HP_NCCL_ANYCASE
 #define C HP_NCCL_CONTEXT
 #define N HP_NCCL_ADDED
 #define F HP_NCCL_FALLBACK
+#define W HP_NCCL_WRAPPER
+#define S HP_NCCL_SYMPTOM
 
 #define G_RDZV "Rendezvous / connection"
 #define G_RUN "Runtime / collectives"
@@ -26,48 +29,97 @@
 #define G_STALE "Stale state"
 #define G_CRIT "Other critical"
 
-/* In table order: the order of the report and of ties. */
+/*
+ * In table order: the order of the report and of ties. Each row is data:
+ * the text, its code (the failure class a finding names), priority,
+ * section, group, meaning, flags (W: a generic wrapper that takes the
+ * cause of the specific line before it in the same log; S: a symptom that
+ * a cause found beside it explains; F: a catch-all) and a benign form.
+ */
 const struct hp_nccl_pattern hp_nccl_patterns[] = {
 	{ "Timeout waiting for", "TIMEOUT_RENDEZVOUS", 1, "NC1", G_RDZV,
-	  "peers never joined the initialisation", A, NULL },
+	  "peers never joined the initialisation", A | S, NULL},
 	{ "Connection refused", "CONN_REFUSED", 2, "NC12", G_RDZV,
-	  "nothing listens on the rendezvous address yet (or any more)", C, NULL },
+	  "nothing listens on the rendezvous address yet (or any more)", C | S, NULL},
 	{ "Address already in use", "PORT_CONFLICT", 1, "NC1", G_RDZV,
 	  "the rendezvous port is taken on rank 0's node", 0, NULL },
 	{ "NCCL WARN Connect to", "CONNECT_FAIL", 1, "NC2", G_RDZV,
-	  "an NCCL peer connection was refused or dropped", 0, NULL },
+	  "an NCCL peer connection was refused or dropped", S, "No route to host" },
 	{ "socketStartConnect: Connect to", "CONNECT_FAIL", 1, "NC2", G_RDZV,
-	  "an NCCL peer connection was refused or dropped (NCCL 2.12 and later)", N, NULL },
+	  "an NCCL peer connection was refused or dropped (NCCL 2.12 and later)", N | S,
+	  "No route to host" },
+	/* Said by the kernel through NCCL or c10d: the route, not the peer, is missing. */
+	{ "No route to host", "NO_ROUTE", 1, "NC3", G_RDZV,
+	  "no route to the peer: the interface NCCL picked cannot reach it, or a security group "
+	  "drops the traffic", N, NULL },
 	{ "network is unreachable", "NET_UNREACHABLE", 1, "NC12", G_RDZV,
-	  "no route to the peer or MASTER_ADDR", A, NULL },
-	{ "Error in Store", "STORE_ERR", 1, "NC1", G_RDZV, "the c10d store (rendezvous) failed", 0, NULL },
+	  "no route to the peer or MASTER_ADDR", A | S, NULL},
+	{ "Error in Store", "STORE_ERR", 1, "NC1", G_RDZV, "the c10d store (rendezvous) failed", S, NULL},
 	{ "DistStoreError", "STORE_ERR", 1, "NC1", G_RDZV,
-	  "the c10d store (rendezvous) failed, in PyTorch 2's wording", 0, NULL },
+	  "the c10d store (rendezvous) failed, in PyTorch 2's wording", S, NULL},
 	{ "RendezvousConnectionError", "RDZV_CONN_ERR", 1, "NC12", G_RDZV,
-	  "torch elastic could not reach the rendezvous endpoint", 0, NULL },
+	  "torch elastic could not reach the rendezvous endpoint", S, NULL},
 	{ "RendezvousTimeout", "RDZV_TIMEOUT", 1, "NC1", G_RDZV,
-	  "torch elastic's rendezvous timed out", 0, NULL },
-	/* c10d's failed IPv6 lookups are noise wherever IPv4 works. */
+	  "torch elastic's rendezvous timed out", S, NULL},
+	/* c10d's store client, with or without torch elastic's wrapper around it. */
+	{ "The client socket has timed out after", "STORE_TIMEOUT", 1, "NC1", G_RDZV,
+	  "the c10d store on MASTER_ADDR:MASTER_PORT never answered", N | S, NULL},
+	{ "Socket Timeout", "STORE_TIMEOUT", 1, "NC1", G_RDZV,
+	  "the c10d store on MASTER_ADDR:MASTER_PORT never answered", N | S, "DistStoreError"},
+	/*
+	 * c10d looks a name up once per address family and warns for each one
+	 * that fails ("The IPv6 network addresses of (host, port) cannot be
+	 * retrieved (gai error: ...)"): noise wherever the other family works.
+	 * A failure that stops the job says so in a line of its own.
+	 */
 	{ "Name or service not known", "DNS_FAIL", 0, "NC12", G_RDZV,
-	  "MASTER_ADDR does not resolve", 0, "IPv6 network addresses" },
-	{ "getaddrinfo failed", "DNS_FAIL", 0, "NC12", G_RDZV, "the resolver failed", 0, NULL },
+	  "MASTER_ADDR does not resolve", 0, "network addresses of (" },
+	{ "getaddrinfo failed", "DNS_FAIL", 0, "NC12", G_RDZV, "the resolver failed", 0,
+	  "network addresses of (" },
 	{ "Temporary failure in name resolution", "DNS_FAIL", 0, "NC12", G_RDZV,
-	  "the resolver failed", N, NULL },
+	  "the resolver failed", N, "network addresses of (" },
 	{ "Watchdog timeout", "WATCHDOG_TIMEOUT", 1, "NC1", G_RUN,
-	  "a collective ran past the watchdog limit", 0, NULL },
+	  "a collective ran past the watchdog limit", S, NULL },
 	{ "Watchdog caught collective operation timeout", "WATCHDOG_TIMEOUT", 1, "NC1", G_RUN,
-	  "a collective ran past the watchdog limit, as PyTorch's NCCL process group prints it", N, NULL },
-	{ "unhandled system error", "SYSTEM_ERROR", 0, "NC7", G_RUN,
-	  "a system call or device failed under NCCL (often EFA or a GPU)", 0, NULL },
-	{ "unhandled cuda error", "CUDA_ERROR", 0, "NC7", G_RUN,
-	  "a CUDA call failed (driver fault or hardware)", 0, NULL },
-	{ "NCCL WARN Cuda failure", "CUDA_ERROR", 0, "NC7", G_RUN, "a CUDA failure inside NCCL", 0, NULL },
+	  "a collective ran past the watchdog limit, as PyTorch's NCCL process group prints it",
+	  N | S, NULL },
+	/* NCCL's generic results: the line before them names the cause. */
+	{ "unhandled system error", "SYSTEM_ERROR", 1, "NC23", G_RUN,
+	  "a system or library call failed under NCCL, and no line before it says which", W, NULL },
+	{ "internal error - please report", "INTERNAL_ERROR", 1, "NC23", G_RUN,
+	  "NCCL stopped on an internal error, and no line before it says why", N | W, NULL },
+	{ ", internal error,", "INTERNAL_ERROR", 1, "NC23", G_RUN,
+	  "NCCL stopped on an internal error, and no line before it says why", N | W, NULL },
+	{ "remote process exited or there was a network error", "REMOTE_ERROR", 1, "NC23", G_RUN,
+	  "a peer rank went away or the network dropped, and no line before it says which", N | W,
+	  NULL },
+	{ "unhandled cuda error", "CUDA_ERROR", 1, "NC7", G_RUN,
+	  "a CUDA call failed (driver fault or hardware)", W, NULL },
+	{ "NCCL WARN Cuda failure", "CUDA_ERROR", 1, "NC7", G_RUN, "a CUDA failure inside NCCL", 0,
+	  "'out of memory'" },
+	{ "uncorrectable ECC error encountered", "GPU_ECC", 0, "NC7", G_RUN,
+	  "a GPU reported an uncorrectable memory error: hardware, drain the node", N, NULL },
 	{ "peer access is not supported", "P2P_FAIL", 1, "NC14", G_RUN,
 	  "GPU peer-to-peer blocked (ACS, IOMMU)", 0, NULL },
 	{ "fi_getinfo failed", "EFA_INIT_FAIL", 0, "NC6", G_EFA,
 	  "libfabric found no usable EFA provider", 0, NULL },
+	{ "fi_getinfo() call failed", "EFA_INIT_FAIL", 0, "NC6", G_EFA,
+	  "libfabric found no usable EFA provider (the OFI plugin's wording)", N, NULL },
+	{ "fi_getinfo: provider efa output empty list", "EFA_INIT_FAIL", 0, "NC6", G_EFA,
+	  "libfabric's EFA provider found no device (libfabric's own warning)", N, NULL },
 	{ "NET/OFI Could not find any optimal provider", "EFA_INIT_FAIL", 0, "NC6", G_EFA,
 	  "the OFI plugin found no usable libfabric provider", N, NULL },
+	/* The plugin's resource and start-up failures: NCCL goes on over sockets or stops. */
+	{ "NET/OFI Couldn't open", "OFI_INIT_FAIL", 1, "NC6", G_EFA,
+	  "the OFI plugin could not open an EFA endpoint, address vector or completion queue", N,
+	  NULL },
+	{ "NET/OFI Creating new endpoint", "OFI_INIT_FAIL", 1, "NC6", G_EFA,
+	  "the OFI plugin could not open an EFA endpoint, address vector or completion queue",
+	  N | C, NULL },
+	{ "aws-ofi-nccl initialization failed", "OFI_INIT_FAIL", 1, "NC6", G_EFA,
+	  "the OFI plugin failed to start, so NCCL cannot use EFA", N, NULL },
+	{ "NET/OFI Initializing plugin failed", "OFI_INIT_FAIL", 1, "NC6", G_EFA,
+	  "the OFI plugin failed to start, so NCCL cannot use EFA", N, NULL },
 	{ "NCCL_OFI_RDMA", "OFI_ERROR", 1, "NC6", G_EFA,
 	  "a failure reported by the aws-ofi-nccl plugin", 0, NULL },
 	{ "Call to ibv_reg_mr failed", "RDMA_REG_FAIL", 0, "NC17", G_EFA,
@@ -76,10 +128,19 @@ const struct hp_nccl_pattern hp_nccl_patterns[] = {
 	  "memory registration failed (newer NCCL's wording)", N, NULL },
 	{ "NET/OFI Unable to register memory", "RDMA_REG_FAIL", 0, "NC17", G_EFA,
 	  "the OFI plugin could not register a buffer with EFA", N, NULL },
+	/* libfabric's EFA provider out of locked memory (its own warnings and abort text). */
+	{ "Failure to post internal receive buffers", "RDMA_REG_FAIL", 0, "NC17", G_EFA,
+	  "libfabric's EFA provider could not post its receive buffers: memlock too low", N, NULL },
+	{ "Unable to create extended CQ: Cannot allocate memory", "RDMA_REG_FAIL", 0, "NC17", G_EFA,
+	  "libfabric's EFA provider could not create a completion queue: memlock too low", N, NULL },
+	{ "Unable to register MR: Cannot allocate memory", "RDMA_REG_FAIL", 0, "NC17", G_EFA,
+	  "libfabric's EFA provider could not register memory: memlock too low", N, NULL },
 	{ "NET/OFI Using TCP", "EFA_TCP_FALLBACK", 1, "NC13", G_EFA,
-	  "NCCL fell back from EFA to TCP", 0, NULL },
+	  "NCCL fell back from EFA to TCP", S, NULL },
 	{ "Using network Socket", "EFA_TCP_FALLBACK", 1, "NC13", G_EFA,
-	  "NCCL uses its socket transport (a fallback on EFA instances)", N, NULL },
+	  "NCCL uses its socket transport (a fallback on EFA instances)", N | S, NULL },
+	{ "NET/Socket : Using [", "EFA_TCP_FALLBACK", 1, "NC13", G_EFA,
+	  "NCCL uses its socket transport (a fallback on EFA instances)", N | S, NULL },
 	{ "Failed to load NCCL", "NCCL_LOAD_FAIL", 0, "NC10", G_EFA,
 	  "libnccl could not be loaded (LD_LIBRARY_PATH, image)", 0, NULL },
 	{ "libnccl-net.so", "OFI_LOAD_FAIL", 1, "NC13", G_EFA,
@@ -87,6 +148,10 @@ const struct hp_nccl_pattern hp_nccl_patterns[] = {
 	{ "OOMKilled", "OOM_KILL", 0, "NC4", G_MEM, "the container hit its memory limit", 0, NULL },
 	{ "CUDA out of memory", "CUDA_OOM", 1, "NC11", G_MEM, "GPU memory exhausted", 0, NULL },
 	{ "cudaMalloc failed", "CUDA_OOM", 1, "NC11", G_MEM, "a GPU allocation failed", 0, NULL },
+	{ "Cuda failure 'out of memory'", "CUDA_OOM", 1, "NC11", G_MEM,
+	  "NCCL could not allocate GPU memory", N, NULL },
+	{ "Failed to CUDA calloc", "CUDA_OOM", 1, "NC11", G_MEM,
+	  "NCCL could not allocate GPU memory", N, NULL },
 	{ "failed to extend /dev/shm", "SHM_FULL", 1, "NC17.1", G_MEM, "/dev/shm is too small", 0, NULL },
 	{ "Bus error", "SHM_FULL", 1, "NC17.1", G_MEM, "a SIGBUS, usually /dev/shm too small", 0, NULL },
 	{ "insufficient shared memory", "SHM_FULL", 1, "NC17.1", G_MEM,
@@ -108,14 +173,19 @@ const struct hp_nccl_pattern hp_nccl_patterns[] = {
 	{ "unlink shared memory", "SHM_STALE", 1, "NC15", G_STALE,
 	  "stale /dev/shm/nccl-* segments or RemoveIPC", 0, NULL },
 	{ "Call to ncclCommAbort", "NCCL_COMM_ABORT", 1, "NC1", G_CRIT,
-	  "a communicator was aborted: look for the failing rank", 0, NULL },
+	  "a communicator was aborted: look for the failing rank", S, NULL },
 	{ "MNNVL topology", "MNNVL_TOPO_FAIL", 1, "NC17.2", G_CRIT,
 	  "the topology search failed (memlock and stack both unlimited)", 0, NULL },
 	{ "ENOMEM", "ENOMEM", 1, "NC17", G_CRIT, "a registration or allocation ran out of memory",
 	  C, NULL },
 	{ "invalid alignment", "CUDA_ALIGN_ERR", 1, "NC10", G_CRIT,
 	  "a CUDA alignment fault (library and driver mismatch)", 0, NULL },
-	/* Catch-alls, counted only when nothing more specific matched the line. */
+	/*
+	 * Catch-alls, counted only when nothing more specific matched the line,
+	 * and only the first of them that matches.
+	 */
+	{ "NCCL WARN NET/OFI", "OFI_ERROR", 1, "NC6", G_EFA,
+	  "a failure reported by the aws-ofi-nccl plugin", N | F, NULL },
 	{ "NCCL WARN", "NCCL_WARN", 2, "NC23", G_CRIT, "another NCCL warning", N | F, NULL },
 	{ "NCCL error", "NCCL_ERROR", 1, "NC23", G_CRIT, "another NCCL error reported by PyTorch",
 	  A | N | F, NULL },
@@ -205,6 +275,17 @@ static int pattern_matches(const struct hp_nccl_pattern *p, const struct line_co
 	return !(p->flags & HP_NCCL_CONTEXT) || has_context(c);
 }
 
+/* Whether a pattern of the same code as pattern i matched the line before it. */
+static int code_seen(const size_t *idx, size_t n, size_t max, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < n && k < max; k++)
+		if (!strcmp(hp_nccl_patterns[idx[k]].code, hp_nccl_patterns[i].code))
+			return 1;
+	return 0;
+}
+
 static size_t match_copy(const struct line_copy *c, size_t *idx, size_t max)
 {
 	size_t i, n = 0;
@@ -212,7 +293,8 @@ static size_t match_copy(const struct line_copy *c, size_t *idx, size_t max)
 	for (i = 0; i < hp_nccl_npatterns; i++) {
 		if (hp_nccl_patterns[i].flags & HP_NCCL_FALLBACK)
 			continue;
-		if (pattern_matches(&hp_nccl_patterns[i], c)) {
+		/* Patterns that share a code are one cause: a line counts once for it. */
+		if (pattern_matches(&hp_nccl_patterns[i], c) && !code_seen(idx, n, max, i)) {
 			if (n < max)
 				idx[n] = i;
 			n++;
@@ -226,10 +308,10 @@ static size_t match_copy(const struct line_copy *c, size_t *idx, size_t max)
 		if (pattern_matches(&hp_nccl_patterns[i], c)) {
 			if (n < max)
 				idx[n] = i;
-			n++;
+			return 1;
 		}
 	}
-	return n;
+	return 0;
 }
 
 static int marker_copy(const struct line_copy *c)
@@ -334,102 +416,11 @@ size_t hp_nccl_cloudwatch_filters(char **out, size_t max, size_t max_len)
 	return n;
 }
 
-/* ---- cleaning ---- */
-
-/* Length of the UTF-8 sequence at s (n bytes available), 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t k, i;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		k = 2;
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-		k = 3;
-	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-		k = 4;
-	else
-		return 0;
-	if (k > n)
-		return 0;
-	for (i = 1; i < k; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	cp = k == 2 ? (s[0] & 0x1Fu) : k == 3 ? (s[0] & 0x0Fu) : (s[0] & 0x07u);
-	for (i = 1; i < k; i++)
-		cp = cp << 6 | (s[i] & 0x3Fu);
-	/* Overlong forms, surrogates and values past U+10FFFF are not text. */
-	if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-	    (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	/* C1 controls (U+0080..U+009F). */
-	if (cp >= 0x80 && cp <= 0x9F)
-		return 0;
-	return k;
-}
-
-void hp_nccl_clean(const char *src, size_t n, size_t clip, struct hp_buf *out)
-{
-	const unsigned char *s = (const unsigned char *)src;
-	size_t i = 0, kept = 0;
-
-	while (i < n && kept < clip) {
-		size_t k;
-
-		if (s[i] == 0x1b) {
-			/*
-			 * An escape sequence: CSI parameters up to the final byte; OSC,
-			 * DCS and the like up to BEL or ESC \; otherwise one more byte.
-			 */
-			i++;
-			if (i < n && s[i] == '[') {
-				i++;
-				while (i < n && (s[i] < 0x40 || s[i] > 0x7e))
-					i++;
-			} else if (i < n && s[i] && strchr("]PX^_", s[i])) {
-				i++;
-				while (i < n && s[i] != 0x07 && s[i] != 0x1b)
-					i++;
-				if (i < n && s[i] == 0x1b)
-					i++;
-			}
-			i++;
-			continue;
-		}
-		if (s[i] == '\t') {
-			if (hp_buf_addc(out, ' '))
-				return;
-			kept++;
-			i++;
-			continue;
-		}
-		if (s[i] < 0x20 || s[i] == 0x7f) {
-			i++;
-			continue;
-		}
-		k = utf8_len(s + i, n - i);
-		if (!k) {
-			if (hp_buf_addc(out, '?'))
-				return;
-			kept++;
-			i++;
-			continue;
-		}
-		if (kept + k > clip)
-			break;
-		if (hp_buf_add(out, s + i, k))
-			return;
-		kept += k;
-		i += k;
-	}
-}
-
 /* ---- the scan ---- */
 
 struct hit {
 	size_t count, last_line;
+	long cause;           /* a wrapper's: the pattern whose line gave its cause, or -1 */
 	char **ring;          /* the last `evidence` lines, oldest at head */
 	size_t head, n;
 };
@@ -439,6 +430,12 @@ struct source {
 	size_t lines;
 	struct hit **hits;    /* per pattern, NULL until it matched */
 	struct hit **marks;   /* per marker */
+	/* The last specific (not wrapper, not catch-all) match: its pattern and line. */
+	long spec;
+	size_t spec_line;
+	char version[24];     /* the first "NCCL version X.Y.Z" it printed, or "" */
+	/* Wrappers that found no cause before them: waiting for one just after. */
+	size_t pend[8], npend, pend_line;
 };
 
 struct hp_nccl_scan {
@@ -508,7 +505,7 @@ static struct source *source_of(struct hp_nccl_scan *s, const char *raw)
 	size_t i;
 
 	/* Stream names are remote text too: kept cleaned, compared cleaned. */
-	hp_nccl_clean(raw ? raw : "", raw ? strlen(raw) : 0, 255, &clean);
+	hp_text_addn(HP_TEXT_LOG, raw ? raw : "", raw ? strlen(raw) : 0, 255, &clean);
 	name = clean.buf;
 	/* Logs arrive one source at a time: the newest source is the usual hit. */
 	for (i = s->nsrc; i-- > 0;)
@@ -531,6 +528,7 @@ static struct source *source_of(struct hp_nccl_scan *s, const char *raw)
 	x->name = hp_buf_detach(&clean, NULL);
 	x->hits = xcalloc(hp_nccl_npatterns, sizeof(*x->hits));
 	x->marks = xcalloc(hp_nccl_nmarkers, sizeof(*x->marks));
+	x->spec = -1;
 	return x;
 }
 
@@ -544,10 +542,11 @@ static void keep(struct hit **slot, size_t cap, size_t clip, const char *line, s
 	if (!h) {
 		h = *slot = xcalloc(1, sizeof(*h));
 		h->ring = xcalloc(cap, sizeof(*h->ring));
+		h->cause = -1;
 	}
 	h->count++;
 	h->last_line = lineno;
-	hp_nccl_clean(line, len, clip, &b);
+	hp_text_addn(HP_TEXT_LOG, line, len, clip, &b);
 	if (h->n < cap) {
 		at = (h->head + h->n) % cap;
 		h->n++;
@@ -557,6 +556,48 @@ static void keep(struct hit **slot, size_t cap, size_t clip, const char *line, s
 		h->head = (h->head + 1) % cap;
 	}
 	h->ring[at] = hp_buf_detach(&b, NULL);
+}
+
+/*
+ * The wrapper rule (HP_NCCL_WRAPPER in include/hp/nccl.h) for the patterns
+ * idx[0..n) one line of x matched (their hits already kept).
+ */
+static void wrap_rule(struct source *x, const size_t *idx, size_t n)
+{
+	long spec = -1;
+	size_t i;
+
+	for (i = 0; i < n && spec < 0; i++)
+		if (!(hp_nccl_patterns[idx[i]].flags & (HP_NCCL_WRAPPER | HP_NCCL_FALLBACK)))
+			spec = (long)idx[i];
+	/* Wrappers waiting for the cause PyTorch prints after them. */
+	if (spec >= 0 && x->npend) {
+		if (x->lines - x->pend_line <= HP_NCCL_WRAP_AFTER)
+			for (i = 0; i < x->npend; i++)
+				x->hits[x->pend[i]]->cause = spec;
+		x->npend = 0;
+	}
+	for (i = 0; i < n; i++) {
+		size_t w = idx[i];
+
+		if (!(hp_nccl_patterns[w].flags & HP_NCCL_WRAPPER))
+			continue;
+		if (spec >= 0) {
+			x->hits[w]->cause = spec;
+		} else if (x->spec >= 0 && x->lines - x->spec_line <= HP_NCCL_WRAP_BEFORE) {
+			x->hits[w]->cause = x->spec;
+		} else {
+			if (x->npend && x->lines != x->pend_line)
+				x->npend = 0;
+			if (x->npend < HP_ARRAY_LEN(x->pend))
+				x->pend[x->npend++] = w;
+			x->pend_line = x->lines;
+		}
+	}
+	if (spec >= 0) {
+		x->spec = spec;
+		x->spec_line = x->lines;
+	}
 }
 
 void hp_nccl_scan_line(struct hp_nccl_scan *s, const char *source, const char *line, size_t len)
@@ -584,6 +625,19 @@ void hp_nccl_scan_line(struct hp_nccl_scan *s, const char *source, const char *l
 		n = HP_ARRAY_LEN(idx);
 	for (i = 0; i < n; i++)
 		keep(&x->hits[idx[i]], s->o.evidence, s->o.clip, line, len, x->lines);
+	wrap_rule(x, idx, n);
+	if (!x->version[0]) {
+		const char *v = strstr(s->copy->raw, "NCCL version ");
+		size_t k = 0;
+
+		/* "NCCL version 2.21.5+cuda12.4", NCCL's INFO form and PyTorch's ", NCCL version 2.21.5". */
+		for (v = v ? v + 13 : NULL; v && k + 1 < sizeof(x->version) &&
+					    ((*v >= '0' && *v <= '9') || *v == '.'); v++)
+			x->version[k++] = *v;
+		x->version[k] = '\0';
+		if (k < 3 || !strchr(x->version, '.'))
+			x->version[0] = '\0';
+	}
 	m = marker_copy(s->copy);
 	if (m >= 0)
 		keep(&x->marks[m], 1, s->o.clip, line, len, x->lines);
@@ -615,7 +669,7 @@ static cJSON *evidence(const struct hit *h, size_t cap)
 cJSON *hp_nccl_scan_json(const struct hp_nccl_scan *s)
 {
 	static const char *const prio[] = { "P0", "P1", "P2" };
-	cJSON *o = cJSON_CreateObject(), *hits, *marks;
+	cJSON *o = cJSON_CreateObject(), *hits, *marks, *versions;
 	size_t i, j;
 
 	if (!o)
@@ -627,9 +681,17 @@ cJSON *hp_nccl_scan_json(const struct hp_nccl_scan *s)
 	cJSON_AddNumberToObject(o, "sources_dropped", (double)s->dropped_sources);
 	hits = cJSON_AddArrayToObject(o, "hits");
 	marks = cJSON_AddArrayToObject(o, "markers");
+	versions = cJSON_AddArrayToObject(o, "versions");
 	for (i = 0; i < s->nsrc; i++) {
 		const struct source *x = &s->src[i];
 
+		if (x->version[0]) {
+			cJSON *e = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(e, "source", x->name);
+			cJSON_AddStringToObject(e, "version", x->version);
+			cJSON_AddItemToArray(versions, e);
+		}
 		for (j = 0; j < hp_nccl_npatterns; j++) {
 			const struct hp_nccl_pattern *p = &hp_nccl_patterns[j];
 			const struct hit *h = x->hits[j];
@@ -647,6 +709,12 @@ cJSON *hp_nccl_scan_json(const struct hp_nccl_scan *s)
 			cJSON_AddNumberToObject(e, "count", (double)h->count);
 			cJSON_AddNumberToObject(e, "last_line", (double)h->last_line);
 			cJSON_AddItemToObject(e, "evidence", evidence(h, s->o.evidence));
+			if (p->flags & HP_NCCL_WRAPPER)
+				cJSON_AddBoolToObject(e, "wrapper", 1);
+			if (h->cause >= 0)
+				cJSON_AddStringToObject(e, "cause", hp_nccl_patterns[h->cause].code);
+			if (p->flags & HP_NCCL_SYMPTOM)
+				cJSON_AddBoolToObject(e, "symptom", 1);
 			cJSON_AddItemToArray(hits, e);
 		}
 		for (j = 0; j < hp_nccl_nmarkers; j++) {

@@ -602,3 +602,30 @@ enum hp_orch hp_refdoc_orchestrator(const char *command)
 		return HP_ORCH_EKS;
 	return HP_ORCH_ANY;
 }
+
+enum hp_lang hp_lang_of_locale(const char *lc_all, const char *lc_messages, const char *lang)
+{
+	const char *v[3] = { lc_all, lc_messages, lang };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		if (!v[i] || !*v[i])
+			continue;
+		if (v[i][0] == 'j' && v[i][1] == 'a' &&
+		    (!v[i][2] || v[i][2] == '_' || v[i][2] == '.' || v[i][2] == '@'))
+			return HP_LANG_JA;
+		return HP_LANG_EN;
+	}
+	return HP_LANG_EN;
+}
+
+int hp_lang_parse(const char *s, enum hp_lang *out)
+{
+	if (s && !strcmp(s, "en"))
+		*out = HP_LANG_EN;
+	else if (s && !strcmp(s, "ja"))
+		*out = HP_LANG_JA;
+	else
+		return -1;
+	return 0;
+}

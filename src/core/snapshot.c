@@ -11,6 +11,7 @@
  * the store, so memory follows the largest entry, not the file.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -600,6 +601,10 @@ static int syntax(struct load *l, uint64_t at)
 static int read_error(struct load *l)
 {
 	l->bad = 1;
+	/* Standard input has no size to refuse first: its reader fails past the limit. */
+	if (l->r.err == EFBIG)
+		return hp_error_set(l->e, HP_ERR_FILE, "snapshot '%s' is larger than %llu MB",
+				    l->path, (unsigned long long)(HP_SNAPSHOT_MAX_BYTES >> 20));
 	return hp_error_set(l->e, HP_ERR_FILE, "cannot read snapshot '%s': %s", l->path,
 			    strerror(l->r.err));
 }
@@ -847,13 +852,22 @@ int hp_snapshot_load(struct hp_snapshot *s, struct hp_sys *sys, const char *path
 	int rc;
 
 	memset(&l, 0, sizeof(l));
-	l.path = path;
+	/* "-": standard input, named as git names it in messages. */
+	l.path = strcmp(path, "-") ? path : "<stdin>";
 	l.e = e;
 	last_window = 0;
-	l.r.in = sys->open_read(sys, path, HP_SNAPSHOT_MAX_BYTES);
+	if (!strcmp(path, "-"))
+		l.r.in = sys->open_stdin(sys, HP_SNAPSHOT_MAX_BYTES);
+	else
+		l.r.in = sys->open_read(sys, path, HP_SNAPSHOT_MAX_BYTES);
+	path = l.path;
 	if (!l.r.in) {
 		int err = errno;
 
+		if (err == ENOTTY)
+			return hp_error_set(e, HP_ERR_FILE, "--snapshot -: standard input is a "
+					    "terminal; pipe a snapshot in (hpnode report --snapshot - "
+					    "< FILE)");
 		if (err == EFBIG)
 			return hp_error_set(e, HP_ERR_FILE, "snapshot '%s' is larger than %llu MB",
 					    path, (unsigned long long)(HP_SNAPSHOT_MAX_BYTES >> 20));
@@ -865,6 +879,11 @@ int hp_snapshot_load(struct hp_snapshot *s, struct hp_sys *sys, const char *path
 	}
 	l.tmp.root = cJSON_CreateObject();
 	rc = read_root(&l);
+	/* One document: only whitespace may follow the root object. */
+	if (!rc && r_peek(&l.r) >= 0)
+		rc = syntax(&l, l.r.base + l.r.pos);
+	else if (!rc && l.r.err)
+		rc = read_error(&l);
 	l.r.in->close(l.r.in);
 	free(l.r.buf);
 	for (i = 0; i < l.nseen; i++) {
@@ -897,8 +916,120 @@ int hp_snapshot_load(struct hp_snapshot *s, struct hp_sys *sys, const char *path
 	hp_facts_free(s->facts);
 	s->root = l.tmp.root;
 	s->facts = l.tmp.facts;
+	/* A snapshot is held to what the collector keeps: each node once, at most the cap. */
+	hp_snap_nodes_finish(s, HP_MAX_NODES);
 	hp_facts_forget(s);
 	return 0;
+}
+
+/* An FNV-1a hash set of strings, for the de-duplication below. */
+struct id_set {
+	const char **v;
+	size_t n, cap;
+};
+
+static uint64_t id_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of s in set: where it is, or the free one where it would go. */
+static size_t id_slot(const struct id_set *set, const char *s)
+{
+	size_t i;
+
+	for (i = (size_t)(id_hash(s) & (set->cap - 1)); set->v[i]; i = (i + 1) & (set->cap - 1))
+		if (!strcmp(set->v[i], s))
+			break;
+	return i;
+}
+
+/* 1 when s was in the set already, else adds a copy of it. */
+static int id_seen(struct id_set *set, const char *s)
+{
+	size_t i;
+
+	if (2 * (set->n + 1) > set->cap) {
+		struct id_set bigger = { NULL, 0, set->cap ? 2 * set->cap : 64 };
+
+		bigger.v = xcalloc(bigger.cap, sizeof(*bigger.v));
+		for (i = 0; i < set->cap; i++)
+			if (set->v[i])
+				bigger.v[id_slot(&bigger, set->v[i])] = set->v[i];
+		bigger.n = set->n;
+		free(set->v);
+		*set = bigger;
+	}
+	i = id_slot(set, s);
+	if (set->v[i])
+		return 1;
+	set->v[i] = xstrdup(s);
+	set->n++;
+	return 0;
+}
+
+static void id_set_release(struct id_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->cap; i++)
+		free((char *)(uintptr_t)set->v[i]);
+	free(set->v);
+}
+
+cJSON *hp_snap_nodes_dedup(cJSON *nodes, size_t max, int *capped)
+{
+	struct id_set seen_ids = { NULL, 0, 0 }, dup_ids = { NULL, 0, 0 };
+	cJSON *node, *next, *dups = NULL;
+	size_t kept = 0;
+
+	*capped = 0;
+	if (!cJSON_IsArray(nodes))
+		return NULL;
+	for (node = nodes->child; node; node = next) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(node, "InstanceId");
+
+		next = node->next;
+		if (cJSON_IsString(id) && id_seen(&seen_ids, id->valuestring)) {
+			if (!id_seen(&dup_ids, id->valuestring)) {
+				if (!dups)
+					dups = cJSON_CreateArray();
+				cJSON_AddItemToArray(dups, cJSON_CreateString(id->valuestring));
+			}
+			cJSON_Delete(cJSON_DetachItemViaPointer(nodes, node));
+			continue;
+		}
+		if (max && kept >= max) {
+			*capped = 1;
+			cJSON_Delete(cJSON_DetachItemViaPointer(nodes, node));
+			continue;
+		}
+		kept++;
+	}
+	id_set_release(&seen_ids);
+	id_set_release(&dup_ids);
+	return dups;
+}
+
+void hp_snap_nodes_finish(struct hp_snapshot *s, size_t max)
+{
+	cJSON *nodes = cJSON_GetObjectItemCaseSensitive(s->root, "nodes"), *dups;
+	int capped;
+
+	if (!cJSON_IsArray(nodes))
+		return;
+	dups = hp_snap_nodes_dedup(nodes, max, &capped);
+	cJSON_DeleteItemFromObjectCaseSensitive(s->root, "nodes_duplicates");
+	if (dups)
+		cJSON_AddItemToObject(s->root, "nodes_duplicates", dups);
+	if (capped) {
+		cJSON_DeleteItemFromObjectCaseSensitive(s->root, "nodes_truncated");
+		cJSON_AddBoolToObject(s->root, "nodes_truncated", 1);
+	}
 }
 
 const char *hp_snap_cluster_name(const struct hp_snapshot *s)

@@ -2,7 +2,7 @@
  * The reporter: turns findings into the text report (banner, one block per
  * report group, triage summary, footer) or into one JSON document. It does
  * no I/O and decides no verdicts; every string that came from the cluster
- * passes through hp_sanitize() before it is written.
+ * passes through hp_text_add(HP_TEXT_REPORT) before it is written.
  *
  * JSON output (`--output json`), schema "hpnode.triage/1":
  *
@@ -19,6 +19,7 @@
  *         "priority": "P0" | "P1" | "P2" | null,
  *         "section": "A+B" | null,
  *         "title": "EFA / Security Group + VPC / Routing" | null,
+ *         "explain": "hpnode explain A B" | null,
  *         "group": "Cluster Events (Root Cause Signals)",
  *         "message": "<text>",
  *         "node": "<instance id>" | null,
@@ -27,7 +28,8 @@
  *       }
  *     ],
  *     "summary": {"P0": n, "P1": n, "P2": n,
- *                 "pass": n, "fail": n, "warn": n, "info": n, "skip": n}
+ *                 "pass": n, "fail": n, "warn": n, "info": n, "skip": n,
+ *                 "not_checked": n}
  *   }
  *
  * - findings come in the order of the text report: by group (the order of
@@ -35,11 +37,17 @@
  * - priority is set only on FAIL and WARN findings that count as issues;
  *   section and title are null when the finding points nowhere; title joins
  *   the section titles with " + " like the text pointer does;
+ * - explain is the command that prints the finding's sections offline
+ *   (null when it points nowhere);
  * - group is the text section title without its number;
  * - evidence is always an array and holds every line (the text report
  *   shows at most ten per finding);
  * - summary.P0/P1/P2 count issues (the "Issues found" list of the text
- *   report); pass..skip count findings by tag;
+ *   report); pass..skip count findings by tag; not_checked counts the
+ *   findings the text summary lists under "Not checked" (every SKIP and
+ *   every failed AWS call, the api.* checks, and each phase an interrupt
+ *   left unfinished); a partial report has run.interrupted (for a
+ *   triage also its "phase" and the "unfinished" phases);
  * - with --suggest every finding also has "suggestions" (empty unless it
  *   is a FAIL or WARN with a section; objects described in
  *   src/report/suggest.c) and "suggestions_skipped"; should the built-in
@@ -124,6 +132,7 @@ struct tally {
 	size_t tag[HP_TAG_SKIP + 1];
 	size_t prio[HP_PNONE];
 	size_t issues;
+	size_t unchecked;       /* is_unchecked */
 };
 
 /* A finding with no check (or a bad group) is shown with the identity block. */
@@ -138,6 +147,18 @@ static int is_issue(const struct hp_finding *f)
 {
 	return (f->tag == HP_TAG_FAIL || f->tag == HP_TAG_WARN) &&
 	       (unsigned)f->prio < HP_PNONE;
+}
+
+/*
+ * A finding that says part of the cluster went unchecked: a failed AWS call
+ * (the api.* checks) or a SKIP. The summary lists them under "Not checked".
+ */
+static int is_unchecked(const struct hp_finding *f)
+{
+	if (f->tag == HP_TAG_SKIP)
+		return 1;
+	return (f->tag == HP_TAG_FAIL || f->tag == HP_TAG_WARN) && f->check && f->check->id &&
+	       !strncmp(f->check->id, "api.", 4);
 }
 
 static int tag_ok(enum hp_tag t)
@@ -157,6 +178,8 @@ static void tally_count(const struct hp_findings *f, struct tally *t)
 			t->prio[f->v[i].prio]++;
 			t->issues++;
 		}
+		if (is_unchecked(&f->v[i]))
+			t->unchecked++;
 	}
 }
 
@@ -210,7 +233,7 @@ static const char *section_title(const struct hp_finding *f, struct hp_str id)
 static void put_clean(struct hp_buf *out, const char *s, size_t max, const char *fallback)
 {
 	if (s)
-		hp_sanitize(s, out, max);
+		hp_text_add(HP_TEXT_REPORT, s, out, max);
 	else
 		hp_buf_puts(out, fallback);
 }
@@ -233,7 +256,7 @@ static void put_pointer(struct hp_buf *out, const struct hp_finding *f)
 		char *raw = xstrndup(part.p, part.len);
 
 		hp_buf_reset(&id);
-		hp_sanitize(raw, &id, MAX_NAME);
+		hp_text_add(HP_TEXT_REPORT, raw, &id, MAX_NAME);
 		free(raw);
 		if (first) {
 			hp_buf_puts(out, " " ARROW " references/");
@@ -247,6 +270,105 @@ static void put_pointer(struct hp_buf *out, const struct hp_finding *f)
 		first = 0;
 	}
 	hp_buf_release(&id);
+}
+
+/* Whether a section id may go into a printed command as is (letters, digits, dots). */
+static int plain_id(struct hp_str id)
+{
+	size_t i;
+
+	if (!id.len || id.len > 16)
+		return 0;
+	for (i = 0; i < id.len; i++) {
+		unsigned char c = (unsigned char)id.p[i];
+
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The section ids of f not yet in ids (" A.1 B" as it grows, a space before
+ * each) appended to it, at most max ids in all; returns how many ids it holds.
+ */
+static size_t add_section_ids(struct hp_buf *ids, const struct hp_finding *f, size_t have,
+			      size_t max)
+{
+	const char *s = f->section;
+	struct hp_str part;
+	char key[20];
+
+	while (s && have < max && section_next(&s, &part)) {
+		if (!plain_id(part))
+			continue;
+		snprintf(key, sizeof(key), " %.*s", (int)part.len, part.p);
+		/* Already there: followed by a space or the end. */
+		{
+			const char *at = ids->buf;
+			size_t k = strlen(key);
+			int seen = 0;
+
+			while (at && (at = strstr(at, key)) != NULL) {
+				if (at[k] == ' ' || at[k] == '\0') {
+					seen = 1;
+					break;
+				}
+				at += k;
+			}
+			if (seen)
+				continue;
+		}
+		hp_buf_puts(ids, key);
+		have++;
+	}
+	return have;
+}
+
+void hp_report_explain(struct hp_buf *out, const struct hp_finding *f)
+{
+	struct hp_buf ids = HP_BUF_INIT(MAX_NAME);
+
+	hp_buf_puts(&ids, "");
+	if (add_section_ids(&ids, f, 0, 16)) {
+		hp_buf_puts(out, "hpnode explain");
+		hp_buf_puts(out, ids.buf);
+	}
+	hp_buf_release(&ids);
+}
+
+/* Most section ids one "hpnode explain" line of the summary names. */
+#define EXPLAIN_MAX_IDS 40
+
+/*
+ * "    <lead>hpnode explain A B.1 …\n": the sections the report cites, in
+ * report order (those of its FAIL and WARN lines, the issues' only when
+ * issues_only is set); nothing when it cites none.
+ */
+static void put_explain_step(struct hp_buf *out, const struct hp_findings *f, const size_t *order,
+			     int issues_only, const char *lead)
+{
+	struct hp_buf ids = HP_BUF_INIT(EXPLAIN_MAX_IDS * 20);
+	size_t i, n = 0;
+
+	hp_buf_puts(&ids, "");
+	for (i = 0; i < f->n && n < EXPLAIN_MAX_IDS; i++) {
+		const struct hp_finding *x = &f->v[order[i]];
+
+		/* Only FAIL and WARN lines print a pointer. */
+		if (issues_only ? !is_issue(x) : x->tag != HP_TAG_FAIL && x->tag != HP_TAG_WARN)
+			continue;
+		n = add_section_ids(&ids, x, n, EXPLAIN_MAX_IDS);
+	}
+	if (n) {
+		hp_buf_puts(out, "    ");
+		hp_buf_puts(out, lead);
+		hp_buf_puts(out, "hpnode explain");
+		hp_buf_puts(out, ids.buf);
+		hp_buf_putc(out, '\n');
+	}
+	hp_buf_release(&ids);
 }
 
 static void put_colored(struct hp_buf *out, int color, const char *code, const char *text)
@@ -330,13 +452,6 @@ void hp_report_iso8601(int64_t ms, char *out, size_t n)
 		hp_strlcpy(out, "unknown", n);
 }
 
-/* Whether c needs quoting in a POSIX shell word. */
-static int shell_special(unsigned char c)
-{
-	return !(c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		 (c >= '0' && c <= '9') || strchr("-_./:=@,+%", c));
-}
-
 /* One argument, sanitised, with the password of a scheme://user:pass@host URL hidden. */
 static void clean_arg(const char *a, struct hp_buf *out)
 {
@@ -345,10 +460,10 @@ static void clean_arg(const char *a, struct hp_buf *out)
 	if (scheme && (at = strchr(scheme + 3, '@')) != NULL &&
 	    (size_t)(at - scheme - 3) < strcspn(scheme + 3, "/?#")) {
 		char *redacted = xasprintf("%.*s***%s", (int)(scheme + 3 - a), a, at);
-		hp_sanitize(redacted, out, MAX_TEXT_FIELD);
+		hp_text_add(HP_TEXT_REPORT, redacted, out, MAX_TEXT_FIELD);
 		free(redacted);
 	} else {
-		hp_sanitize(a, out, MAX_TEXT_FIELD);
+		hp_text_add(HP_TEXT_REPORT, a, out, MAX_TEXT_FIELD);
 	}
 }
 
@@ -358,29 +473,12 @@ void hp_report_command_line(const char *const *argv, struct hp_buf *out)
 	size_t i;
 
 	for (i = 0; argv && argv[i]; i++) {
-		const char *p;
-		int quote;
-
 		hp_buf_reset(&clean);
 		/* The program is named by name, never by the path it was started from. */
 		clean_arg(i == 0 ? "hpnode" : argv[i], &clean);
-		quote = !clean.len;
-		for (p = clean.buf; *p; p++)
-			quote |= shell_special((unsigned char)*p);
 		if (i)
 			hp_buf_putc(out, ' ');
-		if (!quote) {
-			hp_buf_puts(out, clean.buf);
-			continue;
-		}
-		hp_buf_putc(out, '\'');
-		for (p = clean.buf; *p; p++) {
-			if (*p == '\'')
-				hp_buf_puts(out, "'\\''");
-			else
-				hp_buf_putc(out, *p);
-		}
-		hp_buf_putc(out, '\'');
+		hp_shell_word(clean.buf, out);
 	}
 	hp_buf_release(&clean);
 }
@@ -388,6 +486,40 @@ void hp_report_command_line(const char *const *argv, struct hp_buf *out)
 static const char *signal_name(int sig)
 {
 	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal";
+}
+
+const char *hp_report_phase_name(const char *id)
+{
+	static const char *const names[][2] = {
+		{ "api", "the AWS API reads" },
+		{ "kube", "the Kubernetes reads (kubectl)" },
+		{ "probes", "the SSM probe sweep" },
+		{ "slurm", "the Slurm controller probe" },
+	};
+	size_t i;
+
+	for (i = 0; id && i < HP_ARRAY_LEN(names); i++)
+		if (!strcmp(id, names[i][0]))
+			return names[i][1];
+	return id ? id : "?";
+}
+
+/* Whether the report is partial: the run (or its sweep) was interrupted. */
+static int partial(const struct hp_report_opts *o)
+{
+	return o->run && o->run->interrupted;
+}
+
+/* "the AWS API reads, the SSM probe sweep" (made safe: a replayed snapshot's ids are untrusted). */
+static void put_unfinished(struct hp_buf *out, const struct hp_report_run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nunfinished; i++) {
+		if (i)
+			hp_buf_puts(out, ", ");
+		put_clean(out, hp_report_phase_name(r->unfinished[i]), MAX_NAME, "?");
+	}
 }
 
 /* "Label: value" pieces of one header line, joined by "  |  ". */
@@ -432,6 +564,17 @@ static void put_run(struct hp_buf *out, const struct hp_report_opts *o)
 	put_field(out, &first, "Region", o->region);
 	put_field(out, &first, "Orchestrator", o->orchestrator);
 	hp_buf_putc(out, '\n');
+	if (r->node) {
+		hp_buf_puts(out, "Node: ");
+		put_clean(out, r->node, MAX_NAME, "");
+		if (r->node_group) {
+			hp_buf_puts(out, " (group ");
+			put_clean(out, r->node_group, MAX_NAME, "");
+			hp_buf_putc(out, ')');
+		}
+		hp_buf_printf(out, " \xe2\x80\x94 its findings and the cluster's that bear on it; "
+			      "%zu about other nodes or groups left out\n", r->focus_left_out);
+	}
 	if (r->replay_file) {
 		hp_report_iso8601(r->collected_ms, when, sizeof(when));
 		hp_buf_puts(out, "Replayed from ");
@@ -440,12 +583,27 @@ static void put_run(struct hp_buf *out, const struct hp_report_opts *o)
 		put_clean(out, r->collected_by, MAX_NAME, "an unknown hpnode");
 		hp_buf_putc(out, '\n');
 	}
+	if (r->concurrency_used > 0)
+		hp_buf_printf(out, "SSM sessions at once: %d, lowered from %d to fit the open-file "
+			      "limit (%ld; raise it with ulimit -n)\n", r->concurrency_used,
+			      r->concurrency_asked, r->open_file_limit);
 	if (r->interrupted) {
 		put_colored(out, o->color, C_YELLOW,
 			    "PARTIAL REPORT");
-		hp_buf_printf(out, " \xe2\x80\x94 interrupted: %zu of %zu nodes probed (%s); "
-			      "nodes not probed are listed as skipped\n",
-			      r->probed, r->to_probe, signal_name(r->interrupted));
+		if (!r->interrupted_phase || !strcmp(r->interrupted_phase, "probes")) {
+			hp_buf_printf(out, " \xe2\x80\x94 interrupted: %zu of %zu nodes probed (%s); "
+				      "nodes not probed are listed as skipped\n",
+				      r->probed, r->to_probe, signal_name(r->interrupted));
+		} else {
+			hp_buf_puts(out, " \xe2\x80\x94 interrupted during ");
+			put_clean(out, hp_report_phase_name(r->interrupted_phase), MAX_NAME, "?");
+			hp_buf_printf(out, " (%s)\n", signal_name(r->interrupted));
+		}
+		if (r->nunfinished) {
+			hp_buf_puts(out, "Not finished: ");
+			put_unfinished(out, r);
+			hp_buf_puts(out, " \xe2\x80\x94 what they did not read is not checked\n");
+		}
 	}
 	hp_buf_release(&cmd);
 }
@@ -454,12 +612,12 @@ static void put_run(struct hp_buf *out, const struct hp_report_opts *o)
 static void put_evidence_item(struct hp_buf *out, const cJSON *item, size_t max)
 {
 	if (cJSON_IsString(item)) {
-		hp_sanitize(item->valuestring, out, max);
+		hp_text_add(HP_TEXT_REPORT, item->valuestring, out, max);
 	} else {
 		char *s = cJSON_PrintUnformatted(item);
 
 		if (s)
-			hp_sanitize(s, out, max);
+			hp_text_add(HP_TEXT_REPORT, s, out, max);
 		free(s);
 	}
 }
@@ -496,7 +654,7 @@ void hp_report_drain(const struct hp_report_opts *o, struct hp_buf *out, int all
 }
 
 static void put_finding(struct hp_buf *out, int color, const struct hp_finding *f,
-			const struct hp_suggest *sg)
+			const struct hp_suggest *sg, const struct hp_diff *base)
 {
 	static const char *const colors[] = {
 		[HP_TAG_PASS] = C_GREEN,
@@ -521,6 +679,8 @@ static void put_finding(struct hp_buf *out, int color, const struct hp_finding *
 		hp_buf_puts(out, "[????]");
 	}
 	hp_buf_putc(out, ' ');
+	if (base && hp_diff_known(base, f) >= 0)
+		put_colored(out, color, C_BOLD, hp_diff_known(base, f) ? "[known] " : "[NEW] ");
 	put_clean(out, f->message, MAX_TEXT_FIELD, "");
 	if (f->tag == HP_TAG_FAIL || f->tag == HP_TAG_WARN)
 		put_pointer(out, f);
@@ -548,7 +708,7 @@ static void put_finding(struct hp_buf *out, int color, const struct hp_finding *
 
 		hp_finding_id_line(f, k, &line);
 		hp_buf_puts(out, "    ");
-		hp_sanitize(line.buf, out, MAX_TEXT_FIELD);
+		hp_text_add(HP_TEXT_REPORT, line.buf, out, MAX_TEXT_FIELD);
 		hp_buf_putc(out, '\n');
 		hp_buf_release(&line);
 		shown++;
@@ -576,7 +736,7 @@ static void put_issue_list(struct hp_buf *out, const struct hp_findings *f, cons
 {
 	static const char *const colors[] = { C_RED, C_YELLOW, C_BOLD };
 	size_t i;
-	int p;
+	int p, pass;
 
 	hp_buf_puts(out, "  ");
 	if (color)
@@ -591,17 +751,81 @@ static void put_issue_list(struct hp_buf *out, const struct hp_findings *f, cons
 		hp_buf_puts(out, "  ");
 		put_colored(out, color, colors[p], prio_headers[p]);
 		hp_buf_putc(out, '\n');
-		for (i = 0; i < f->n; i++) {
-			const struct hp_finding *x = &f->v[order[i]];
+		/* Causes that explain other findings first, then the rest, each in report order. */
+		for (pass = 0; pass < 2; pass++)
+			for (i = 0; i < f->n; i++) {
+				const struct hp_finding *x = &f->v[order[i]];
 
-			if (!is_issue(x) || (int)x->prio != p)
-				continue;
-			hp_buf_puts(out, "    " ARROW " ");
-			put_clean(out, x->message, MAX_TEXT_FIELD, "");
-			put_pointer(out, x);
-			hp_buf_putc(out, '\n');
-		}
+				if (!is_issue(x) || (int)x->prio != p || (x->cause ? 0 : 1) != pass)
+					continue;
+				hp_buf_puts(out, "    " ARROW " ");
+				put_clean(out, x->message, MAX_TEXT_FIELD, "");
+				put_pointer(out, x);
+				hp_buf_putc(out, '\n');
+			}
 	}
+}
+
+/* Lines of the "Not checked" block before "… and N more". */
+#define NOT_CHECKED_SHOWN 20
+
+/* "Not checked (N):" and what went unchecked, in report order; nothing when all was checked. */
+static void put_not_checked(struct hp_buf *out, const struct hp_findings *f, const size_t *order,
+			    const struct tally *t, const struct hp_report_opts *o)
+{
+	const struct hp_report_run *r = partial(o) ? o->run : NULL;
+	size_t i, shown = 0, phases = r ? r->nunfinished : 0;
+	int color = o->color;
+
+	if (!t->unchecked && !phases)
+		return;
+	hp_buf_puts(out, "\n  ");
+	if (color)
+		hp_buf_puts(out, C_YELLOW);
+	hp_buf_printf(out, "Not checked (%zu):", t->unchecked + phases);
+	if (color)
+		hp_buf_puts(out, C_RESET);
+	hp_buf_putc(out, '\n');
+	/* The phases the interrupt cut short come first: they cover the most. */
+	for (i = 0; i < phases; i++) {
+		hp_buf_puts(out, "    - ");
+		put_clean(out, hp_report_phase_name(r->unfinished[i]), MAX_NAME, "?");
+		hp_buf_printf(out, ": not finished (interrupted by %s)\n", signal_name(r->interrupted));
+	}
+	for (i = 0; i < f->n && shown < NOT_CHECKED_SHOWN; i++) {
+		const struct hp_finding *x = &f->v[order[i]];
+
+		if (!is_unchecked(x))
+			continue;
+		hp_buf_puts(out, "    - ");
+		put_clean(out, x->message, MAX_TEXT_FIELD, "");
+		if (x->tag != HP_TAG_SKIP)
+			put_pointer(out, x);
+		hp_buf_putc(out, '\n');
+		shown++;
+	}
+	if (t->unchecked > shown)
+		hp_buf_printf(out, "    " ELLIPSIS " and %zu more (the [SKIP] lines above)\n",
+			      t->unchecked - shown);
+}
+
+/* A partial report's summary begins by saying so, and what did not finish. */
+static void put_partial(struct hp_buf *out, const struct hp_report_opts *o)
+{
+	const struct hp_report_run *r = o->run;
+
+	if (!partial(o))
+		return;
+	hp_buf_puts(out, "  ");
+	put_colored(out, o->color, C_YELLOW, "PARTIAL REPORT");
+	hp_buf_printf(out, ": the run was interrupted (%s)", signal_name(r->interrupted));
+	if (r->nunfinished) {
+		hp_buf_puts(out, "; not finished: ");
+		put_unfinished(out, r);
+	} else if (r->to_probe) {
+		hp_buf_printf(out, "; %zu of %zu nodes probed", r->probed, r->to_probe);
+	}
+	hp_buf_puts(out, ". What was not read is not checked.\n\n");
 }
 
 /* A command's own summary block: its title, its fields, the mode, the issues, next steps. */
@@ -616,6 +840,7 @@ static void put_layout_summary(struct hp_buf *out, const struct hp_findings *f,
 	tally_count(f, &t);
 	put_header(out, color, l->summary_num ? l->summary_num : "9",
 		   l->summary_title ? l->summary_title : "Summary");
+	put_partial(out, o);
 	for (i = 0; i < l->nfields && i < HP_REPORT_MAX_FIELDS; i++) {
 		hp_buf_printf(out, "  %s: ", l->fields[i].label ? l->fields[i].label : "?");
 		put_clean(out, l->fields[i].value, MAX_TEXT_FIELD, "all");
@@ -629,9 +854,12 @@ static void put_layout_summary(struct hp_buf *out, const struct hp_findings *f,
 	hp_buf_putc(out, '\n');
 	if (!t.issues) {
 		hp_buf_puts(out, "  ");
-		put_colored(out, color, C_GREEN C_BOLD,
+		put_colored(out, color, partial(o) ? C_YELLOW : C_GREEN C_BOLD,
+			    partial(o) ? "No critical issues in what was read before the interruption." :
 			    l->no_issue ? l->no_issue : "No critical issues detected from available signals.");
-		hp_buf_puts(out, "\n\n  Next steps:\n");
+		hp_buf_putc(out, '\n');
+		put_not_checked(out, f, order, &t, o);
+		hp_buf_puts(out, "\n  Next steps:\n");
 		hp_buf_puts(out, "    \xe2\x80\xa2 [INFO] and [SKIP] lines above show what this run "
 			     "could not judge.\n");
 		if (l->confirm) {
@@ -639,9 +867,11 @@ static void put_layout_summary(struct hp_buf *out, const struct hp_findings *f,
 			put_clean(out, l->confirm, MAX_TEXT_FIELD, "");
 			hp_buf_putc(out, '\n');
 		}
+		put_explain_step(out, f, order, 0, "\xe2\x80\xa2 The sections cited above, offline: ");
 		return;
 	}
 	put_issue_list(out, f, order, &t, color);
+	put_not_checked(out, f, order, &t, o);
 	hp_buf_puts(out, "\n  Recommended next steps:\n");
 	hp_buf_puts(out, "    1. Fix the P0 issues first, then P1; P2 lines are for information.\n");
 	hp_buf_puts(out, "    2. Read the section each issue points to (hpnode explain <ID> prints "
@@ -651,6 +881,22 @@ static void put_layout_summary(struct hp_buf *out, const struct hp_findings *f,
 		put_clean(out, l->confirm, MAX_TEXT_FIELD, "");
 		hp_buf_putc(out, '\n');
 	}
+	put_explain_step(out, f, order, 1, l->confirm ? "4. The cited sections, offline: "
+						      : "3. The cited sections, offline: ");
+}
+
+/* A value read from the cluster as one shell word of a printed command (none: the placeholder). */
+static void put_word(struct hp_buf *out, const char *v, const char *none)
+{
+	struct hp_buf clean = HP_BUF_INIT(MAX_NAME);
+
+	if (!v || !*v) {
+		hp_buf_puts(out, none);
+		return;
+	}
+	put_clean(&clean, v, MAX_NAME, "");
+	hp_shell_word(clean.buf, out);
+	hp_buf_release(&clean);
 }
 
 static void put_summary(struct hp_buf *out, const struct hp_findings *f, const size_t *order,
@@ -661,14 +907,18 @@ static void put_summary(struct hp_buf *out, const struct hp_findings *f, const s
 	int color = o->color;
 
 	tally_count(f, &t);
-	put_clean(&cluster, o->cluster, MAX_NAME, "<cluster>");
-	put_clean(&region, o->region, MAX_NAME, "<region>");
+	put_word(&cluster, o->cluster, "<cluster>");
+	put_word(&region, o->region, "<region>");
 	put_header(out, color, "9", "Triage Summary");
+	put_partial(out, o);
 	if (!t.issues) {
 		hp_buf_puts(out, "  ");
-		put_colored(out, color, C_GREEN C_BOLD,
-			    "No critical issues detected from available signals.");
-		hp_buf_puts(out, "\n\n  Next steps:\n");
+		put_colored(out, color, partial(o) ? C_YELLOW : C_GREEN C_BOLD,
+			    partial(o) ? "No critical issues in what was read before the interruption."
+				       : "No critical issues detected from available signals.");
+		hp_buf_putc(out, '\n');
+		put_not_checked(out, f, order, &t, o);
+		hp_buf_puts(out, "\n  Next steps:\n");
 		hp_buf_printf(out, "    \xe2\x80\xa2 If a workload still fails on one node, focus on it: "
 			      "hpnode triage --cluster %s --region %s --node <instance-id>\n",
 			      cluster.buf, region.buf);
@@ -676,9 +926,11 @@ static void put_summary(struct hp_buf *out, const struct hp_findings *f, const s
 			     "could not judge.\n");
 		hp_buf_puts(out, "    \xe2\x80\xa2 " HP_REF_DOC " lists further checks by "
 			     "symptom.\n");
+		put_explain_step(out, f, order, 0, "\xe2\x80\xa2 The sections cited above, offline: ");
 		goto out;
 	}
 	put_issue_list(out, f, order, &t, color);
+	put_not_checked(out, f, order, &t, o);
 	hp_buf_puts(out, "\n  Recommended next steps:\n");
 	hp_buf_puts(out, "    1. Fix the P0 issues first, then P1; P2 lines are for information.\n");
 	hp_buf_puts(out, "    2. Read the section each issue points to in " HP_REF_DOC
@@ -688,6 +940,7 @@ static void put_summary(struct hp_buf *out, const struct hp_findings *f, const s
 		      cluster.buf, region.buf);
 	hp_buf_puts(out, "    4. To look inside a node, open an SSM session to it; see " SECT
 		     " K (Node Access via SSM).\n");
+	put_explain_step(out, f, order, 1, "5. The cited sections, offline: ");
 out:
 	hp_buf_release(&cluster);
 	hp_buf_release(&region);
@@ -726,7 +979,7 @@ void hp_report_text(const struct hp_findings *f, const struct hp_report_opts *o,
 	put_banner(out, o);
 	if (o->suggest && !sg)
 		hp_buf_printf(out, "No suggested commands: %s\n", e.msg);
-	for (g = 0; g < HP_GROUP__COUNT; g++) {
+	for (g = 0; g < HP_GROUP__COUNT && !o->summary_only; g++) {
 		int header = 0;
 
 		for (i = 0; i < f->n; i++) {
@@ -740,14 +993,24 @@ void hp_report_text(const struct hp_findings *f, const struct hp_report_opts *o,
 				put_header(out, o->color, num, name);
 			}
 			header = 1;
-			put_finding(out, o->color, x, sg);
+			put_finding(out, o->color, x, sg, o->baseline);
 			hp_report_drain(o, out, 0);
 		}
 	}
+	if (o->baseline)
+		hp_diff_text_resolved(o->baseline, o->color, out);
 	if (o->layout)
 		put_layout_summary(out, f, order, o);
 	else
 		put_summary(out, f, order, o);
+	if (o->gate && o->gate->given) {
+		struct hp_buf line = HP_BUF_INIT(HP_MAX_LINE);
+
+		hp_report_gate_line(o->gate, &line);
+		hp_buf_printf(out, "\n  Exit gate: %s%s\n", line.buf,
+			      o->gate->findings ? ": exit status 3" : "");
+		hp_buf_release(&line);
+	}
 	put_footer(out, o);
 	hp_report_drain(o, out, 1);
 	if (sg)
@@ -764,7 +1027,7 @@ static void json_add_str(cJSON *obj, const char *key, const char *s)
 		cJSON_AddNullToObject(obj, key);
 		return;
 	}
-	hp_sanitize(s, &b, MAX_JSON_FIELD);
+	hp_text_add(HP_TEXT_REPORT, s, &b, MAX_JSON_FIELD);
 	cJSON_AddStringToObject(obj, key, b.buf);
 	hp_buf_release(&b);
 }
@@ -781,7 +1044,7 @@ static void json_add_item_str(cJSON *arr, const char *s)
 {
 	struct hp_buf b = HP_BUF_INIT(MAX_JSON_FIELD + 8);
 
-	hp_sanitize(s, &b, MAX_JSON_FIELD);
+	hp_text_add(HP_TEXT_REPORT, s, &b, MAX_JSON_FIELD);
 	cJSON_AddItemToArray(arr, cJSON_CreateString(b.buf));
 	hp_buf_release(&b);
 }
@@ -827,11 +1090,28 @@ static cJSON *json_run(const struct hp_report_opts *o)
 	} else {
 		cJSON_AddNullToObject(run, "replay");
 	}
+	if (r->node) {
+		cJSON *nd = cJSON_CreateObject();
+		json_add_str(nd, "id", r->node);
+		json_add_str(nd, "group", r->node_group);
+		cJSON_AddNumberToObject(nd, "left_out", (double)r->focus_left_out);
+		cJSON_AddItemToObject(run, "node", nd);
+	} else {
+		cJSON_AddNullToObject(run, "node");
+	}
 	if (r->interrupted) {
 		cJSON *it = cJSON_CreateObject();
 		json_add_const(it, "signal", signal_name(r->interrupted));
 		cJSON_AddNumberToObject(it, "probed", (double)r->probed);
 		cJSON_AddNumberToObject(it, "to_probe", (double)r->to_probe);
+		if (r->interrupted_phase) {
+			cJSON *un = cJSON_CreateArray();
+
+			json_add_str(it, "phase", r->interrupted_phase);
+			for (i = 0; i < r->nunfinished; i++)
+				json_add_item_str(un, r->unfinished[i]);
+			cJSON_AddItemToObject(it, "unfinished", un);
+		}
 		cJSON_AddItemToObject(run, "interrupted", it);
 	} else {
 		cJSON_AddNullToObject(run, "interrupted");
@@ -860,6 +1140,27 @@ static char *section_titles(const struct hp_finding *f)
 	return hp_buf_detach(&b, NULL);
 }
 
+/* "key" (hp_finding_key) and "keys": one per node of a finding about many, else [key]. */
+static void json_keys(cJSON *o, const struct hp_finding *f)
+{
+	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
+	cJSON *keys = cJSON_CreateArray();
+	size_t k;
+
+	hp_finding_key(f, &b);
+	json_add_str(o, "key", b.buf);
+	if (hp_finding_per_node(f)) {
+		for (k = 0; k < f->nnodes; k++) {
+			hp_finding_node_key(f, k, &b);
+			json_add_item_str(keys, b.buf);
+		}
+	} else {
+		json_add_item_str(keys, b.buf);
+	}
+	cJSON_AddItemToObject(o, "keys", keys);
+	hp_buf_release(&b);
+}
+
 static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *sg,
 			   const struct hp_report_opts *ro)
 {
@@ -870,10 +1171,18 @@ static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *
 	char *titles = has_section ? section_titles(f) : NULL;
 
 	json_add_str(o, "check", f->check ? f->check->id : NULL);
+	json_keys(o, f);
 	json_add_const(o, "tag", tag_ok(f->tag) ? tag_names[f->tag] : NULL);
 	json_add_const(o, "priority", is_issue(f) ? prio_names[f->prio] : NULL);
 	json_add_str(o, "section", has_section ? f->section : NULL);
 	json_add_str(o, "title", titles);
+	{
+		struct hp_buf ex = HP_BUF_INIT(MAX_NAME);
+
+		hp_report_explain(&ex, f);
+		json_add_const(o, "explain", ex.len ? ex.buf : NULL);
+		hp_buf_release(&ex);
+	}
 	json_add_const(o, "group", hp_report_group_title(ro, finding_group(f), NULL));
 	json_add_str(o, "message", f->message ? f->message : "");
 	json_add_str(o, "node", f->node);
@@ -907,6 +1216,11 @@ static cJSON *json_finding(const struct hp_finding *f, const struct hp_suggest *
 		hp_buf_release(&line);
 	}
 	cJSON_AddItemToObject(o, "evidence", ev);
+	if (ro->baseline) {
+		int known = hp_diff_known(ro->baseline, f);
+
+		json_add_const(o, "baseline", known < 0 ? NULL : known ? "known" : "new");
+	}
 	if (sg)
 		hp_suggest_json(sg, f, o);
 	free(titles);
@@ -995,6 +1309,14 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 		hp_report_drain(o, out, 0);
 	}
 	hp_buf_putc(out, ']');
+	if (o->baseline)
+		put_member(out, "baseline", hp_diff_baseline_json(o->baseline));
+	if (o->snap) {
+		cJSON *inv = hp_diff_inventory(o->snap);
+
+		if (inv)
+			put_member(out, "inventory", inv);
+	}
 	cJSON_AddNumberToObject(sum, "P0", (double)t.prio[HP_P0]);
 	cJSON_AddNumberToObject(sum, "P1", (double)t.prio[HP_P1]);
 	cJSON_AddNumberToObject(sum, "P2", (double)t.prio[HP_P2]);
@@ -1003,6 +1325,8 @@ void hp_report_json(const struct hp_findings *f, const struct hp_report_opts *o,
 	cJSON_AddNumberToObject(sum, "warn", (double)t.tag[HP_TAG_WARN]);
 	cJSON_AddNumberToObject(sum, "info", (double)t.tag[HP_TAG_INFO]);
 	cJSON_AddNumberToObject(sum, "skip", (double)t.tag[HP_TAG_SKIP]);
+	cJSON_AddNumberToObject(sum, "not_checked",
+				(double)(t.unchecked + (partial(o) ? o->run->nunfinished : 0)));
 	put_member(out, "summary", sum);
 	if (o->suggest && !sg) {
 		cJSON *tmp = cJSON_CreateObject();
@@ -1071,6 +1395,52 @@ enum hp_prio hp_report_worst(const struct hp_findings *f)
 		if (is_issue(&f->v[i]) && f->v[i].prio < worst)
 			worst = f->v[i].prio;
 	return worst;
+}
+
+void hp_report_gate(const struct hp_findings *f, enum hp_prio prio, int given, struct hp_gate *g)
+{
+	size_t i;
+
+	memset(g, 0, sizeof(*g));
+	g->prio = prio;
+	g->given = given;
+	for (i = 0; i < f->n; i++) {
+		const struct hp_finding *x = &f->v[i];
+
+		if (!hp_report_gate_counts(g, x))
+			continue;
+		g->findings++;
+		g->keys += hp_finding_per_node(x) ? x->nnodes : 1;
+		g->by_prio[x->prio]++;
+	}
+}
+
+int hp_report_gate_counts(const struct hp_gate *g, const struct hp_finding *x)
+{
+	return is_issue(x) && x->prio <= (g ? g->prio : HP_P1);
+}
+
+void hp_report_gate_line(const struct hp_gate *g, struct hp_buf *out)
+{
+	const char *p = prio_names[(unsigned)g->prio < HP_PNONE ? g->prio : HP_P2];
+	int k, first = 1;
+
+	hp_buf_reset(out);
+	if (!g->findings) {
+		hp_buf_printf(out, "--fail-on %s counts no finding at %s or worse", p, p);
+		return;
+	}
+	hp_buf_printf(out, "--fail-on %s counts %zu finding%s at %s or worse (", p, g->findings,
+		      g->findings == 1 ? "" : "s", p);
+	for (k = HP_P0; k <= (int)g->prio && k < HP_PNONE; k++) {
+		if (!g->by_prio[k])
+			continue;
+		hp_buf_printf(out, "%s%zu %s", first ? "" : ", ", g->by_prio[k], prio_names[k]);
+		first = 0;
+	}
+	if (g->keys != g->findings)
+		hp_buf_printf(out, "; %zu keys, one per node of a finding about many nodes", g->keys);
+	hp_buf_putc(out, ')');
 }
 
 /* Colour only on a terminal, without --no-color, a non-empty NO_COLOR or TERM=dumb. */

@@ -6,8 +6,11 @@
  * Values are checked for shell safety and never guessed; nothing is run.
  *
  * In the JSON report each finding gets "suggestions_skipped" (blocks left
- * out because they are for the other orchestrator) and "suggestions", a
- * list of:
+ * out because they are for the other orchestrator), "suggestions_unfit"
+ * (why each command left out for this cluster was: a placeholder it could
+ * not fill, a rule that exists, a fix for another kind of finding, a state
+ * the cluster is not in; "§ B.3: `aws ec2 replace-route …` left out,
+ * <NAT_GATEWAY_ID> not known (…)") and "suggestions", a list of:
  *
  *   {"section": "F.2", "title": "Reboot and Replace Nodes",
  *    "intro": "step 1, reboot.", "command": "aws sagemaker ...",
@@ -113,14 +116,9 @@ static void collect_key(const cJSON *node, const char *key1, const char *key2, s
  */
 static int shell_safe(const char *v)
 {
-	size_t i, n = strlen(v);
+	size_t n = strlen(v);
 
-	if (!n || n > MAX_VALUE || v[0] == '-')
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)v[i]) && !strchr("._:/@+=,%-", v[i]))
-			return 0;
-	return 1;
+	return n && n <= MAX_VALUE && v[0] != '-' && hp_shell_plain(v);
 }
 
 static void known_set(struct hp_suggest *s, int k, const char *value, char *why)
@@ -380,17 +378,242 @@ static char *resolve_job(const struct hp_suggest *s, const struct where *w, cons
 	return NULL;
 }
 
+/* ---- network resources: the finding's own, never one guessed from the cluster ---- */
+
+static const char *const net_names[] = { "SG_ID", "SUBNET_ID", "VPC_ID", "ROUTE_TABLE_ID" };
+
+/* "security group sg-1" / "subnet subnet-1" ...: the resource a finding is about, or NULL. */
+static const char *finding_resource(const struct hp_finding *f, char *out, size_t n)
+{
+	static const char *const what[] = { "security group", "subnet", "VPC", "route table" };
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(net_names); i++) {
+		const char *v = hp_json_str(f->vars, net_names[i]);
+
+		if (v && *v) {
+			snprintf(out, n, "%s %.64s", what[i], v);
+			return out;
+		}
+	}
+	return NULL;
+}
+
+/* network.<map>.<id> of the snapshot (security_groups, subnets), or NULL. */
+static const cJSON *net_member(const struct hp_suggest *s, const char *map, const char *id)
+{
+	const cJSON *m;
+
+	if (!s->snap || !id)
+		return NULL;
+	m = cJSON_GetObjectItemCaseSensitive(hp_json_get(s->snap->root, "network"), map);
+	return cJSON_IsObject(m) ? cJSON_GetObjectItemCaseSensitive(m, id) : NULL;
+}
+
+/* The VPC of the finding's own subnet or security group, or NULL. */
+static const char *finding_vpc(const struct hp_suggest *s, const struct hp_finding *f)
+{
+	const char *v = hp_json_str(f->vars, "VPC_ID");
+
+	if (v && *v)
+		return v;
+	v = hp_json_str(net_member(s, "subnets", hp_json_str(f->vars, "SUBNET_ID")), "vpcId");
+	if (v && *v)
+		return v;
+	v = hp_json_str(net_member(s, "security_groups", hp_json_str(f->vars, "SG_ID")), "vpcId");
+	return v && *v ? v : NULL;
+}
+
+/* The route table a subnet uses: its own association, else its VPC's main table. */
+static const char *table_of(const struct hp_suggest *s, const char *subnet)
+{
+	const char *vpc = hp_json_str(net_member(s, "subnets", subnet), "vpcId"), *main = NULL;
+	const cJSON *t, *a;
+
+	cJSON_ArrayForEach(t, hp_json_arr(hp_json_get(s->snap->root, "network"), "route_tables")) {
+		const char *id = hp_json_str(t, "routeTableId"), *tv = hp_json_str(t, "vpcId");
+
+		cJSON_ArrayForEach(a, hp_json_arr(t, "associationSet")) {
+			const char *sub = hp_json_str(a, "subnetId"), *m = hp_json_str(a, "main");
+
+			if (sub && !strcmp(sub, subnet))
+				return id;
+			if (m && !strcmp(m, "true") && vpc && tv && !strcmp(tv, vpc))
+				main = id;
+		}
+	}
+	return main;
+}
+
+/* NAT gateways the route tables of vpc send traffic to (active routes). */
+static void nats_in(const struct hp_suggest *s, const char *vpc, struct strset *out)
+{
+	const cJSON *t, *r;
+
+	cJSON_ArrayForEach(t, hp_json_arr(hp_json_get(s->snap->root, "network"), "route_tables")) {
+		const char *tv = hp_json_str(t, "vpcId");
+
+		if (!tv || strcmp(tv, vpc))
+			continue;
+		cJSON_ArrayForEach(r, hp_json_arr(t, "routeSet")) {
+			const char *st = hp_json_str(r, "state");
+
+			if (!st || strcmp(st, "blackhole"))
+				set_add(out, hp_json_str(r, "natGatewayId"));
+		}
+	}
+}
+
+/* Subnets of vpc, other than the cluster's own, whose route table sends 0.0.0.0/0 to an internet gateway. */
+static void public_subnets(const struct hp_suggest *s, const char *vpc, struct strset *out)
+{
+	const cJSON *own = hp_json_arr(hp_json_get(s->snap->root, "network"), "subnet_ids");
+	const cJSON *t, *r, *a;
+
+	cJSON_ArrayForEach(t, hp_json_arr(hp_json_get(s->snap->root, "network"), "route_tables")) {
+		const char *tv = hp_json_str(t, "vpcId");
+		int igw = 0;
+
+		if (!tv || strcmp(tv, vpc))
+			continue;
+		cJSON_ArrayForEach(r, hp_json_arr(t, "routeSet")) {
+			const char *d = hp_json_str(r, "destinationCidrBlock"),
+				   *g = hp_json_str(r, "gatewayId");
+
+			igw |= d && !strcmp(d, "0.0.0.0/0") && g && hp_starts_with(g, "igw-");
+		}
+		if (!igw)
+			continue;
+		cJSON_ArrayForEach(a, hp_json_arr(t, "associationSet")) {
+			const char *sub = hp_json_str(a, "subnetId");
+
+			if (sub && !hp_json_has_str(own, sub))
+				set_add(out, sub);
+		}
+	}
+}
+
+/*
+ * VPC_ID, ROUTE_TABLE_ID, NAT_GATEWAY_ID, SG_ID and SUBNET_ID for a finding
+ * about one network resource: from that resource, or NULL with *why. *done
+ * is 0 when the finding names no resource (the cluster-wide ways apply).
+ */
+static char *resolve_network(const struct hp_suggest *s, const struct hp_finding *f,
+			     const char *name, char **why, int *done)
+{
+	char res[128], *list;
+	const char *vpc, *v;
+	struct strset set = { 0 };
+
+	*done = 0;
+	if (!finding_resource(f, res, sizeof(res)) || !s->snap)
+		return NULL;
+	*done = 1;
+	vpc = finding_vpc(s, f);
+	if (!strcmp(name, "VPC_ID")) {
+		if (vpc)
+			return xstrdup(vpc);
+		*why = xasprintf("the VPC of %s is not in the data hpnode collected", res);
+		return NULL;
+	}
+	if (!strcmp(name, "ROUTE_TABLE_ID")) {
+		v = hp_json_str(f->vars, "SUBNET_ID");
+		if ((!v || !*v) && vpc && hp_json_str(f->vars, "VPC_ID")) {
+			/* A VPC's finding: the route tables of the cluster's subnets in it. */
+			const cJSON *id;
+			const char *sv;
+
+			cJSON_ArrayForEach(id, hp_json_arr(hp_json_get(s->snap->root, "network"),
+							   "subnet_ids")) {
+				sv = cJSON_IsString(id) ? hp_json_str(net_member(s, "subnets",
+										 id->valuestring),
+								      "vpcId") : NULL;
+				if (sv && !strcmp(sv, vpc))
+					set_add(&set, table_of(s, id->valuestring));
+			}
+			if (set.n == 1) {
+				char *one = xstrdup(set.v[0]);
+
+				hp_array_release(&set);
+				return one;
+			}
+			list = set.n ? set_join(&set) : NULL;
+			*why = list ? xasprintf("the cluster's subnets in %s use %zu route tables (%s); "
+						"name each", vpc, set.n, list)
+				    : xasprintf("no route table of the cluster's subnets in %s was read",
+						vpc);
+			free(list);
+			hp_array_release(&set);
+			return NULL;
+		}
+		if (!v || !*v) {
+			*why = xasprintf("this finding is about %s, not a route table", res);
+			return NULL;
+		}
+		v = table_of(s, v);
+		if (v && *v)
+			return xstrdup(v);
+		*why = xasprintf("no route table of %s was read", res);
+		return NULL;
+	}
+	if (!strcmp(name, "NAT_GATEWAY_ID")) {
+		char *out = NULL;
+
+		if (!vpc) {
+			*why = xasprintf("the VPC of %s is not known", res);
+			return NULL;
+		}
+		nats_in(s, vpc, &set);
+		if (set.n == 1) {
+			out = xstrdup(set.v[0]);
+		} else if (set.n > 1) {
+			list = set_join(&set);
+			*why = xasprintf("%s routes to %zu NAT gateways (%s); pick the one in this "
+					 "subnet's zone", vpc, set.n, list);
+			free(list);
+		} else {
+			hp_array_release(&set);
+			public_subnets(s, vpc, &set);
+			list = set.n ? set_join(&set) : NULL;
+			*why = xasprintf("no route table of %s routes to a NAT gateway, so there is "
+					 "none to point at: create one first in a public subnet of %s "
+					 "(%s%s), with an Elastic IP, then point the route at it", vpc,
+					 vpc, list ? "one whose route table sends 0.0.0.0/0 to an "
+					 "internet gateway: " : "none was found among the route tables "
+					 "read; create one with a route to an internet gateway",
+					 list ? list : "");
+			free(list);
+		}
+		hp_array_release(&set);
+		return out;
+	}
+	if (!strcmp(name, "SG_ID") || !strcmp(name, "SUBNET_ID")) {
+		v = hp_json_str(f->vars, name);
+		if (v && *v)
+			return xstrdup(v);
+		*why = xasprintf("this finding is about %s, not a %s", res,
+				 !strcmp(name, "SG_ID") ? "security group" : "subnet");
+		return NULL;
+	}
+	*done = 0;
+	return NULL;
+}
+
 static char *resolve(const struct hp_suggest *s, const struct hp_finding *f, const char *name,
 		     char **why)
 {
 	struct where w;
 	const char *v;
 	size_t i;
-	int nccl;
+	int nccl, done;
+	char *nv;
 
 	v = hp_json_str(f->vars, name);
 	if (v && *v)
 		return xstrdup(v);
+	nv = resolve_network(s, f, name, why, &done);
+	if (done)
+		return nv;
 	for (i = 0; i < HP_ARRAY_LEN(s->known); i++) {
 		if (!s->known[i].name || strcmp(s->known[i].name, name))
 			continue;
@@ -546,51 +769,31 @@ static const cJSON *sg_of(const struct hp_suggest *s, const char *sg)
 							    "network.security_groups"), sg);
 }
 
-static int perm_all_traffic(const cJSON *perm)
-{
-	const char *p = hp_json_str(perm, "ipProtocol");
-
-	return p && (!strcmp(p, "-1") || !strcmp(p, "all"));
-}
-
 /* sg has an all-traffic rule in perms_key naming group other. */
 static int has_group_rule(const cJSON *sg, const char *perms_key, const char *other)
 {
-	const cJSON *perm, *g;
+	const cJSON *perm;
 
-	cJSON_ArrayForEach(perm, hp_json_arr(sg, perms_key)) {
-		if (!perm_all_traffic(perm))
-			continue;
-		cJSON_ArrayForEach(g, hp_json_arr(perm, "groups")) {
-			const char *gid = hp_json_str(g, "groupId");
-
-			if (gid && !strcmp(gid, other))
-				return 1;
-		}
-	}
+	cJSON_ArrayForEach(perm, hp_json_arr(sg, perms_key))
+		if (hp_sg_rule_all_traffic(perm) && hp_sg_rule_names_group(perm, other))
+			return 1;
 	return 0;
 }
 
 /* sg lets HTTPS out to 0.0.0.0/0 (all traffic, or TCP covering 443). */
 static int has_https_egress(const cJSON *sg)
 {
-	const cJSON *perm, *r;
+	const cJSON *perm;
 
 	cJSON_ArrayForEach(perm, hp_json_arr(sg, "ipPermissionsEgress")) {
 		const char *p = hp_json_str(perm, "ipProtocol") ? hp_json_str(perm, "ipProtocol") : "";
-		int fits = perm_all_traffic(perm) ||
+		int fits = hp_sg_rule_all_traffic(perm) ||
 			   ((!strcmp(p, "tcp") || !strcmp(p, "6")) &&
 			    hp_json_num(perm, "fromPort", 99999) <= 443 &&
 			    hp_json_num(perm, "toPort", -1) >= 443);
 
-		if (!fits)
-			continue;
-		cJSON_ArrayForEach(r, hp_json_arr(perm, "ipRanges")) {
-			const char *cidr = hp_json_str(r, "cidrIp");
-
-			if (cidr && !strcmp(cidr, "0.0.0.0/0"))
-				return 1;
-		}
+		if (fits && hp_sg_rule_any_ipv4(perm))
+			return 1;
 	}
 	return 0;
 }
@@ -640,19 +843,129 @@ static int rule_exists(const struct hp_suggest *s, const struct hp_finding *f, c
 }
 
 /*
+ * Blocks meant for one kind of finding only: a section's command that
+ * fixes one particular fault, which a finding of another check pointing
+ * into the same section (or its parent) must not be handed.
+ */
+static const struct {
+	const char *section;   /* the block's section */
+	const char *command;   /* a text of its command, or NULL: every block of the section */
+	const char *checks;    /* "|id|id|": the checks it is for */
+	const char *what;      /* what the command is for */
+} block_rules[] = {
+	{ "B.1", "authenticationMode", "|network.eks|", "the EKS authentication mode" },
+	{ "B.1", "create namespace aws-hyperpod", "|kube.namespace|",
+	  "the missing aws-hyperpod namespace" },
+	{ "G.1.a", NULL, "|node.gpu-remap|", "a pending or failed GPU row remap" },
+	{ "F.3", "scontrol update", "|slurm.nodes|", "a Slurm node reason that is almost Action:" },
+};
+
+/* "|a|b|" holds name exactly. */
+static int listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while (n && (p = strstr(p, name)) != NULL) {
+		if (p > list && p[-1] == '|' && p[n] == '|')
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* Why the block does not belong to f's check, or NULL when it does. */
+static char *block_misfit(const struct hp_finding *f, const char *section, const char *command)
+{
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(block_rules); i++) {
+		if (strcmp(block_rules[i].section, section) ||
+		    (block_rules[i].command && !strstr(command, block_rules[i].command)))
+			continue;
+		if (f->check && f->check->id && listed(block_rules[i].checks, f->check->id))
+			return NULL;
+		return xasprintf("the command is for %s, which this finding is not about",
+				 block_rules[i].what);
+	}
+	return NULL;
+}
+
+/*
+ * Why one shell command cannot be suggested as it is: a placeholder of it
+ * that has no value. NULL when every one is filled.
+ */
+static char *first_unfilled(const struct hp_suggest *s, const struct hp_finding *f,
+			    const char *cmd)
+{
+	const char *p = cmd;
+
+	while ((p = strchr(p, '<')) != NULL) {
+		size_t n = placeholder_at(p + 1);
+		char name[64], *v, *why = NULL, *out;
+		size_t shown;
+
+		if (!n || n >= sizeof(name)) {
+			p++;
+			continue;
+		}
+		memcpy(name, p + 1, n);
+		name[n] = '\0';
+		v = hp_suggest_value(s, f, name, &why);
+		if (v) {
+			free(v);
+			p += n + 2;
+			continue;
+		}
+		/* The command's first line as far as it can be filled, without its continuation mark. */
+		{
+			struct hp_suggestion tmp;
+			char *line = xstrndup(cmd, strcspn(cmd, "\n")), *shown_text;
+			size_t j;
+
+			memset(&tmp, 0, sizeof(tmp));
+			shown_text = fill(s, f, line, &tmp);
+			for (j = 0; j < tmp.nunfilled; j++) {
+				free(tmp.unfilled[j].name);
+				free(tmp.unfilled[j].why);
+			}
+			free(tmp.unfilled);
+			shown = strlen(shown_text);
+			while (shown && (shown_text[shown - 1] == '\\' || shown_text[shown - 1] == ' '))
+				shown--;
+			out = xasprintf("`%.*s%s` left out, <%s> not known (%s)",
+					(int)(shown > 160 ? 160 : shown), shown_text,
+					shown > 160 ? "\xe2\x80\xa6" : "", name,
+					why ? why : "no value");
+			free(shown_text);
+			free(line);
+		}
+		free(why);
+		return out;
+	}
+	return NULL;
+}
+
+/*
  * The block's command with the commands that do not fit the snapshot taken
  * out (caller frees), or NULL when none is left; every reason lands in *why
- * (caller frees), NULL when everything fits.
+ * (caller frees), NULL when everything fits. A command with a placeholder
+ * hpnode cannot fill is one that does not fit.
  */
 static char *fit_command(const struct hp_suggest *s, const struct hp_finding *f,
-			 const char *command, char **why)
+			 const char *section, const char *command, char **why)
 {
 	struct hp_buf keep = HP_BUF_INIT(HP_MAX_FILE), reasons = HP_BUF_INIT(HP_MAX_LINE);
 	const char *p = command;
 	const char *rec = s->snap ? hp_json_str(s->snap->root, "cluster.NodeRecovery") : NULL;
 	size_t kept = 0, i;
 
-	*why = NULL;
+	*why = block_misfit(f, section, command);
+	if (*why) {
+		hp_buf_release(&keep);
+		hp_buf_release(&reasons);
+		return NULL;
+	}
 	if (strstr(command, "--node-recovery Automatic") && rec && !strcmp(rec, "Automatic")) {
 		*why = xstrdup("NodeRecovery is already Automatic");
 		hp_buf_release(&keep);
@@ -692,7 +1005,7 @@ static char *fit_command(const struct hp_suggest *s, const struct hp_finding *f,
 			end = end ? end + 1 : p + strlen(p);
 		} while (*end == ' ' || *end == '\t');
 		one = xstrndup(p, (size_t)(end - p));
-		if (rule_exists(s, f, one, &what)) {
+		if (rule_exists(s, f, one, &what) || (what = first_unfilled(s, f, one)) != NULL) {
 			hp_buf_printf(&reasons, "%s%s", reasons.len ? "; " : "", what);
 			free(what);
 		} else {
@@ -717,10 +1030,20 @@ static char *fit_command(const struct hp_suggest *s, const struct hp_finding *f,
 
 static void note_unfit(struct hp_suggestions *out, const char *section, char *why)
 {
+	char *line = xasprintf(SECT " %s: %s", section, why);
+	size_t i;
+
+	free(why);
+	/* Two blocks of a section left out for one reason are said once. */
+	for (i = 0; i < out->nunfit; i++) {
+		if (!strcmp(out->unfit[i], line)) {
+			free(line);
+			return;
+		}
+	}
 	out->unfit = hp_array_grow(out->unfit, &out->unfit_alloc, out->nunfit, 1,
 				   sizeof(*out->unfit));
-	out->unfit[out->nunfit++] = xasprintf(SECT " %s: %s", section, why);
-	free(why);
+	out->unfit[out->nunfit++] = line;
 }
 
 /* Next id of a '+'-joined section list, copied into id; 0 at the end. */
@@ -773,7 +1096,7 @@ void hp_suggest_finding(const struct hp_suggest *s, const struct hp_finding *f,
 				out->skipped++;
 				continue;
 			}
-			cmd = fit_command(s, f, b->command, &why);
+			cmd = fit_command(s, f, d->sec[b->section].id, b->command, &why);
 			if (why)
 				note_unfit(out, d->sec[b->section].id, why);
 			if (!cmd)
@@ -826,7 +1149,7 @@ static int wants_suggestions(const struct hp_finding *f)
 static void put_line(struct hp_buf *out, const char *indent, const char *text)
 {
 	hp_buf_puts(out, indent);
-	hp_sanitize(text, out, MAX_LINE);
+	hp_text_add(HP_TEXT_REPORT, text, out, MAX_LINE);
 	hp_buf_putc(out, '\n');
 }
 
@@ -858,7 +1181,7 @@ void hp_suggest_text(const struct hp_suggest *s, const struct hp_finding *f, int
 		hp_buf_printf(out, ", " SECT " %s", v.doc->sec[sg->section].id);
 		if (*sg->intro) {
 			hp_buf_puts(out, ": ");
-			hp_sanitize(sg->intro, out, MAX_LINE);
+			hp_text_add(HP_TEXT_REPORT, sg->intro, out, MAX_LINE);
 		}
 		hp_buf_putc(out, '\n');
 		/* One output line per command line, so continuations still paste. */
@@ -872,19 +1195,19 @@ void hp_suggest_text(const struct hp_suggest *s, const struct hp_finding *f, int
 		}
 		hp_buf_puts(out, "      Blast radius: ");
 		if (sg->blast)
-			hp_sanitize(sg->blast, out, MAX_LINE);
+			hp_text_add(HP_TEXT_REPORT, sg->blast, out, MAX_LINE);
 		else
 			hp_buf_printf(out, "not stated; read " SECT " %s before running it",
 				      v.doc->sec[sg->section].id);
 		hp_buf_putc(out, '\n');
 		if (sg->iac) {
 			hp_buf_puts(out, "      IaC note: ");
-			hp_sanitize(sg->iac, out, MAX_LINE);
+			hp_text_add(HP_TEXT_REPORT, sg->iac, out, MAX_LINE);
 			hp_buf_putc(out, '\n');
 		}
 		for (j = 0; j < sg->nunfilled; j++) {
 			hp_buf_printf(out, "      Not filled in: <%s> (", sg->unfilled[j].name);
-			hp_sanitize(sg->unfilled[j].why, out, MAX_LINE);
+			hp_text_add(HP_TEXT_REPORT, sg->unfilled[j].why, out, MAX_LINE);
 			hp_buf_puts(out, ")\n");
 		}
 	}
@@ -893,7 +1216,7 @@ void hp_suggest_text(const struct hp_suggest *s, const struct hp_finding *f, int
 			      v.skipped == 1 ? "" : "s", orch_other(s));
 	for (i = 0; i < v.nunfit; i++) {
 		hp_buf_puts(out, "    (Not suggested, it does not fit this cluster: ");
-		hp_sanitize(v.unfit[i], out, MAX_LINE);
+		hp_text_add(HP_TEXT_REPORT, v.unfit[i], out, MAX_LINE);
 		hp_buf_puts(out, ")\n");
 	}
 	if (!v.n && !v.skipped && !v.nunfit) {
@@ -904,7 +1227,7 @@ void hp_suggest_text(const struct hp_suggest *s, const struct hp_finding *f, int
 		while (next_part(&p, id, sizeof(id)))
 			hp_buf_printf(&ids, "%s%s", ids.len ? " " : "", id);
 		hp_buf_puts(out, "    No command to suggest; read the section: hpnode explain ");
-		hp_sanitize(ids.buf, out, MAX_LINE);
+		hp_text_add(HP_TEXT_REPORT, ids.buf, out, MAX_LINE);
 		hp_buf_putc(out, '\n');
 		hp_buf_release(&ids);
 	}
@@ -924,7 +1247,7 @@ static void add_clean(cJSON *obj, const char *key, const char *s)
 		const char *nl = strchr(s, '\n');
 		char *one = nl ? xstrndup(s, (size_t)(nl - s)) : xstrdup(s);
 
-		hp_sanitize(one, &b, MAX_LINE);
+		hp_text_add(HP_TEXT_REPORT, one, &b, MAX_LINE);
 		free(one);
 		if (nl)
 			hp_buf_putc(&b, '\n');
@@ -974,7 +1297,7 @@ void hp_suggest_json(const struct hp_suggest *s, const struct hp_finding *f, cJS
 		for (i = 0; i < v.nunfit; i++) {
 			struct hp_buf clean = HP_BUF_INIT(MAX_LINE);
 
-			hp_sanitize(v.unfit[i], &clean, MAX_LINE);
+			hp_text_add(HP_TEXT_REPORT, v.unfit[i], &clean, MAX_LINE);
 			cJSON_AddItemToArray(unfit, cJSON_CreateString(clean.buf));
 			hp_buf_release(&clean);
 		}

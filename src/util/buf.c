@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hp/buf.h"
+#include "hp/util.h"
 
 char hp_buf_slop[1];
 
@@ -16,13 +17,25 @@ void hp_buf_init(struct hp_buf *b, size_t max)
 	b->len = 0;
 	b->alloc = 0;
 	b->max = max;
+	b->secret = 0;
+}
+
+void hp_buf_set_secret(struct hp_buf *b)
+{
+	b->secret = 1;
 }
 
 void hp_buf_release(struct hp_buf *b)
 {
-	if (b->alloc)
+	int secret = b->secret;
+
+	if (b->alloc) {
+		if (secret)
+			hp_wipe(b->buf, b->alloc);
 		free(b->buf);
+	}
 	hp_buf_init(b, b->max);
+	b->secret = secret;
 }
 
 void hp_buf_release_secure(struct hp_buf *b)
@@ -70,6 +83,14 @@ static int grow(struct hp_buf *b, size_t extra)
 	if (!b->alloc) {
 		b->buf = xmalloc(want);
 		b->buf[0] = '\0';
+	} else if (b->secret) {
+		/* No realloc: the old block would go back to the heap as it is. */
+		char *p = xmalloc(want);
+
+		memcpy(p, b->buf, b->len + 1);
+		hp_wipe(b->buf, b->alloc);
+		free(b->buf);
+		b->buf = p;
 	} else {
 		b->buf = xrealloc(b->buf, want);
 	}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "hp/err.h"
+#include "hp/text.h"
 
 static const struct {
 	const char *name;
@@ -35,7 +36,7 @@ int hp_error_set(struct hp_error *e, enum hp_err code, const char *fmt, ...)
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	/* Messages reach terminals and reports: no secret in a URL, no control. */
-	hp_safe_text(raw, e->msg, sizeof(e->msg));
+	hp_text_str(HP_TEXT_SAFE, raw, e->msg, sizeof(e->msg));
 	return -1;
 }
 

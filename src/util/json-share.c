@@ -17,195 +17,26 @@
 #include <float.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdalign.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "hp/buf.h"
 #include "hp/json.h"
 #include "hp/pool.h"
 #include "hp/util.h"
-#include "json-int.h"
 
 /* The shared strings, for the life of the process. */
 static struct hp_strtab shared = HP_STRTAB_INIT;
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* ------------------------------------------------------------------ the arena */
-
-/*
- * The trees this parser builds are the big ones (20,000 node summaries are
- * 160,000 items): their items and own strings come from one reserved range
- * cut into slabs, by bumping a pointer, instead of one malloc each. That
- * saves malloc's headers and rounding (a quarter of the memory) and its
- * time, and with transparent huge pages the range faults in 2 MiB at a
- * time instead of 4 KiB. A slab's count is its live allocations, plus
- * SLAB_HOLD while the parser may still cut from it; cJSON's free hook
- * (json.c) brings each allocation back here, and a slab whose count falls
- * to 0 gives its pages back (MADV_DONTNEED) and waits for reuse. When the
- * range cannot be reserved or is all in use, allocations are malloc's as
- * before; builds with AddressSanitizer or LeakSanitizer never reserve it
- * (HP_JSON_SLABS 0), so they still see every item of every tree.
- */
-#define ARENA_BYTES ((size_t)256 << 20)
-#define SLAB_BYTES ((size_t)64 << 10)
-#define SLABS (ARENA_BYTES / SLAB_BYTES)
-#define SLAB_HOLD (1u << 30)
-#define ARENA_BIG (SLAB_BYTES / 16)   /* larger allocations are malloc's */
-
-static char *_Atomic arena;          /* the range, or NULL */
-static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
-static atomic_uint slab_live[SLABS];
-/* Slabs given back, and where the never used ones start: under slab_lock. */
-static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t slab_spare[SLABS];
-static size_t slab_nspare, slab_fresh;
-/* The slab being cut: under shared_lock. */
-static char *cut, *cut_end;
-static size_t cut_slab;
-static unsigned cut_n;
-
-static void arena_reserve(void)
-{
-	void *p;
-
-	if (!HP_JSON_SLABS)
-		return;
-	p = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return;
-#ifdef MADV_HUGEPAGE
-	madvise(p, ARENA_BYTES, MADV_HUGEPAGE);
-#endif
-	atomic_store_explicit(&arena, p, memory_order_release);
-}
-
-/* Take n off slab i's count; the last one out gives the slab back. */
-static void slab_put(size_t i, unsigned n)
-{
-	char *base = atomic_load_explicit(&arena, memory_order_acquire) + i * SLAB_BYTES;
-
-	if (atomic_fetch_sub_explicit(&slab_live[i], n, memory_order_acq_rel) != n)
-		return;
-	madvise(base, SLAB_BYTES, MADV_DONTNEED);
-	pthread_mutex_lock(&slab_lock);
-	slab_spare[slab_nspare++] = (uint32_t)i;
-	pthread_mutex_unlock(&slab_lock);
-}
-
-/* Stop cutting the current slab (under shared_lock). */
-static void slab_close(void)
-{
-	if (!cut)
-		return;
-	cut = NULL;
-	slab_put(cut_slab, SLAB_HOLD - cut_n);
-}
-
-/* A slab to cut from (under shared_lock); -1 when there is none. */
-static int slab_open(void)
-{
-	char *base = atomic_load_explicit(&arena, memory_order_acquire);
-	size_t i = SLABS;
-
-	if (!base)
-		return -1;
-	pthread_mutex_lock(&slab_lock);
-	if (slab_nspare)
-		i = slab_spare[--slab_nspare];
-	else if (slab_fresh < SLABS)
-		i = slab_fresh++;
-	pthread_mutex_unlock(&slab_lock);
-	if (i == SLABS)
-		return -1;
-	atomic_store_explicit(&slab_live[i], SLAB_HOLD, memory_order_relaxed);
-	cut_slab = i;
-	cut_n = 0;
-	cut = base + i * SLAB_BYTES;
-	cut_end = cut + SLAB_BYTES;
-	return 0;
-}
-
-/* Cut n bytes at p, which fits in the current slab (under shared_lock). */
-static void *cut_at(char *p, size_t n)
-{
-	cut = p + n;
-	cut_n++;
-	return p;
-}
-
-static char *aligned_cut(size_t align)
-{
-	return (char *)(((uintptr_t)cut + align - 1) & ~(uintptr_t)(align - 1));
-}
-
-/* arena_alloc when the current slab has no room, or there is none. */
-static void *arena_alloc_slow(size_t n, size_t align)
-{
-	char *p;
-
-	if (n > ARENA_BIG || !hp_json_hooks_in)
-		return NULL;
-	slab_close();
-	if (slab_open())
-		return NULL;
-	p = aligned_cut(align);
-	return cut_at(p, n);
-}
-
-/* n bytes aligned to align (a power of two) from the arena, or NULL (under shared_lock). */
-static inline void *arena_alloc(size_t n, size_t align)
-{
-	if (cut) {
-		char *p = aligned_cut(align);
-
-		if ((size_t)(cut_end - p) >= n)
-			return cut_at(p, n);
-	}
-	return arena_alloc_slow(n, align);
-}
-
-int hp_json_slab_holds(const void *p)
-{
-	const char *base = atomic_load_explicit(&arena, memory_order_acquire), *q = p;
-
-	return base && q >= base && q < base + ARENA_BYTES;
-}
-
-size_t hp_json_slabs_in_use(void)
-{
-	size_t n;
-
-	/* Handed out and not given back. */
-	pthread_mutex_lock(&slab_lock);
-	n = slab_fresh - slab_nspare;
-	pthread_mutex_unlock(&slab_lock);
-	return n;
-}
-
-int hp_json_slab_free(void *p)
-{
-	char *base = atomic_load_explicit(&arena, memory_order_acquire), *q = p;
-
-	if (!hp_json_slab_holds(p))
-		return 0;
-	slab_put((size_t)(q - base) / SLAB_BYTES, 1);
-	return 1;
-}
-
 /* A cJSON item of the given type, all else zero. */
 static cJSON *new_item(int type)
 {
-	cJSON *it = arena_alloc(sizeof(cJSON), alignof(cJSON));
+	cJSON *it = cJSON_CreateNull();
 
-	if (!it) {
-		if (!(it = cJSON_CreateNull()))
-			hp_die("out of memory");
-	}
+	if (!it)
+		hp_die("out of memory");
 	memset(it, 0, sizeof(*it));
 	it->type = type;
 	return it;
@@ -382,9 +213,9 @@ static int string_at(struct jp *j, const char **s, size_t *n)
 
 static char *own_copy(const char *s, size_t n)
 {
-	char *own = arena_alloc(n + 1, 1);
+	char *own = cJSON_malloc(n + 1);
 
-	if (!own && !(own = cJSON_malloc(n + 1)))
+	if (!own)
 		hp_die("out of memory");
 	memcpy(own, s, n);
 	own[n] = '\0';
@@ -678,7 +509,6 @@ cJSON *hp_json_parse_shared(const char *text, size_t len, const char **end)
 	j.p = text;
 	j.end = text + len;
 	hp_buf_init(&j.tmp, len + 1);
-	pthread_once(&arena_once, arena_reserve);
 	pthread_mutex_lock(&shared_lock);
 	v = value(&j, NULL);
 	pthread_mutex_unlock(&shared_lock);

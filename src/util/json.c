@@ -10,10 +10,8 @@
 #include "hp/json.h"
 #include "hp/pool.h"
 #include "hp/util.h"
-#include "json-int.h"
 
 static atomic_size_t allocations;
-int hp_json_hooks_in;
 
 /* cJSON's allocator: xmalloc, which never returns NULL (it exits instead). */
 static void *json_alloc(size_t n)
@@ -22,19 +20,11 @@ static void *json_alloc(size_t n)
 	return xmalloc(n);
 }
 
-/* cJSON's free: the shared parser's arena first (json-share.c), else free. */
-static void json_free(void *p)
-{
-	if (!hp_json_slab_free(p))
-		free(p);
-}
-
 void hp_json_init(void)
 {
-	cJSON_Hooks hooks = { json_alloc, json_free };
+	cJSON_Hooks hooks = { json_alloc, free };
 
 	cJSON_InitHooks(&hooks);
-	hp_json_hooks_in = 1;
 }
 
 size_t hp_json_allocations(void)

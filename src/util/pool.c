@@ -94,6 +94,37 @@ static void rehash(struct hp_strtab *t)
 	t->nslots = n;
 }
 
+/*
+ * The slot of the len bytes at s (hash h): the slot holding them, or the
+ * empty slot that ends their probe path; t->nslots > 0.
+ */
+static size_t slot_of(const struct hp_strtab *t, const char *s, size_t len, uint32_t h)
+{
+	size_t at;
+
+	/* The hash is in the slot: a string is only looked at when its hash is the same. */
+	for (at = h & (t->nslots - 1); t->slots[at]; at = (at + 1) & (t->nslots - 1)) {
+		const char *x;
+
+		if (SLOT_HASH(t->slots[at]) != h)
+			continue;
+		x = t->v[SLOT_ID(t->slots[at])];
+		if (!strncmp(x, s, len) && !x[len])
+			break;
+	}
+	return at;
+}
+
+long hp_strtab_find(const struct hp_strtab *t, const char *s, size_t len)
+{
+	size_t at;
+
+	if (!t->nslots)
+		return -1;
+	at = slot_of(t, s, len, (uint32_t)hp_hash_bytes(s, len));
+	return t->slots[at] ? (long)SLOT_ID(t->slots[at]) : -1;
+}
+
 uint32_t hp_strtab_add(struct hp_strtab *t, const char *s, size_t len)
 {
 	uint32_t h = (uint32_t)hp_hash_bytes(s, len);
@@ -101,16 +132,9 @@ uint32_t hp_strtab_add(struct hp_strtab *t, const char *s, size_t len)
 	char *copy;
 
 	if (t->nslots) {
-		/* The hash is in the slot: a string is only looked at when its hash is the same. */
-		for (at = h & (t->nslots - 1); t->slots[at]; at = (at + 1) & (t->nslots - 1)) {
-			const char *x;
-
-			if (SLOT_HASH(t->slots[at]) != h)
-				continue;
-			x = t->v[SLOT_ID(t->slots[at])];
-			if (!strncmp(x, s, len) && !x[len])
-				return SLOT_ID(t->slots[at]);
-		}
+		at = slot_of(t, s, len, h);
+		if (t->slots[at])
+			return SLOT_ID(t->slots[at]);
 	}
 	if (t->n >= UINT32_MAX - 1)
 		hp_die("out of memory (string table full)");

@@ -19,6 +19,9 @@
 struct in_file {
 	struct hp_file_in f;
 	int fd;                 /* -1: /dev/null, read as empty */
+	int own;                /* fd is closed at close (not standard input) */
+	uint64_t left;          /* standard input: bytes still allowed */
+	int bounded;
 };
 
 static long in_read(struct hp_file_in *f, void *p, size_t n)
@@ -28,9 +31,19 @@ static long in_read(struct hp_file_in *f, void *p, size_t n)
 
 	if (x->fd < 0)
 		return 0;
+	/* Standard input has no size to check first: one byte past max is the refusal. */
+	if (x->bounded && n > x->left)
+		n = (size_t)x->left + 1;
 	do
 		got = read(x->fd, p, n);
 	while (got < 0 && errno == EINTR);
+	if (x->bounded && got > 0) {
+		if ((uint64_t)got > x->left) {
+			errno = EFBIG;
+			return -1;
+		}
+		x->left -= (uint64_t)got;
+	}
 	return (long)got;
 }
 
@@ -38,7 +51,7 @@ static void in_close(struct hp_file_in *f)
 {
 	struct in_file *x = f->impl;
 
-	if (x->fd >= 0)
+	if (x->fd >= 0 && x->own)
 		close(x->fd);
 	free(x);
 }
@@ -65,8 +78,10 @@ struct hp_file_in *hp_sys_real_open_read(struct hp_sys *sys, const char *path, u
 
 	(void)sys;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
+	if (fd < 0) {
+		hp_sys_note_errno(errno);
 		return NULL;
+	}
 	if (fstat(fd, &st) < 0) {
 		close(fd);
 		return NULL;
@@ -91,6 +106,30 @@ struct hp_file_in *hp_sys_real_open_read(struct hp_sys *sys, const char *path, u
 	}
 	x = xcalloc(1, sizeof(*x));
 	x->fd = fd;
+	x->own = 1;
+	x->f.read = in_read;
+	x->f.close = in_close;
+	x->f.impl = x;
+	return &x->f;
+}
+
+/* A terminal is refused: `--snapshot -` with nothing piped in would wait on the keyboard. */
+struct hp_file_in *hp_sys_real_open_stdin(struct hp_sys *sys, uint64_t max)
+{
+	struct in_file *x;
+	struct stat st;
+
+	(void)sys;
+	if (fstat(STDIN_FILENO, &st) < 0)
+		return NULL;
+	if (isatty(STDIN_FILENO)) {
+		errno = ENOTTY;
+		return NULL;
+	}
+	x = xcalloc(1, sizeof(*x));
+	x->fd = STDIN_FILENO;
+	x->bounded = 1;
+	x->left = max;
 	x->f.read = in_read;
 	x->f.close = in_close;
 	x->f.impl = x;
@@ -141,14 +180,15 @@ static int out_commit(struct hp_file_out *f)
 	struct out_file *x = f->impl;
 	int err = x->err;
 
-	if (!err && fsync(x->fd) < 0)
+	/* A character device (x->tmp NULL) was written in place: nothing to sync or rename. */
+	if (!err && x->tmp && fsync(x->fd) < 0)
 		err = errno;
 	if (close(x->fd) < 0 && !err)
 		err = errno;
 	/* rename() replaces the name itself: it never writes through a link. */
-	if (!err && rename(x->tmp, x->path) < 0)
+	if (!err && x->tmp && rename(x->tmp, x->path) < 0)
 		err = errno;
-	if (err)
+	if (err && x->tmp)
 		unlink(x->tmp);
 	out_free(x);
 	if (err) {
@@ -163,7 +203,8 @@ static void out_abort(struct hp_file_out *f)
 	struct out_file *x = f->impl;
 
 	close(x->fd);
-	unlink(x->tmp);
+	if (x->tmp)
+		unlink(x->tmp);
 	out_free(x);
 }
 
@@ -180,9 +221,12 @@ void hp_sys_dir_of(const char *path, char *out, size_t n)
 }
 
 /*
- * An existing path that is not a regular file (a symlink, a device, a
- * FIFO) is refused and left as it is: ELOOP for a link, EISDIR for a
- * directory, EINVAL for the rest. The temporary file is a fresh one in the
+ * An existing path that is not a regular file (a symlink, a block device,
+ * a FIFO) is refused and left as it is: ELOOP for a link, EISDIR for a
+ * directory, EINVAL for the rest. With HP_SYS_MODE_DEFAULT (the report
+ * files), a character device (/dev/stdout, /dev/null) is written in place,
+ * so its own errors are the ones reported (ENOSPC from /dev/full); a file
+ * of a private mode (a snapshot, a bundle) is always a fresh regular file. The temporary file is a fresh one in the
  * same directory, with the mode given (HP_SYS_MODE_DEFAULT: 0666 less the
  * umask); a failure leaves it behind nowhere.
  */
@@ -192,7 +236,7 @@ struct hp_file_out *hp_sys_real_open_write(struct hp_sys *sys, const char *path,
 	const char *base = strrchr(path, '/');
 	struct out_file *x;
 	struct stat st;
-	int fd;
+	int fd, device_ok = mode == HP_SYS_MODE_DEFAULT;
 
 	(void)sys;
 	if (mode == HP_SYS_MODE_DEFAULT) {
@@ -210,6 +254,19 @@ struct hp_file_out *hp_sys_real_open_write(struct hp_sys *sys, const char *path,
 			errno = ELOOP;
 			return NULL;
 		}
+		if (S_ISCHR(st.st_mode) && device_ok) {
+			fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+			if (fd < 0)
+				return NULL;
+			x = xcalloc(1, sizeof(*x));
+			x->fd = fd;
+			x->path = xstrdup(path);
+			x->f.write = out_write;
+			x->f.commit = out_commit;
+			x->f.abort = out_abort;
+			x->f.impl = x;
+			return &x->f;
+		}
 		if (!S_ISREG(st.st_mode)) {
 			errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 			return NULL;
@@ -224,8 +281,10 @@ struct hp_file_out *hp_sys_real_open_write(struct hp_sys *sys, const char *path,
 		return NULL;
 	}
 	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		hp_sys_note_errno(errno);
 		return NULL;
+	}
 	if (fchmod(fd, (mode_t)mode) < 0) {
 		int err = errno;
 

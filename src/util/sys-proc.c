@@ -21,6 +21,8 @@
 #include "sys-int.h"
 
 #define DEFAULT_RUN_TIMEOUT_MS 60000L
+/* How soon a waiting run() sees the interrupt flag. */
+#define STOP_POLL_MS 100
 
 extern char **environ;
 
@@ -148,6 +150,7 @@ static int start_child(const struct hp_run_req *req, struct child *c)
 	return 0;
 fail:
 	saved = errno;
+	hp_sys_note_errno(saved);
 	close_fd(&in[0]); close_fd(&in[1]); close_fd(&out[0]); close_fd(&out[1]);
 	close_fd(&err[0]); close_fd(&err[1]); close_fd(&fail[0]); close_fd(&fail[1]);
 	errno = saved;
@@ -225,7 +228,8 @@ static void take_stdout(struct child *c, const struct hp_run_req *req, struct hp
 }
 
 /* Feed stdin and collect stdout and stderr until both close or the deadline passes. */
-static void pump(struct child *c, const struct hp_run_req *req, struct hp_run_res *res)
+static void pump(struct child *c, const struct hp_run_req *req, struct hp_run_res *res,
+		 const volatile sig_atomic_t *stop)
 {
 	int64_t deadline = mono_ms() + (req->timeout_ms > 0 ? req->timeout_ms : DEFAULT_RUN_TIMEOUT_MS);
 
@@ -238,6 +242,14 @@ static void pump(struct child *c, const struct hp_run_req *req, struct hp_run_re
 			kill_group(c->pid);
 			return;
 		}
+		/* Interrupted: the child and its group end now (the handler may run in another thread). */
+		if (stop && *stop) {
+			res->interrupted = 1;
+			kill_group(c->pid);
+			return;
+		}
+		if (stop && left > STOP_POLL_MS)
+			left = STOP_POLL_MS;
 		if (c->out >= 0)
 			p[np].fd = c->out, p[np].events = POLLIN, np++;
 		if (c->err >= 0)
@@ -263,17 +275,16 @@ int hp_sys_real_run(struct hp_sys *sys, const struct hp_run_req *req, struct hp_
 {
 	struct child c;
 
-	(void)sys;
 	if (start_child(req, &c)) {
 		res->exit_status = -1;
 		return -1;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	pump(&c, req, res);
+	pump(&c, req, res, sys ? sys->stop : NULL);
 	close_fd(&c.in);
 	close_fd(&c.out);
 	close_fd(&c.err);
-	if (res->timed_out)
+	if (res->timed_out || res->interrupted)
 		kill_group(c.pid);
 	res->exit_status = reap(c.pid);
 	return 0;
@@ -385,6 +396,7 @@ struct hp_pty *hp_sys_real_pty_spawn(struct hp_sys *sys, const struct hp_pty_req
 
 	(void)sys;
 	if (pipe2(fail, O_CLOEXEC)) {
+		hp_sys_note_errno(errno);
 		free(env);
 		return NULL;
 	}
@@ -408,6 +420,7 @@ struct hp_pty *hp_sys_real_pty_spawn(struct hp_sys *sys, const struct hp_pty_req
 	close(fail[1]);
 	free(env);
 	if (pid < 0) {
+		hp_sys_note_errno(saved);
 		close(fail[0]);
 		errno = saved;
 		return NULL;

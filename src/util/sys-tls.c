@@ -117,6 +117,7 @@ struct hp_stream *hp_sys_real_tls_connect(struct hp_sys *sys, const char *author
 					  size_t errn)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
+	struct hp_sys_sock sock = { 0, 0 };
 	int64_t left = deadline - sys->monotonic_ms(sys);
 	curl_socket_t fd = CURL_SOCKET_BAD;
 	struct tls *t;
@@ -138,6 +139,8 @@ struct hp_stream *hp_sys_real_tls_connect(struct hp_sys *sys, const char *author
 	curl_easy_setopt(t->curl, CURLOPT_CONNECT_ONLY, 1L);
 	curl_easy_setopt(t->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(t->curl, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(t->curl, CURLOPT_OPENSOCKETFUNCTION, hp_sys_open_socket);
+	curl_easy_setopt(t->curl, CURLOPT_OPENSOCKETDATA, &sock);
 	curl_easy_setopt(t->curl, CURLOPT_PROTOCOLS_STR, "https");
 	curl_easy_setopt(t->curl, CURLOPT_CONNECTTIMEOUT_MS,
 			 (long)(left > CONNECT_TIMEOUT_MAX_MS ? CONNECT_TIMEOUT_MAX_MS : left > 0 ? left : 1));
@@ -149,7 +152,12 @@ struct hp_stream *hp_sys_real_tls_connect(struct hp_sys *sys, const char *author
 	if (rc == CURLE_OK)
 		rc = curl_easy_getinfo(t->curl, CURLINFO_ACTIVESOCKET, &fd);
 	if (rc != CURLE_OK || fd == CURL_SOCKET_BAD) {
-		snprintf(err, errn, "%.200s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		hp_sys_note_curl(t->curl, rc);
+		if (sock.refused)
+			snprintf(err, errn, "refused: the data channel's host resolves to a link-local "
+				 "or metadata address");
+		else
+			snprintf(err, errn, "%.200s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		curl_easy_cleanup(t->curl);
 		free(t);
 		return NULL;

@@ -8,10 +8,17 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -19,6 +26,7 @@
 #include <unistd.h>
 
 #include "hp/sys.h"
+#include "hp/util.h"
 #include "sys-int.h"
 
 #define DEFAULT_HTTP_TIMEOUT_MS 30000L
@@ -52,9 +60,14 @@ int hp_http_resp_header(const struct hp_http_resp *r, const char *name, char *ou
 		if (len > nl && p[nl] == ':' && !strncasecmp(p, name, nl)) {
 			const char *v = p + nl + 1;
 			size_t vl = len - nl - 1;
+			const char *cr;
+
 			while (vl && (*v == ' ' || *v == '\t'))
 				v++, vl--;
-			while (vl && (v[vl - 1] == '\r' || v[vl - 1] == ' '))
+			/* A value ends at the line's first CR: a bare CR inside it is not HTTP. */
+			if ((cr = memchr(v, '\r', vl)) != NULL)
+				vl = (size_t)(cr - v);
+			while (vl && v[vl - 1] == ' ')
 				vl--;
 			if (n) {
 				size_t c = vl < n - 1 ? vl : n - 1;
@@ -77,6 +90,7 @@ void hp_run_res_init(struct hp_run_res *r)
 	r->exit_status = -1;
 	r->timed_out = 0;
 	r->out_capped = 0;
+	r->interrupted = 0;
 	hp_buf_init(&r->out, HP_MAX_PROC_OUT);
 	hp_buf_init(&r->err, HP_MAX_PROC_OUT);
 }
@@ -191,11 +205,31 @@ static void curl_setup(void)
 	}
 }
 
-static curl_socket_t open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *addr)
+/* Whether a socket address is link-local or a metadata address (include/hp/util.h). */
+static int addr_link_local(const struct sockaddr *sa)
 {
-	(void)ud;
+	if (sa->sa_family == AF_INET)
+		return hp_ip4_link_local(ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr));
+	if (sa->sa_family == AF_INET6)
+		return hp_ip6_link_local(((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr.s6_addr);
+	return 0;
+}
+
+curl_socket_t hp_sys_open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+	struct hp_sys_sock *k = ud;
+	curl_socket_t fd;
+
 	(void)purpose;
-	return socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+	/* A name may resolve to the metadata address: only a metadata request may go there. */
+	if (k && !k->link_local_ok && addr_link_local(&addr->addr)) {
+		k->refused = 1;
+		return CURL_SOCKET_BAD;
+	}
+	fd = socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+	if (fd == CURL_SOCKET_BAD)
+		hp_sys_note_errno(errno);
+	return fd;
 }
 
 /* The most recently used handle first: its connection is the one most likely still open. */
@@ -226,11 +260,12 @@ static void handle_give(CURL *c)
 }
 
 static void set_request(CURL *c, const struct hp_http_req *req, struct curl_slist *hl,
-			struct sink *body, struct sink *head, char *errbuf)
+			struct sink *body, struct sink *head, char *errbuf, struct hp_sys_sock *sock)
 {
 	if (share)
 		curl_easy_setopt(c, CURLOPT_SHARE, share);
-	curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+	curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, hp_sys_open_socket);
+	curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, sock);
 	curl_easy_setopt(c, CURLOPT_URL, req->url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "hpnode/" HP_VERSION);
@@ -277,6 +312,16 @@ static enum hp_net net_class(CURLcode rc, const struct sink *body, const struct 
 	return HP_NET_IO;
 }
 
+/* libcurl's progress callback: non-zero (the transfer ends) once the run is interrupted. */
+static int stop_cb(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		   curl_off_t ulnow)
+{
+	const volatile sig_atomic_t *stop = ud;
+
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	return stop && *stop ? 1 : 0;
+}
+
 static int real_http(struct hp_sys *sys, const struct hp_http_req *req, struct hp_http_resp *resp)
 {
 	CURL *c;
@@ -286,8 +331,15 @@ static int real_http(struct hp_sys *sys, const struct hp_http_req *req, struct h
 	char errbuf[CURL_ERROR_SIZE] = "";
 	long connects = 0;
 	size_t i;
+	struct hp_sys_sock sock = { 0, 0 };
+	const volatile sig_atomic_t *stop = req->cleanup ? NULL : sys->stop;
 
-	(void)sys;
+	if (stop && *stop) {
+		resp->net = HP_NET_STOPPED;
+		hp_strlcpy(resp->errmsg, "not sent: the run was interrupted", sizeof(resp->errmsg));
+		return -1;
+	}
+	sock.link_local_ok = req->no_proxy;
 	c = handle_take();
 	if (!c) {
 		resp->net = HP_NET_CONNECT;
@@ -302,17 +354,30 @@ static int real_http(struct hp_sys *sys, const struct hp_http_req *req, struct h
 	/* libcurl adds these unless told not to; they are not signed. */
 	hl = curl_slist_append(hl, "Expect:");
 	hl = curl_slist_append(hl, "Accept:");
-	set_request(c, req, hl, &body, &head, errbuf);
+	set_request(c, req, hl, &body, &head, errbuf, &sock);
+	/* A waiting transfer ends soon after the run is interrupted (the callback runs while idle too). */
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, stop_cb);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)(uintptr_t)stop);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, stop ? 0L : 1L);
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
 	curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &connects);
 	resp->connects = (int)connects;
+	if (rc != CURLE_OK)
+		hp_sys_note_curl(c, rc);
 	handle_give(c);
 	curl_slist_free_all(hl);
 	if (rc == CURLE_OK)
 		return 0;
-	resp->net = net_class(rc, &body, &head);
-	snprintf(resp->errmsg, sizeof(resp->errmsg), "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+	resp->net = rc == CURLE_ABORTED_BY_CALLBACK ? HP_NET_STOPPED : net_class(rc, &body, &head);
+	if (resp->net == HP_NET_STOPPED)
+		hp_strlcpy(resp->errmsg, "not finished: the run was interrupted", sizeof(resp->errmsg));
+	else if (sock.refused)
+		snprintf(resp->errmsg, sizeof(resp->errmsg), "refused: the host resolves to a "
+			 "link-local or metadata address, which only the instance and container "
+			 "credential providers may reach");
+	else
+		snprintf(resp->errmsg, sizeof(resp->errmsg), "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	resp->status = 0;
 	return -1;
 }
@@ -364,8 +429,10 @@ static int real_read_file(struct hp_sys *sys, const char *path, struct hp_buf *o
 
 	(void)sys;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
+	if (fd < 0) {
+		hp_sys_note_errno(errno);
 		return -1;
+	}
 	if (fstat(fd, &st) < 0) {
 		close(fd);
 		return -1;
@@ -439,8 +506,10 @@ static int real_can_write(struct hp_sys *sys, const char *path)
 		return -1;
 	}
 	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		hp_sys_note_errno(errno);
 		return -1;
+	}
 	close(fd);
 	unlink(tmp);
 	return 0;
@@ -450,11 +519,16 @@ static void real_sleep_ms(struct hp_sys *sys, long ms)
 {
 	struct timespec ts;
 
-	(void)sys;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	/* In slices of at most 100 ms while an interrupt could end it early. */
+	while (ms > 0 && !(sys->stop && *sys->stop)) {
+		long step = sys->stop && ms > 100 ? 100 : ms;
+
+		ts.tv_sec = step / 1000;
+		ts.tv_nsec = (step % 1000) * 1000000L;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		ms -= step;
+	}
 }
 
 static uint32_t real_random(struct hp_sys *sys)
@@ -470,18 +544,135 @@ static uint32_t real_random(struct hp_sys *sys)
 	return v;
 }
 
+/* ---- process set-up and descriptor exhaustion ---- */
+
+/* Descriptors asked for when the hard limit is unlimited or very high. */
+#define FD_LIMIT_WANT 65536L
+
+static long fd_limit;          /* soft RLIMIT_NOFILE after set-up; 0 unknown */
+static long fd_limit_before;   /* what it was at start */
+static int fd_errno;           /* EMFILE or ENFILE once seen, else 0 */
+
+int hp_sys_proc_setup(void)
+{
+	struct rlimit rl;
+	int rc = 0;
+
+	/* No core image: a triage holds the secret key and session token in memory. */
+	rl.rlim_cur = rl.rlim_max = 0;
+	if (setrlimit(RLIMIT_CORE, &rl))
+		rc = -1;
+	if (prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L))
+		rc = -1;
+	/*
+	 * A reader that went away is a write error, reported and exit 1 the
+	 * same way in every run (a socket's peer hanging up is one too).
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	/* The soft open-file limit raised toward the hard one (each SSM session takes ~4). */
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)FD_LIMIT_WANT ?
+				      (rlim_t)FD_LIMIT_WANT : rl.rlim_max;
+
+		fd_limit_before = rl.rlim_cur == RLIM_INFINITY ? FD_LIMIT_WANT : (long)rl.rlim_cur;
+		if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+			rl.rlim_cur = want;
+			if (setrlimit(RLIMIT_NOFILE, &rl))
+				rc = -1;
+		}
+		if (!getrlimit(RLIMIT_NOFILE, &rl))
+			fd_limit = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)LONG_MAX ?
+					   FD_LIMIT_WANT : (long)rl.rlim_cur;
+	}
+	return rc;
+}
+
+long hp_sys_fd_limit(void)
+{
+	return __atomic_load_n(&fd_limit, __ATOMIC_RELAXED);
+}
+
+long hp_sys_fd_limit_at_start(void)
+{
+	return fd_limit_before;
+}
+
+void hp_sys_set_fd_limit(long n)
+{
+	__atomic_store_n(&fd_limit, n, __ATOMIC_RELAXED);
+}
+
+void hp_sys_note_errno(int e)
+{
+	if (e == EMFILE || e == ENFILE)
+		__atomic_store_n(&fd_errno, e, __ATOMIC_RELAXED);
+}
+
+int hp_sys_fd_exhausted(void)
+{
+	return __atomic_load_n(&fd_errno, __ATOMIC_RELAXED);
+}
+
+void hp_sys_fd_exhausted_reset(void)
+{
+	__atomic_store_n(&fd_errno, 0, __ATOMIC_RELAXED);
+}
+
+void hp_sys_note_curl(void *curl, int rc)
+{
+	long os_errno = 0;
+
+	if (rc == CURLE_OK)
+		return;
+	if (curl_easy_getinfo((CURL *)curl, CURLINFO_OS_ERRNO, &os_errno) == CURLE_OK)
+		hp_sys_note_errno((int)os_errno);
+}
+
+/* The monotonic clock at the first hp_debug() or hp_sys_real() call (ms). */
+static int64_t debug_t0 = -1;
+
+void hp_debug(const char *fmt, ...)
+{
+	struct timespec wall, mono;
+	char msg[2048];
+	struct tm tm;
+	time_t sec;
+	int64_t since;
+	va_list ap;
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	if (debug_t0 < 0)
+		debug_t0 = (int64_t)mono.tv_sec * 1000 + mono.tv_nsec / 1000000;
+	since = (int64_t)mono.tv_sec * 1000 + mono.tv_nsec / 1000000 - debug_t0;
+	sec = wall.tv_sec;
+	gmtime_r(&sec, &tm);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* One call, so lines of threads never interleave. */
+	fprintf(stderr, "%02d:%02d:%02d.%03ld +%lld.%03llds hpnode: debug: %s\n", tm.tm_hour,
+		tm.tm_min, tm.tm_sec, (long)(wall.tv_nsec / 1000000), (long long)(since / 1000),
+		(long long)(since % 1000), msg);
+}
+
 struct hp_sys *hp_sys_real(void)
 {
 	static struct hp_sys sys = {
 		real_http, hp_sys_real_run, real_now_ms, real_monotonic_ms, real_getenv,
 		real_read_file, real_sleep_ms, real_random, real_write_file, real_can_write,
 		hp_sys_real_pty_spawn, hp_sys_real_tls_connect, hp_sys_real_open_read,
-		hp_sys_real_open_write, NULL
+		hp_sys_real_open_stdin, hp_sys_real_open_write, NULL, NULL
 	};
 	static int ready;
 
 	/* libcurl's global set-up is not thread-safe: done here, on the first call from main(). */
 	if (!ready) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (debug_t0 < 0)
+			debug_t0 = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 		ready = 1;
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/buf.h"
 #include "hp/util.h"
 
 void hp_die(const char *fmt, ...)
@@ -117,30 +118,6 @@ size_t hp_strlcpy(char *dst, const char *src, size_t n)
 	return len;
 }
 
-const char *hp_clip_utf8(const char *s, size_t chars, char *out)
-{
-	size_t i = 0, n = 0;
-
-	if (!s)
-		s = "";
-	while (s[i] && n < chars) {
-		size_t cont = 0;
-
-		i++;
-		while (cont < 3 && (s[i] & 0xC0) == 0x80) {
-			i++;
-			cont++;
-		}
-		n++;
-	}
-	memcpy(out, s, i);
-	if (s[i])
-		memcpy(out + i, "\xE2\x80\xA6", 4);
-	else
-		out[i] = '\0';
-	return out;
-}
-
 const char *hp_strcasestr(const char *hay, const char *needle)
 {
 	size_t nl = strlen(needle);
@@ -171,10 +148,14 @@ int hp_ends_with(const char *s, const char *suffix)
 	return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+void (*hp_wipe_observer)(const void *p, size_t n);
+
 void hp_wipe(void *p, size_t n)
 {
 	volatile unsigned char *v = p;
 
+	if (hp_wipe_observer && p && n)
+		hp_wipe_observer(p, n);
 	while (n--)
 		*v++ = 0;
 }
@@ -231,26 +212,87 @@ void hp_redact_urls(const char *in, char *out, size_t n)
 	out[o] = '\0';
 }
 
-void hp_clean_text(char *s)
+int hp_ip4_link_local(uint32_t v4)
 {
-	unsigned char *p = (unsigned char *)s;
-
-	for (; *p; p++) {
-		if (*p == '\t' || *p == '\n' || *p == '\r')
-			*p = ' ';
-		else if (*p < 0x20 || *p == 0x7f)
-			*p = '?';
-		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-			/* A C1 control (U+0080..U+009F), CSI among them. */
-			p[0] = '?';
-			p[1] = '?';
-			p++;
-		}
-	}
+	return (v4 >> 16) == 0xa9feu;
 }
 
-void hp_safe_text(const char *in, char *out, size_t n)
+/* The IPv4 address inside an IPv6 one (mapped, compatible, NAT64), or 0 with none. */
+static int ip6_inner4(const unsigned char *a, uint32_t *v4)
 {
-	hp_redact_urls(in, out, n);
-	hp_clean_text(out);
+	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const unsigned char compat[12] = { 0 };
+	static const unsigned char nat64[12] = { 0, 0x64, 0xff, 0x9b };
+
+	if (memcmp(a, mapped, 12) && memcmp(a, compat, 12) && memcmp(a, nat64, 12))
+		return 0;
+	*v4 = (uint32_t)a[12] << 24 | (uint32_t)a[13] << 16 | (uint32_t)a[14] << 8 | a[15];
+	return 1;
+}
+
+int hp_ip6_link_local(const unsigned char v6[16])
+{
+	uint32_t v4;
+
+	if (v6[0] == 0xfe && (v6[1] & 0xc0) == 0x80)
+		return 1;
+	if (v6[0] == 0xfd && v6[1] == 0x00 && v6[2] == 0x0e && v6[3] == 0xc2)
+		return 1;
+	return ip6_inner4(v6, &v4) && hp_ip4_link_local(v4);
+}
+
+int hp_ip6_loopback(const unsigned char v6[16])
+{
+	static const unsigned char one[16] = { [15] = 1 };
+	uint32_t v4;
+
+	if (!memcmp(v6, one, 16))
+		return 1;
+	return ip6_inner4(v6, &v4) && (v4 >> 24) == 127;
+}
+
+int hp_shell_plain(const char *v)
+{
+	const unsigned char *p = (const unsigned char *)v;
+
+	if (!v || !*v)
+		return 0;
+	for (; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("-_./:=@,+%", *p)))
+			return 0;
+	return 1;
+}
+
+void hp_shell_word(const char *v, struct hp_buf *out)
+{
+	const unsigned char *p;
+
+	if (hp_shell_plain(v)) {
+		hp_buf_puts(out, v);
+		return;
+	}
+	hp_buf_putc(out, '\'');
+	for (p = (const unsigned char *)(v ? v : ""); *p; p++) {
+		if (*p == '\'')
+			hp_buf_puts(out, "'\\''");
+		else if (*p < 0x20 || *p == 0x7f)
+			hp_buf_putc(out, '?');
+		else
+			hp_buf_putc(out, (char)*p);
+	}
+	hp_buf_putc(out, '\'');
+}
+
+const char *hp_shell_word_s(const char *v, char *out, size_t n)
+{
+	struct hp_buf b = HP_BUF_INIT(4096);
+
+	hp_shell_word(v, &b);
+	if (b.len < n)
+		hp_strlcpy(out, b.buf, n);
+	else
+		snprintf(out, n, "'(too long)'");
+	hp_buf_release(&b);
+	return out;
 }

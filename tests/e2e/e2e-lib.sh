@@ -15,6 +15,8 @@ trap 'exit 130' INT TERM
 # Keep the user's own AWS setup out of every run.
 unset AWS_PROFILE AWS_DEFAULT_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_REGION \
 	AWS_DEFAULT_REGION AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY NO_COLOR
+# The guides print in English unless a test asks for Japanese (explain --lang, a ja_* locale).
+unset LC_ALL LC_MESSAGES LANGUAGE
 export LANG=C TZ=UTC
 
 ok() { echo "ok - $T: $1"; }

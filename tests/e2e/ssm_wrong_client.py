@@ -164,8 +164,14 @@ def session(ssm, target, mistake):
                    "AcknowledgedMessageId": str(uuid.uuid4()) if mistake == "ack_wrong_id"
                    else m["id"],
                    "AcknowledgedMessageSequenceNumber": m["seq"], "IsSequentialMessage": True}
-            ws.send(2, encode(mistake, "acknowledge", m["seq"] if mistake == "ack_seq" else 0, 3,
-                              0, json.dumps(ack).encode()))
+            try:
+                ws.send(2, encode(mistake, "acknowledge", m["seq"] if mistake == "ack_seq" else 0,
+                                  3, 0, json.dumps(ack).encode()))
+            except OSError:
+                # The agent may close the channel while this client is still sending (it
+                # ends the session on the violation): the same outcome as a close read.
+                result["socket_closed"] = True
+                break
         if m["seq"] != expected:
             continue
         expected += 1
@@ -177,8 +183,12 @@ def session(ssm, target, mistake):
                     for a in req["RequestedClientActions"]]
             resp = {"ClientVersion": "1.2.200.0" if mistake == "old_version" else "1.2.650.0",
                     "ProcessedClientActions": rows, "Errors": None}
-            ws.send(2, encode(mistake, "input_stream_data", out_seq, 0, 6,
-                              json.dumps(resp).encode()))
+            try:
+                ws.send(2, encode(mistake, "input_stream_data", out_seq, 0, 6,
+                                  json.dumps(resp).encode()))
+            except OSError:
+                result["socket_closed"] = True
+                break
             out_seq += 1
         elif m["ptype"] == 7:
             result["customer_message"] = json.loads(m["payload"]).get("CustomerMessage")

@@ -5,8 +5,9 @@ usage:
   suggestions.py REPORT.json contract KNOWN
       Every finding has a "suggestions" list (empty unless FAIL/WARN); every
       suggestion is marked run_this_yourself, states a blast radius, carries
-      the IaC drift note when it changes IaC-owned configuration, lists each
-      placeholder left in it with a reason, and leaves none of the
+      the IaC drift note when it changes IaC-owned configuration, has no
+      placeholder left in its command, lists each placeholder left in its
+      prose with a reason, and leaves none of the
       comma-separated KNOWN placeholder names (plus INSTANCE_ID and GROUP on
       findings that name a node).
   suggestions.py REPORT.json has FILTER SECTION TEXT...
@@ -73,6 +74,9 @@ def contract(doc, known):
             cmd = s["command"]
             if any(w in cmd for w in IAC_OWNED) and "drift" not in (s.get("iac_note") or ""):
                 problems.append("configuration change without the IaC drift note: " + where)
+            # Every placeholder of a command is filled, or the command is left out.
+            for name in PLACEHOLDER.findall(cmd):
+                problems.append("<%s> left in a suggested command: %s" % (name, where))
             listed = {u["placeholder"]: u["reason"] for u in s["unfilled"]}
             for text in (cmd, s["intro"], s.get("blast_radius") or "", s.get("iac_note") or ""):
                 for name in PLACEHOLDER.findall(text):

@@ -21,9 +21,9 @@ T=t0050-layers
 . "$(dirname "$0")/e2e-lib.sh"
 
 HEADERS='
-util     array.h buf.h err.h iso8601.h json.h pool.h sys.h util.h
-core     check.h facts.h nccl.h refdoc.h snapshot.h
-collect  aws.h collect.h creds.h kube.h probe.h profile.h sigv4.h slurm.h ssm.h tasks.h
+util     array.h buf.h err.h iso8601.h json.h pool.h sys.h tar.h text.h util.h
+core     check.h facts.h nccl.h redact.h refdoc.h snapshot.h
+collect  aws.h bundle.h collect.h creds.h kube.h probe.h profile.h s3.h sigv4.h slurm.h ssm.h tasks.h
 report   report.h suggest.h
 cli      cmd.h
 '
@@ -44,6 +44,7 @@ hp_probe.h         src/collect/probe/probe.c
 hp_slurm_probe.h   src/collect/slurm/probe.c
 hp_nccl_probe.h    src/collect/probe/nccl-probe.c
 hp_revision.h      src/cli/version.c
+hp_completion.h    src/cli/cmd-completion.c
 hp_checks.h        src/checks/registry.c
 '
 
@@ -132,6 +133,28 @@ layers_check() {
 }
 
 check "the source tree keeps its layers" layers_check "$ROOT"
+
+# const_check DIR: no code casts a const snapshot to a writable one, so what
+# the checks and the reporter are handed (const) is never written through:
+# the facts they read were prepared before them (hp_facts_prepare).
+const_check() {
+	if grep -rnE '\(struct hp_snapshot[[:space:]]*\*[[:space:]]*\)' "$1/src" "$1/include"; then
+		echo "a const snapshot is cast to a writable one"
+		return 1
+	fi
+	return 0
+}
+check "the core never writes through a const snapshot" const_check "$ROOT"
+rm -rf "$e2e_tmp/ctree"
+mkdir -p "$e2e_tmp/ctree"
+cp -R "$ROOT/src" "$ROOT/include" "$e2e_tmp/ctree/"
+printf '%s\n' 'static void f(const struct hp_snapshot *s) { ((struct hp_snapshot *)s)->facts = 0; }' \
+	>>"$e2e_tmp/ctree/src/core/facts/cache.c"
+if const_check "$e2e_tmp/ctree" >/dev/null 2>&1; then
+	not_ok "fails when a const snapshot is cast to writable" "the check passed"
+else
+	ok "fails when a const snapshot is cast to writable"
+fi
 
 # The check fails on each kind of bad include (a copy of src/ and include/ each time).
 # bad_tree WHAT FILE LINE EXPECT: FILE gets LINE appended; the check must fail saying EXPECT.

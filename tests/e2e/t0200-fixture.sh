@@ -548,7 +548,7 @@ elif scenario == "nosigv4":
     check("two runs of one fixture give the same ids", same_ids)
 
 elif scenario == "large":
-    # How long it took is a benchmark's figure (bench/), not a test's verdict: shown, not judged.
+    # How long it took is a benchmark's figure (tests/bench/), not a test's verdict: shown, not judged.
     def ready_all():
         if ready["node_count"] != 20050:
             return f"{ready['node_count']} nodes ready"

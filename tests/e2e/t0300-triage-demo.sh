@@ -40,6 +40,12 @@ check "demo over SSM: 7 of 8 GPUs is FAIL § G.1 on the same node" findings "$e2
 	"1:check=node.gpu-count,tag=FAIL,node=$(fixture_get nodes.p5-xid)"
 check "demo over SSM: a pending row remap is FAIL P1 § G.1.a" findings "$e2e_tmp/demo.json" \
 	"1:check=node.gpu-remap,tag=FAIL,priority=P1,section=G.1.a,node=$(fixture_get nodes.p5-remap)"
+check "demo over SSM: ext4 gave up on the NVMe instance store: FAIL P0 § I.8 naming the devices" findings "$e2e_tmp/demo.json" \
+	"1:check=node.storage-errors,tag=FAIL,priority=P0,section=I.8,node=$(fixture_get nodes.p5-remap),message~nvme3n1 (I/O errors); md0 (ext4 journal aborted"
+check "demo over SSM: /opt/dlami/nvme read-only by its superblock flag is FAIL P1 § I.8" findings "$e2e_tmp/demo.json" \
+	"1:check=node.readonly,tag=FAIL,priority=P1,section=I.8,node=$(fixture_get nodes.p5-remap),message~/opt/dlami/nvme is read-only"
+check "demo over SSM: a corrected PCIe error in the 6.x wording is no AER failure" findings "$e2e_tmp/demo.json" \
+	"0:check=node.kernel,tag=FAIL"
 check "demo over SSM: missing EFA devices are FAIL § A.3" findings "$e2e_tmp/demo.json" \
 	"1:check=node.efa,tag=FAIL,section=A.3,node=$(fixture_get nodes.p5-efa)"
 check "demo over SSM: every Running node was probed" sh -c \
@@ -110,12 +116,18 @@ expect_status "--node with the cluster ARN completes" 0 $?
 check "--node: node details are reported" findings "$e2e_tmp/node.json" "1:check=nodes.target,tag=INFO,message~$node"
 check "--node: only that node's lifecycle stream is read" findings "$e2e_tmp/node.json" \
 	"0:check=logs.health-agent,tag=FAIL" "1:check=logs.lifecycle,tag=FAIL,node=$node"
-"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --region us-west-2 --node i-0123456789abcdef0 --output json >"$e2e_tmp/missing.json" 2>&1
-expect_status "--node of a missing node completes" 0 $?
-check "--node missing: P0 not-found finding" findings "$e2e_tmp/missing.json" \
-	"1:check=nodes.target,tag=FAIL,priority=P0,message~i-0123456789abcdef0"
-check "--node missing: no other node is examined in its place" findings "$e2e_tmp/missing.json" \
-	"0:check=nodes.target,tag=INFO"
+"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --region us-west-2 --node i-0123456789abcdef0 --output json \
+	--save-snapshot "$e2e_tmp/missing.snap" >"$e2e_tmp/missing.json" 2>"$e2e_tmp/missing.err"
+expect_status "--node of a missing node: exit 1, as a missing cluster" 1 $?
+check "--node missing: says so and lists the cluster's node ids by group and type" sh -c '
+grep -q "^ERROR: Node i-0123456789abcdef0 not found in cluster hp-demo" "$1" &&
+grep -q "^  gpu-p5 (ml.p5.48xlarge): i-" "$1" && grep -q "^  system (ml.m5.2xlarge): i-" "$1"' _ "$e2e_tmp/missing.err"
+check "--node missing: its snapshot replayed says so again (exit 1)" sh -c '
+"$1" triage --snapshot "$2" --output json 2>/dev/null; [ $? = 1 ]' _ "$HPNODE" "$e2e_tmp/missing.snap"
+check "--node missing: no other node is examined in its place (no probe, no kubectl)" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(1 if d.get("probes") or d.get("kube") else 0)' "$e2e_tmp/missing.snap"
 fixture_stop
 
 fixture_start "$ROOT/tests/fixtures/healthy.yaml" || { not_ok "healthy fixture starts" "see messages above"; e2e_done; }

@@ -189,7 +189,7 @@ check "invalid token: the credentials fix" contains "$e2e_tmp/badtoken.err" "Fix
 px_stop
 
 # 8. DNS failure and a refused connection.
-AWS_ENDPOINT_URL=http://hpnode-no-such-host.invalid
+AWS_ENDPOINT_URL=https://hpnode-no-such-host.invalid
 export AWS_ENDPOINT_URL
 run dns --no-probe --no-kube --max-runtime 30
 expect_status "DNS failure: exit 1" 1 "$rc"

@@ -46,11 +46,19 @@ if probed "$ROOT/tests/fixtures/demo.yaml" demo; then
 		"1:check=node.kubelet,tag=PASS,message~kubelet active on 6 nodes" \
 		"1:check=node.disk-containerd,tag=PASS,message~below 80% used on 6 nodes" \
 		"1:check=node.net-errors,tag=PASS,message~on 6 nodes"
-	check "demo: p5-xid's lost GPU is no clean kernel log" findings "$j" \
+	check "demo: p5-xid's lost GPU and p5-remap's storage errors are no clean kernel log" findings "$j" \
 		"0:check=node.kernel,tag=PASS,node=$(fixture_get nodes.p5-xid)" \
-		"1:check=node.kernel,tag=PASS,message~on 5 nodes"
+		"0:check=node.kernel,tag=PASS,node=$(fixture_get nodes.p5-remap)" \
+		"1:check=node.kernel,tag=PASS,message~on 4 nodes"
+	check "demo: the probe keeps p5-remap's storage lines: FAIL P0 § I.8, and its read-only instance store" findings "$j" \
+		"1:check=node.storage-errors,tag=FAIL,priority=P0,section=I.8,node=$(fixture_get nodes.p5-remap),message~md0 (ext4 journal aborted" \
+		"1:check=node.readonly,tag=FAIL,priority=P1,section=I.8,node=$(fixture_get nodes.p5-remap)" \
+		"1:check=node.storage-errors,tag=PASS,message~on 5 nodes"
+	check "demo: p5-xid's GPU 1 link trained at x8 of x16 is WARN P1 § G.4; the other p5 links pass" findings "$j" \
+		"1:check=node.pcie-link,tag=WARN,priority=P1,section=G.4,node=$(fixture_get nodes.p5-xid),message~GPU 0000:17:00.0 (x8 of x16 at 32.0 of 32.0 GT/s)" \
+		"2:check=node.pcie-link,tag=PASS"
 	check "demo: no other on-node FAIL or WARN" findings "$j" \
-		"6:check~node.,tag=FAIL" "1:check~node.,tag=WARN"
+		"8:check~node.,tag=FAIL" "2:check~node.,tag=WARN"
 	check "demo: nodes not Running are not judged on-node" findings "$j" \
 		"0:check~node.,node=$(fixture_get nodes.p5-nvlink)" \
 		"0:check~node.,node=$(fixture_get nodes.g5-pending)"

@@ -143,11 +143,12 @@ check "json: the ThreadsPerCore fix carries the group, type and count" \
 	python3 "$SUGG" "$e2e_tmp/s.json" has "check=cluster.threads-per-core" J.2 \
 	'"InstanceGroupName":"gpu-p5","InstanceType":"ml.p5.48xlarge","InstanceCount":4,' \
 	'"SourceS3Uri":"s3://' '"OnCreate":"on_create.sh"' ':role/'
-check "json: the lifecycle fix fills the group's S3 URI, not the script" \
-	python3 "$SUGG" "$e2e_tmp/s.json" has "check=logs.lifecycle,node=$lcs" D "aws s3 cp <SCRIPT> s3://"
-check "json: an unknown script name stays visible, with the reason" \
-	python3 "$SUGG" "$e2e_tmp/s.json" unfilled "check=logs.lifecycle,node=$lcs" D SCRIPT \
-	"no value for it"
+check "json: the lifecycle fix needs the fixed script hpnode cannot know, so it is left out, with the reason" \
+	python3 "$SUGG" "$e2e_tmp/s.json" unfit "check=logs.lifecycle,node=$lcs" \
+	"\`aws s3 cp <SCRIPT> s3://sagemaker-hp-demo-lifecycle/scripts/\` left out" "aws s3 cp"
+check "json: the reason names the placeholder and why it has no value" \
+	python3 "$SUGG" "$e2e_tmp/s.json" unfit "check=logs.lifecycle,node=$lcs" \
+	"left out, <SCRIPT> not known (hpnode has no value for it" "aws s3 cp"
 check "json: the Slurm controller's way is left out on EKS" \
 	python3 "$SUGG" "$e2e_tmp/s.json" skipped "check=nodes.status,node=$nvlink" 1
 if grep -q '"suggestions"' "$e2e_tmp/s.json" && ! grep -q '"suggestions_error"' "$e2e_tmp/s.json"; then
@@ -170,7 +171,8 @@ check "text: the command with real ids, ready to paste" contains "$e2e_tmp/s.txt
 check "text: blast radius with the real id" contains "$e2e_tmp/s.txt" "      Blast radius: reboots \`$nvlink\`;"
 check "text: IaC drift note under the security-group change" contains "$e2e_tmp/s.txt" \
 	"      IaC note: if IaC (CloudFormation, CDK, Terraform, Pulumi) manages this, change the IaC source instead; a manual change drifts"
-check "text: an unfilled value is named" contains "$e2e_tmp/s.txt" "      Not filled in: <SCRIPT> ("
+check "text: a command left out for a value hpnode does not know is named, with why" \
+	contains "$e2e_tmp/s.txt" "    (Not suggested, it does not fit this cluster: § D: \`dos2unix <SCRIPT>\` left out, <SCRIPT> not known"
 check "text: sections without commands point at explain" contains "$e2e_tmp/s.txt" \
 	"    No command to suggest; read the section: hpnode explain C"
 
@@ -201,9 +203,10 @@ json.dump(snap, open(sys.argv[3], "w"))
 PY
 "$HPNODE" triage --snapshot "$e2e_tmp/boot.snap" --suggest --output json >"$e2e_tmp/boot.json" 2>&1
 expect_status "replayed snapshot with --suggest completes" 0 $?
-check "A+B: the EKS access fix names the EKS cluster" \
-	python3 "$SUGG" "$e2e_tmp/boot.json" has "check=events.signals,section=A+B" B.1 \
-	"aws eks update-cluster-config --name $eks --region $region"
+check "A+B: the EKS access fix is for the authentication-mode finding, not a bootstrap event" \
+	python3 "$SUGG" "$e2e_tmp/boot.json" unfit "check=events.signals,section=A+B" \
+	"B.1: the command is for the EKS authentication mode, which this finding is not about" \
+	"aws eks update-cluster-config"
 check "A+B: the missing outbound self-reference is suggested, the existing inbound one is not" \
 	python3 "$SUGG" "$e2e_tmp/boot.json" has "check=events.signals,section=A+B" A.1 \
 	"authorize-security-group-egress --group-id $sg " "\"GroupId\":\"$sg\""
@@ -217,12 +220,10 @@ check "A+B: the contract holds" \
 
 "$HPNODE" triage --snapshot "$e2e_tmp/slurm.snap" --suggest --output json >"$e2e_tmp/slurm.json" 2>&1
 expect_status "Slurm snapshot with --suggest completes" 0 $?
-check "Slurm: the controller's replace command is offered" \
-	python3 "$SUGG" "$e2e_tmp/slurm.json" has "check=nodes.status,node=$nvlink" F.2 \
-	"scontrol update nodename=<NODE_NAME> state=fail"
-check "Slurm: the node name hpnode does not know stays visible" \
-	python3 "$SUGG" "$e2e_tmp/slurm.json" unfilled "check=nodes.status,node=$nvlink" F.2 NODE_NAME \
-	"no value for it"
+check "Slurm: the controller's replace command needs the Slurm node name; left out, with why" \
+	python3 "$SUGG" "$e2e_tmp/slurm.json" unfit "check=nodes.status,node=$nvlink" \
+	"F.2: \`sudo scontrol update nodename=<NODE_NAME> state=fail reason=\"Action:Replace\"\` left out, <NODE_NAME> not known" \
+	"scontrol update"
 check "Slurm: the EKS and kubectl fixes of § B.1 are left out" \
 	python3 "$SUGG" "$e2e_tmp/slurm.json" skipped "check=events.signals,section=A+B" 2
 check "Slurm: the contract holds" \

@@ -131,4 +131,25 @@ if [ -z "$bad" ] && grep -qx NC13 "$e2e_tmp/named"; then
 else
 	not_ok "every NC id in the pattern table exists in the guide" "missing:${bad:- none}"
 fi
+
+# ---- explain TEXT: an error string through the log scan's pattern table ----
+for t in "fi_getinfo failed:EFA_INIT_FAIL:NC6" "NET/OFI Using TCP:EFA_TCP_FALLBACK:NC13" \
+	"CUDA out of memory:CUDA_OOM:NC11"; do
+	text=${t%%:*} rest=${t#*:} code=${rest%%:*} sec=${rest#*:}
+	"$HPNODE" explain "$text" >"$e2e_tmp/t.out" 2>"$e2e_tmp/t.err"
+	expect_status "explain '$text' exits 0" 0 $?
+	check "explain '$text' names the pattern, its code and section, then prints § $sec" sh -c '
+		head -1 "$1" | grep -qF "'"'"'$2'"'"' matches the NCCL log pattern '"'"'$2'"'"' ($3, " &&
+		grep -q "^## $4: " "$1"' _ "$e2e_tmp/t.out" "$text" "$code" "$sec"
+done
+# A whole published log line (P27) finds its pattern inside it.
+"$HPNODE" explain "[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available" >"$e2e_tmp/t.out" 2>&1
+expect_status "explain of a whole log line exits 0" 0 $?
+check "explain of a whole log line names the pattern it holds and prints § NC6" sh -c '
+	grep -qF "matches the NCCL log pattern '"'"'fi_getinfo() call failed'"'"' (EFA_INIT_FAIL" "$1" &&
+	grep -q "^## NC6: EFA Configuration" "$1"' _ "$e2e_tmp/t.out"
+# A generic wrapper says the line before it names the cause.
+"$HPNODE" explain "unhandled system error" >"$e2e_tmp/t.out" 2>&1
+check "explain of a wrapper error says to look at the line before it" grep -qF \
+	"a generic error: the line before it in the log names the cause" "$e2e_tmp/t.out"
 e2e_done

@@ -79,7 +79,7 @@ no_pass() { # FILE WHAT: one WARN from kube.access, every other kube check SKIP,
 	check "$2: one WARN with the update-kubeconfig command" findings "$1" \
 		"1:check=kube.access,tag=WARN,priority=P1,message~aws eks update-kubeconfig --name hp-demo-eks --region us-west-2"
 	check "$2: no Kubernetes check passes" findings "$1" "0:check~kube.,tag=PASS" \
-		"0:check~kube.,tag=FAIL" "9:check~kube.,tag=SKIP"
+		"0:check~kube.,tag=FAIL" "12:check~kube.,tag=SKIP"
 }
 
 fixture_kubeconfig "$e2e_tmp/other.kubeconfig" other
@@ -114,7 +114,7 @@ no_pass "$e2e_tmp/ctx.json" "unknown context"
 expect_status "--no-kube: triage completes" 0 $?
 check "--no-kube: skipped, not warned, never passed" findings "$e2e_tmp/nokube.json" \
 	"1:check=kube.access,tag=SKIP,message~--no-kube" "0:check~kube.,tag=WARN" "0:check~kube.,tag=PASS" \
-	"10:check~kube.,tag=SKIP"
+	"13:check~kube.,tag=SKIP"
 fixture_stop
 
 # --- every fault of the issue, on the healthy cluster ------------------------

@@ -105,6 +105,16 @@ check "cut-off output: reported incomplete, missing blocks skipped" findings "$e
 	"1:check=slurm.controller,tag=WARN,message~incomplete" "1:check=slurm.nodes,tag=SKIP" \
 	"1:check=slurm.munge,tag=SKIP"
 
+# ListClusterNodes denied: the controller group's nodes are unknown, never "no Running node".
+variant "$ROOT/tests/fixtures/slurm.yaml" "$e2e_tmp/denied.yaml" 'd["faults"] = {"deny": ["sagemaker:ListClusterNodes"]}'
+fixture_start "$e2e_tmp/denied.yaml" || { not_ok "denied fixture starts" "see above"; e2e_done; }
+"$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --output json >"$e2e_tmp/denied.json" 2>&1
+check "ListClusterNodes denied: the controller is not checked, and why; no P0" findings "$e2e_tmp/denied.json" \
+	"1:check=slurm.controller,tag=SKIP,message~nodes not checked" \
+	"1:check=slurm.controller,message~ListClusterNodes denied" \
+	"0:check~slurm.,tag=FAIL" "1:check=api.nodes,tag=FAIL,message~Missing IAM permission for sagemaker:ListClusterNodes"
+fixture_stop
+
 # Many nodes: all of them in the table, in text and JSON.
 variant "$ROOT/tests/fixtures/slurm.yaml" "$e2e_tmp/wide.yaml" '
 d["nodes"] = [{"alias": "controller", "group": "controller-machine"},

@@ -1,6 +1,7 @@
 /*
  * The shared fuzz helpers of fuzz.h.
  */
+#include <expat.h>
 #include <stdio.h>
 #include <strings.h>
 #include <stdlib.h>
@@ -10,8 +11,10 @@
 #include "fuzz.h"
 #include "hp/aws.h"
 #include "hp/check.h"
+#include "hp/facts.h"
 #include "hp/json.h"
 #include "hp/report.h"
+#include "hp/text.h"
 #include "hp/util.h"
 
 /* As main() does: cJSON allocates through xmalloc (include/hp/json.h). */
@@ -155,12 +158,131 @@ void fz_check_error(const char *msg, const char *const *secrets)
 {
 	struct hp_buf b = HP_BUF_INIT(4096);
 
-	hp_sanitize(msg, &b, 2048);
+	hp_text_add(HP_TEXT_REPORT, msg, &b, 2048);
 	check_out("error message", &b, secrets, 0);
 	hp_buf_release(&b);
 }
 
-void fz_check_report(const struct hp_snapshot *s, const char *const *secrets)
+/*
+ * The words a printed command splits into in a POSIX shell, with its
+ * placeholders (<instance-id>) standing for one word each: -1 when an
+ * unquoted operator, expansion or glob is in it (a value that could run
+ * something), -2 for an unterminated quote.
+ */
+int fz_shell_words(const char *cmd)
+{
+	int words = 0, in = 0;
+	const char *p = cmd;
+
+	while (*p) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == ' ' || c == '\t') {
+			in = 0;
+			p++;
+			continue;
+		}
+		if (!in) {
+			words++;
+			in = 1;
+		}
+		if (c == '<') {
+			size_t n = strspn(p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-");
+
+			if (n && p[1 + n] == '>') {
+				p += n + 2;
+				continue;
+			}
+		}
+		if (c == '\'') {
+			const char *q = strchr(p + 1, '\'');
+
+			if (!q)
+				return -2;
+			p = q + 1;
+			continue;
+		}
+		if (strchr(";&|<>()`$\\\"*?[{}\n", c))
+			return -1;
+		p++;
+	}
+	return words;
+}
+
+/*
+ * Every printed command of the text report splits into the words it
+ * should, no more. A command is found where the report puts one: a next
+ * step's line starts with its fixed text; the kubectl hint is the last
+ * thing of its finding's message (remote text only comes before it, so
+ * the last "point kubectl at this cluster: " of the line is the report's).
+ */
+static void check_commands(const struct hp_buf *text)
+{
+	static const struct { const char *line_start, *cmd, *last; int words; } cmds[] = {
+		{ "    \xe2\x80\xa2 If a workload still fails on one node, focus on it: ",
+		  "hpnode triage --cluster ", NULL, 8 },
+		{ "    3. After a fix, confirm on the affected node: ", "hpnode triage --cluster ", NULL, 8 },
+		{ NULL, "aws eks update-kubeconfig ", "point kubectl at this cluster: ", 7 },
+	};
+	const char *line = text->buf;
+
+	while (*line) {
+		size_t n = strcspn(line, "\n"), i;
+
+		for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+			const char *at = NULL, *q;
+			char *l = xstrndup(line, n), *cmd, msg[160];
+			size_t m;
+			int w;
+
+			if (cmds[i].line_start) {
+				if (!strncmp(l, cmds[i].line_start, strlen(cmds[i].line_start)))
+					at = l + strlen(cmds[i].line_start);
+			} else {
+				for (q = l; (q = strstr(q, cmds[i].last)) != NULL; q++)
+					at = q + strlen(cmds[i].last);
+			}
+			if (!at || strncmp(at, cmds[i].cmd, strlen(cmds[i].cmd))) {
+				free(l);
+				continue;
+			}
+			m = strlen(at);
+			if ((q = strstr(at, " \xe2\x86\x92 ")) != NULL)
+				m = (size_t)(q - at);
+			cmd = xstrndup(at, m);
+			while (m && cmd[m - 1] == ' ')
+				cmd[--m] = '\0';
+			/* A line cut short (ends in an ellipsis) is not a whole command. */
+			if (!strstr(cmd, "\xe2\x80\xa6") && (w = fz_shell_words(cmd)) != cmds[i].words) {
+				snprintf(msg, sizeof(msg), "printed command splits into %d shell words, not %d",
+					 w, cmds[i].words);
+				fz_fail(msg, cmd, m);
+			}
+			free(cmd);
+			free(l);
+		}
+		line += n + (line[n] == '\n');
+	}
+}
+
+/* The JUnit report parses as XML 1.0 with a real parser (expat). */
+void fz_check_junit(const struct hp_buf *junit)
+{
+	XML_Parser x = XML_ParserCreate("UTF-8");
+	char msg[200];
+
+	if (!x)
+		return;
+	if (XML_Parse(x, junit->buf, (int)junit->len, 1) != XML_STATUS_OK) {
+		snprintf(msg, sizeof(msg), "JUnit report is not well-formed XML: %s at line %lu",
+			 XML_ErrorString(XML_GetErrorCode(x)), (unsigned long)XML_GetCurrentLineNumber(x));
+		XML_ParserFree(x);
+		fz_fail(msg, junit->buf, junit->len);
+	}
+	XML_ParserFree(x);
+}
+
+void fz_check_report(struct hp_snapshot *s, const char *const *secrets)
 {
 	struct hp_findings f = { 0 };
 	struct hp_report_opts ro;
@@ -168,6 +290,7 @@ void fz_check_report(const struct hp_snapshot *s, const char *const *secrets)
 	struct hp_buf json = HP_BUF_INIT((size_t)1 << 30);
 	const char *cluster = hp_snap_cluster_name(s);
 
+	hp_facts_prepare(s);
 	hp_checks_run(s, &f);
 	memset(&ro, 0, sizeof(ro));
 	ro.cluster = *cluster ? cluster : NULL;
@@ -180,6 +303,7 @@ void fz_check_report(const struct hp_snapshot *s, const char *const *secrets)
 	if (getenv("HP_FUZZ_SHOW"))
 		fwrite(text.buf, 1, text.len, stderr);
 	check_out("text report", &text, secrets, 0);
+	check_commands(&text);
 	hp_report_json(&f, &ro, &json);
 	/* JSON escapes control characters; the document must still be UTF-8 and parse. */
 	check_out("JSON report", &json, secrets, 0);
@@ -190,6 +314,10 @@ void fz_check_report(const struct hp_snapshot *s, const char *const *secrets)
 			fz_fail("JSON report does not parse", json.buf, json.len);
 		cJSON_Delete(doc);
 	}
+	hp_buf_reset(&json);
+	hp_report_junit(&f, &ro, &json);
+	check_out("JUnit report", &json, secrets, 0);
+	fz_check_junit(&json);
 	hp_buf_release(&text);
 	hp_buf_release(&json);
 	hp_findings_release(&f);

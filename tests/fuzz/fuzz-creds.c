@@ -1,10 +1,11 @@
 /*
  * The shared config and credentials files (src/collect/aws/profile.c) and the
- * credential chain (src/collect/aws/creds.c) with a fuzzed credential_process
+ * credential chain (src/collect/aws/creds/) with a fuzzed credential_process
  * answer; then region and endpoint resolution. Input: config file, NUL,
  * credentials file, NUL, what credential_process prints, NUL, flags
  * ("p": --profile dev; "e": AWS_PROFILE=dev; "x": the process exits 1 with
- * the output as stderr; "k": environment keys). Oracles: a secret that
+ * the output as stderr; "k": environment keys; "v": the file variables
+ * spelled "${FZROOT}cfg" and "$FZCREDS"). Oracles: a secret that
  * was resolved (or that the process printed as SecretAccessKey or
  * SessionToken) never appears in the provider trace or an error message;
  * error messages are clean once sanitised.
@@ -59,26 +60,6 @@ static void json_value(const char *text, const char *key, char *out, size_t n)
 	}
 }
 
-/*
- * Until shell_split() stops reading past a trailing backslash (a known,
- * separately fixed bug), no line ends in one.
- */
-static void no_trailing_backslash(char *text)
-{
-	char *p;
-
-	for (p = text; *p; p++) {
-		if (*p == '\\') {
-			char *q = p + 1;
-
-			while (*q == ' ' || *q == '\t' || *q == '\r')
-				q++;
-			if (!*q || *q == '\n')
-				*p = '/';
-		}
-	}
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_parts ps;
@@ -100,13 +81,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ps.p[ps.n] = xstrdup("");
 		ps.len[ps.n++] = 0;
 	}
-	no_trailing_backslash(ps.p[0]);
-	no_trailing_backslash(ps.p[1]);
 	flags = ps.p[3];
 	memset(&f, 0, sizeof(f));
 	fake_sys_init(&f);
-	fake_setenv(&f, "AWS_CONFIG_FILE", "/cfg");
-	fake_setenv(&f, "AWS_SHARED_CREDENTIALS_FILE", "/creds");
+	/* 'v': the path variables spelled with $NAME and ${NAME}, expanded as botocore does. */
+	fake_setenv(&f, "FZROOT", "/");
+	fake_setenv(&f, "FZCREDS", "/creds");
+	fake_setenv(&f, "AWS_CONFIG_FILE", strchr(flags, 'v') ? "${FZROOT}cfg" : "/cfg");
+	fake_setenv(&f, "AWS_SHARED_CREDENTIALS_FILE", strchr(flags, 'v') ? "$FZCREDS" : "/creds");
 	fake_setenv(&f, "HOME", "/home/u");
 	if (strchr(flags, 'e'))
 		fake_setenv(&f, "AWS_PROFILE", "dev");

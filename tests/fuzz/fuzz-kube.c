@@ -3,7 +3,8 @@
  * Kubernetes collector of an EKS cluster with a scripted kubectl whose
  * answers are the input's parts, then every check and both reports.
  * Parts, NUL-separated: `config view`, namespaces, nodes, daemonsets,
- * pods, events, logs; a part "!N text" makes that run exit N with text on
+ * pods, events (the sandbox and the node events reads both), logs; a part
+ * "!N text" makes that run exit N with text on
  * stderr. Oracles: the reports are clean.
  */
 #include <stdlib.h>

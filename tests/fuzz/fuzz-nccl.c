@@ -13,6 +13,7 @@
 
 #include "fuzz.h"
 #include "hp/nccl.h"
+#include "hp/text.h"
 #include "hp/util.h"
 /* The decoders one by one: private to the core, read here to fuzz each alone. */
 #include "../../src/core/facts/nccl-int.h"
@@ -129,7 +130,7 @@ static void fuzz_lines(const char *text, size_t len, const char *source)
 		{
 			struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
 
-			hp_nccl_clean(p, n, CLIP, &b);
+			hp_text_addn(HP_TEXT_LOG, p, n, CLIP, &b);
 			if (b.len > CLIP)
 				fz_fail("clean past its clip", b.buf, b.len);
 			fz_assert_clean("cleaned line", b.buf, b.len, 0);

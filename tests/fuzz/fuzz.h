@@ -51,7 +51,12 @@ void fz_assert_absent(const char *what, const char *text, size_t len, const char
  * suggestions) and the JSON report; assert both are clean and, when
  * secrets is non-NULL (NULL-terminated), that none of them appears.
  */
-void fz_check_report(const struct hp_snapshot *s, const char *const *secrets);
+void fz_check_report(struct hp_snapshot *s, const char *const *secrets);
+/* The JUnit report parses with expat (well-formed XML 1.0, only Char text). */
+struct hp_buf;
+void fz_check_junit(const struct hp_buf *junit);
+/* The shell words of a printed command (placeholders one word each); -1 unsafe, -2 unterminated. */
+int fz_shell_words(const char *cmd);
 
 /*
  * An error message as hpnode prints it (sanitised): assert it is clean

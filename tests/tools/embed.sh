@@ -2,7 +2,7 @@
 # Turns the reference documents into a C header of byte arrays, so the
 # hpnode binary carries them (used by `hpnode explain` and --suggest).
 # Byte arrays rather than string literals: ISO C caps literal length.
-# usage: embed.sh OUT.h FILE.md...
+# usage: embed.sh OUT.h FILE.md...  (references/ja/x.md is named "ja/x.md")
 set -eu
 out=$1; shift
 tmp=$out.tmp
@@ -18,7 +18,12 @@ tmp=$out.tmp
 	echo "static const struct { const char *name; const unsigned char *text; } hp_refdocs[] = {"
 	i=0
 	for f in "$@"; do
-		printf '\t{ "%s", hp_refdoc_%d },\n' "$(basename "$f")" "$i"
+		# A guide's name is its path under references/ ("ja/x.md"), else its file name.
+		case $f in
+		references/*/*) name=${f#references/} ;;
+		*) name=$(basename "$f") ;;
+		esac
+		printf '\t{ "%s", hp_refdoc_%d },\n' "$name" "$i"
 		i=$((i + 1))
 	done
 	echo "\t{ 0, 0 }"

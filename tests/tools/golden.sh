@@ -66,7 +66,8 @@ print()
 '
 		;;
 	xml)
-		sed -e 's/ time="[0-9.]*"/ time="T"/g' -e 's/ timestamp="[^"]*"/ timestamp="TIME"/g' \
+		# Times become 0, still a time by the schema (every golden JUnit is validated).
+		sed -e 's/ time="[0-9.]*"/ time="0"/g' -e 's/ timestamp="[^"]*"/ timestamp="TIME"/g' \
 			-e 's/\(name="\(started_at\|revision\|hpnode.version\)" value="\)[^"]*"/\1MASKED"/'
 		;;
 	esac

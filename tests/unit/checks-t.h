@@ -101,6 +101,8 @@ static inline void ck_load(struct ck *c, const char *json)
 	if (!c->snap.root)
 		T_FAILF("test snapshot is not JSON near: %.80s", cJSON_GetErrorPtr());
 	free(text);
+	/* As the command frame does between collecting and the checks. */
+	hp_facts_prepare(&c->snap);
 }
 
 /* Snapshot from tests/data/snapshots/<name> (tests run from the repository root). */
@@ -114,6 +116,7 @@ static inline void ck_load_file(struct ck *c, const char *name)
 	snprintf(path, sizeof(path), "tests/data/snapshots/%s", name);
 	if (hp_snapshot_load(&c->snap, &sys, path, &e))
 		T_FAILF("cannot load %s: %s", path, e.msg);
+	hp_facts_prepare(&c->snap);
 }
 
 static inline void ck_free(struct ck *c)
@@ -132,14 +135,14 @@ static inline void ck_run(struct ck *c, const char *id)
 
 	if (!chk)
 		T_FAILF("no check '%s'", id);
-	hp_facts_forget(&c->snap);
+	hp_facts_prepare(&c->snap);
 	hp_findings_release(&c->f);
 	hp_check_run(chk, &c->snap, &c->f);
 }
 
 static inline void ck_run_all(struct ck *c)
 {
-	hp_facts_forget(&c->snap);
+	hp_facts_prepare(&c->snap);
 	hp_findings_release(&c->f);
 	hp_checks_run(&c->snap, &c->f);
 }

@@ -212,6 +212,29 @@ static struct hp_file_in *f_open_read(struct hp_sys *s, const char *path, uint64
 	return &x->f;
 }
 
+static struct hp_file_in *f_open_stdin(struct hp_sys *s, uint64_t max)
+{
+	struct fake_sys *f = self(s);
+	struct f_in *x;
+
+	if (!f->stdin_text) {
+		errno = ENOTTY;
+		return NULL;
+	}
+	if (strlen(f->stdin_text) > max) {
+		errno = EFBIG;
+		return NULL;
+	}
+	x = xcalloc(1, sizeof(*x));
+	x->text = xstrdup(f->stdin_text);
+	x->len = strlen(x->text);
+	x->chunk = f->read_chunk;
+	x->f.read = f_in_read;
+	x->f.close = f_in_close;
+	x->f.impl = x;
+	return &x->f;
+}
+
 /* A file written in pieces: kept in memory, and a write_file at commit. */
 struct f_out {
 	struct hp_file_out f;
@@ -409,6 +432,7 @@ void fake_sys_init(struct fake_sys *f)
 	f->sys.pty_spawn = f_pty_spawn;
 	f->sys.tls_connect = f_tls_connect;
 	f->sys.open_read = f_open_read;
+	f->sys.open_stdin = f_open_stdin;
 	f->sys.open_write = f_open_write;
 	f->sys.impl = f;
 	f->now_ms = 1440938160000LL; /* 2015-08-30T12:36:00Z */

@@ -61,6 +61,8 @@ struct fake_sys {
 	/* open_read() hands files out in pieces of read_chunk bytes (0: whole); counted. */
 	size_t read_chunk;
 	int opened_read;
+	/* open_stdin(): what was piped in (NULL: a terminal, ENOTTY). */
+	const char *stdin_text;
 	/* open_write(): pieces written, files abandoned (abort). */
 	int pieces_written, aborted;
 	/* can_write(): paths named here fail with can_write_errno (EACCES when 0). */

@@ -73,6 +73,40 @@ static void t_rest_get_shape(void)
 	hp_aws_result_release(&r);
 }
 
+/* botocore's join of an endpoint's path prefix and the operation's path. */
+static void t_endpoint_path_prefix(void)
+{
+	static const struct {
+		const char *endpoint;
+		int rest;
+		const char *url;
+	} cases[] = {
+		{ "http://127.0.0.1:9/p", 0, "http://127.0.0.1:9/p" },
+		{ "http://127.0.0.1:9/p/", 0, "http://127.0.0.1:9/p/" },
+		{ "http://127.0.0.1:9/p", 1, "http://127.0.0.1:9/p/clusters/e" },
+		{ "http://127.0.0.1:9/p/", 1, "http://127.0.0.1:9/p/clusters/e" },
+		{ "http://127.0.0.1:9", 0, "http://127.0.0.1:9/" },
+		{ "http://127.0.0.1:9", 1, "http://127.0.0.1:9/clusters/e" },
+	};
+	struct hp_aws_result r;
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		setup();
+		hp_strlcpy(aws.endpoint[HP_SVC_EKS], cases[i].endpoint, sizeof(aws.endpoint[0]));
+		hp_strlcpy(aws.endpoint[HP_SVC_LOGS], cases[i].endpoint, sizeof(aws.endpoint[0]));
+		if (cases[i].rest) {
+			fake_reply(&fs, 200, NULL, "{\"cluster\":{\"name\":\"e\"}}");
+			T_EQ(hp_aws_rest_get(&aws, HP_SVC_EKS, "DescribeCluster", "/clusters/e", &r), 0);
+		} else {
+			fake_reply(&fs, 200, NULL, "{\"logGroups\":[]}");
+			T_EQ(hp_aws_json(&aws, HP_SVC_LOGS, "DescribeLogGroups", NULL, &r), 0);
+		}
+		T_STREQ(fs.req_url[0], cases[i].url);
+		hp_aws_result_release(&r);
+	}
+}
+
 static void t_query_ec2_xml(void)
 {
 	struct hp_aws_params p = { 0 };
@@ -482,6 +516,7 @@ static void t_list_replies_share_strings(void)
 }
 
 T_MAIN(T(t_json_request_shape), T(t_session_token_is_sent_and_signed), T(t_rest_get_shape),
+       T(t_endpoint_path_prefix),
        T(t_query_ec2_xml), T(t_query_sts_unwraps_result), T(t_error_shapes),
        T(t_throttle_is_retried_with_backoff), T(t_retries_stop_at_max_attempts),
        T(t_server_and_network_errors_retry), T(t_client_errors_are_not_retried),

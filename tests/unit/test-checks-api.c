@@ -138,8 +138,9 @@ static void t_throttled(void)
 	run_api(&c);
 	f = ck_one(&c, HP_TAG_WARN, "sagemaker:ListClusterNodes was still throttled after retries "
 				    "\xE2\x80\x94 node list is incomplete");
-	T_EQ(f->prio, HP_P2);
-	T_STREQ(f->section, "");
+	/* An area read only in part is not informational. */
+	T_EQ(f->prio, HP_P1);
+	T_STREQ(f->section, "K.1");
 	T_STREQ(f->check->id, "api.nodes");
 	T_ASSERT(ck_evidence_has(f, "ThrottlingException: Rate exceeded"));
 	T_EQ(c.f.n, 1);
@@ -161,8 +162,9 @@ static void t_other_classes(void)
 		T_EQ(c.f.n, 1);
 		f = ck_one(&c, HP_TAG_WARN, "Could not run ec2:DescribeSubnets (InvalidSubnetID.Malformed: "
 					    "Invalid id: subnet-xyz) \xE2\x80\x94 VPC data not checked");
-		T_EQ(f->prio, HP_P2);
-		T_STREQ(f->section, "");
+		/* Not checked is never informational: P1, pointing to the credentials or the calls. */
+		T_EQ(f->prio, HP_P1);
+		T_STREQ(f->section, strcmp(classes[i], "auth") ? "K.1" : "K.2");
 		T_STREQ(f->check->id, "api.vpc");
 		ck_free(&c);
 	}

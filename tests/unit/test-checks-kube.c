@@ -38,6 +38,7 @@
 static const char *const kube_ids[] = {
 	"kube.access", "kube.node-health", "kube.deep-health", "kube.node-ready", "kube.namespace",
 	"kube.aws-node", "kube.kube-proxy", "kube.coredns", "kube.sandbox", "kube.workload-pods",
+	"kube.node-conditions", "kube.node-events", "kube.evictions",
 };
 
 static void run_kube(struct ck *c)
@@ -109,8 +110,8 @@ static void t_skips_never_pass(void)
 		T_EQ(ck_count(&c, HP_TAG_WARN), 1);
 		T_EQ(ck_count(&c, HP_TAG_PASS), 0);
 		T_EQ(ck_count(&c, HP_TAG_FAIL), 0);
-		T_EQ(ck_count(&c, HP_TAG_SKIP), 9);
-		T_EQ(ck_count_msg(&c, HP_TAG_SKIP, "kubectl could not be used for this cluster"), 9);
+		T_EQ(ck_count(&c, HP_TAG_SKIP), 12);
+		T_EQ(ck_count_msg(&c, HP_TAG_SKIP, "kubectl could not be used for this cluster"), 12);
 		ck_free(&c);
 	}
 }
@@ -122,8 +123,8 @@ static void t_disabled_is_a_quiet_skip(void)
 	ck_load(&c, "{" AWS_SIDE ",'kube':{'skipped':{'kind':'disabled','message':'m'}}}");
 	run_kube(&c);
 	ck_one(&c, HP_TAG_SKIP, "Kubernetes checks skipped (--no-kube)");
-	T_EQ(ck_count(&c, HP_TAG_SKIP), 10);
-	T_EQ(c.f.n, 10);
+	T_EQ(ck_count(&c, HP_TAG_SKIP), 13);
+	T_EQ(c.f.n, 13);
 	ck_free(&c);
 }
 
@@ -164,7 +165,8 @@ static void t_healthy_cluster_passes(void)
 	ck_one(&c, HP_TAG_PASS, "kube-proxy DaemonSet healthy (3/3 ready)");
 	ck_one(&c, HP_TAG_PASS, "CoreDNS healthy (1 pods)");
 	ck_one(&c, HP_TAG_PASS, "No pod is stuck Pending");
-	ck_one(&c, HP_TAG_PASS, "(9 pods read)");
+	ck_one(&c, HP_TAG_PASS, "RunContainerError (9 pods read)");
+	ck_one(&c, HP_TAG_PASS, "No pod was evicted for lack of node resources (9 pods read)");
 	/* No deep-health labels: nothing said about them. */
 	T_EQ(ck_count_msg(&c, HP_TAG_PASS, "deep health"), 0);
 	ck_free(&c);
@@ -592,6 +594,260 @@ static void t_workload_pods(void)
 	ck_free(&c);
 }
 
+/* A HyperPod node with these conditions (API objects, Ready left out as the collector does). */
+#define CNODE(iid, conds)                                                                      \
+	"{'name':'hyperpod-" iid "','provider_id':'aws:///us-west-2a/" iid "',"                \
+	"'labels':{'sagemaker.amazonaws.com/node-health-status':'Schedulable'},"               \
+	"'ready':{'status':'True','reason':'KubeletReady','message':'ok'},'conditions':[" conds "]}"
+#define COND(type, status, reason, msg)                                                        \
+	"{'type':'" type "','status':'" status "','reason':'" reason "','message':'" msg "',"  \
+	"'since':'2026-01-01T00:00:00Z'}"
+/* The kubelet's three pressure conditions, all False (pkg/kubelet/nodestatus/setters.go). */
+#define PRESSURE_OK                                                                            \
+	COND("MemoryPressure", "False", "KubeletHasSufficientMemory",                          \
+	     "kubelet has sufficient memory available") ","                                    \
+	COND("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure") "," \
+	COND("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available")
+
+/* node-problem-detector's default conditions, healthy (its config files). */
+#define NPD_OK                                                                                 \
+	COND("KernelDeadlock", "False", "KernelHasNoDeadlock", "kernel has no deadlock") ","   \
+	COND("ReadonlyFilesystem", "False", "FilesystemIsNotReadOnly",                         \
+	     "Filesystem is not read-only") ","                                                \
+	COND("FrequentKubeletRestart", "False", "NoFrequentKubeletRestart",                    \
+	     "kubelet is functioning properly") ","                                            \
+	COND("FrequentContainerdRestart", "False", "NoFrequentContainerdRestart",              \
+	     "containerd is functioning properly") ","                                         \
+	COND("CperHardwareErrorFatal", "False", "CperHardwareHasNoFatalError",                 \
+	     "UEFI CPER has no fatal error")
+
+/* Every condition present and False: a PASS naming what was read, no INFO about NPD. */
+static void t_conditions_false_pass(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+	char json[8192];
+
+	snprintf(json, sizeof(json), "%s%s,%s,%s]}}", "{" AWS_SIDE ",'kube':{" KUBECTL ",'nodes':[",
+		 CNODE(I1, PRESSURE_OK "," NPD_OK), CNODE(I2, PRESSURE_OK "," NPD_OK),
+		 CNODE(I3, PRESSURE_OK "," NPD_OK));
+	ck_load(&c, json);
+	ck_run(&c, "kube.node-conditions");
+	f = ck_one(&c, HP_TAG_PASS, "No HyperPod node reports a pressure or node-problem-detector "
+				    "condition (3 nodes, 24 conditions False)");
+	(void)f;
+	T_EQ(c.f.n, 1);
+	ck_free(&c);
+
+	/* Pressure conditions only: the PASS, and an INFO that NPD is absent. */
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL ",'nodes':[" CNODE(I1, PRESSURE_OK) "]}}");
+	ck_run(&c, "kube.node-conditions");
+	ck_one(&c, HP_TAG_PASS, "(1 nodes, 3 conditions False)");
+	ck_one(&c, HP_TAG_INFO, "No HyperPod node carries a node-problem-detector condition");
+	CK_NO_PROBLEMS(&c);
+	ck_free(&c);
+
+	/* A snapshot from before conditions were collected: SKIP, never PASS. */
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES "}}");
+	ck_run(&c, "kube.node-conditions");
+	ck_one(&c, HP_TAG_SKIP, "no node's conditions were collected");
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+}
+
+/* Each condition's wording goes to its own section and priority. */
+static void t_conditions_true(void)
+{
+	static const struct {
+		const char *type, *reason, *msg, *section, *says;
+		enum hp_tag tag;
+		enum hp_prio prio;
+	} cases[] = {
+		{ "ReadonlyFilesystem", "FilesystemIsReadOnly",
+		  "EXT4-fs (sda1): Remounting filesystem read-only", "I.8",
+		  "writes to that filesystem fail", HP_TAG_FAIL, HP_P0 },
+		{ "XfsShutdown", "XfsHasShutdown", "XFS (md0): Shutting down filesystem", "I.8",
+		  "writes to that filesystem fail", HP_TAG_FAIL, HP_P0 },
+		{ "CperHardwareErrorFatal", "CperHardwareErrorFatal",
+		  "mce: [Hardware Error]: event severity: fatal", "N.1", "drain and replace",
+		  HP_TAG_FAIL, HP_P0 },
+		{ "DiskPressure", "KubeletHasDiskPressure", "kubelet has disk pressure", "I.2",
+		  "the kubelet evicts pods and admits no new ones", HP_TAG_FAIL, HP_P1 },
+		{ "MemoryPressure", "KubeletHasInsufficientMemory",
+		  "kubelet has insufficient memory available", "I.3", "the kubelet evicts pods",
+		  HP_TAG_FAIL, HP_P1 },
+		{ "PIDPressure", "KubeletHasInsufficientPID", "kubelet has insufficient PID available",
+		  "I", "new processes and pods cannot start", HP_TAG_FAIL, HP_P1 },
+		{ "KernelDeadlock", "DockerHung", "INFO: task docker:20744 blocked for more than 120 "
+		  "seconds.", "N.1", "tasks are stuck in the kernel", HP_TAG_FAIL, HP_P1 },
+		{ "FrequentKubeletRestart", "FrequentKubeletRestart",
+		  "Found 5 matching logs, which meets the threshold of 5", "M",
+		  "pods on the node are not kept running", HP_TAG_FAIL, HP_P1 },
+		{ "KubeletUnhealthy", "KubeletUnhealthy", "kubelet:kubelet.service was found "
+		  "unhealthy; repair flag : true", "M", "pods on the node are not kept running", HP_TAG_FAIL,
+		  HP_P1 },
+		{ "FrequentContainerdRestart", "FrequentContainerdRestart",
+		  "Found 6 matching logs, which meets the threshold of 5", "M.2",
+		  "containers on the node fail to start", HP_TAG_FAIL, HP_P1 },
+		{ "ContainerRuntimeUnhealthy", "ContainerdUnhealthy", "cri:containerd was found "
+		  "unhealthy; repair flag : true", "M.2", "containers on the node fail to start",
+		  HP_TAG_FAIL, HP_P1 },
+		{ "GpuHealthy", "Custom", "set by a monitoring agent", "F",
+		  "a condition hpnode does not know", HP_TAG_WARN, HP_P2 },
+	};
+	size_t i;
+	char json[8192], want[512];
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct hp_finding *f;
+		struct ck c;
+
+		snprintf(json, sizeof(json), "{" AWS_SIDE ",'kube':{" KUBECTL ",'nodes':["
+			 CNODE(I1, PRESSURE_OK "," NPD_OK) ","
+			 CNODE(I2, "{'type':'%s','status':'True','reason':'%s','message':'%s',"
+			       "'since':'2026-01-01T00:00:00Z'}") "]}}",
+			 cases[i].type, cases[i].reason, cases[i].msg);
+		ck_load(&c, json);
+		ck_run(&c, "kube.node-conditions");
+		snprintf(want, sizeof(want), "hyperpod-" I2 " (gpu): %s is True (%s: %s) \xE2\x80\x94 %s",
+			 cases[i].type, cases[i].reason, cases[i].msg, cases[i].says);
+		f = ck_one(&c, cases[i].tag, want);
+		T_STREQ(f->section, cases[i].section);
+		T_EQ(f->prio, cases[i].prio);
+		T_STREQ(f->node, I2);
+		T_ASSERT(ck_evidence_has(f, "since 2026-01-01T00:00:00Z"));
+		/* The healthy node passes by itself, not as "all". */
+		ck_one(&c, HP_TAG_PASS, "The other 1 HyperPod node(s) report no pressure");
+		T_EQ(ck_count(&c, HP_TAG_FAIL) + ck_count(&c, HP_TAG_WARN), 1);
+		ck_free(&c);
+	}
+}
+
+#define NEV(node, reason, type, msg, count)                                                    \
+	"{'kind':'Node','name':'" node "','reason':'" reason "','type':'" type "',"            \
+	"'message':'" msg "','count':" #count ",'last':'2026-01-01T00:10:00Z',"                \
+	"'source':'kernel-monitor'}"
+
+static void t_node_events(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ",'node_events':["
+		    NEV("hyperpod-" I1, "Ext4Error", "Warning", "EXT4-fs error (device dm-25): "
+			"ext4_journal_check_start:56: Detected aborted journal", 2) ","
+		    NEV("hyperpod-" I1, "Ext4Error", "Warning", "EXT4-fs error (device dm-25): "
+			"ext4_journal_check_start:56: Detected aborted journal", 1) ","
+		    NEV("hyperpod-" I1, "OOMKilling", "Warning", "Killed process 1012 (heapster) "
+			"total-vm:327128kB, anon-rss:306328kB, file-rss:11132kB, shmem-rss:12345kB", 1) ","
+		    NEV("hyperpod-" I2, "TaskHung", "Warning", "INFO: task umount.aufs:21568 blocked "
+			"for more than 120 seconds.", 1) ","
+		    NEV("hyperpod-" I2, "KernelOops", "Warning", "BUG: unable to handle kernel NULL "
+			"pointer dereference at 0000000000000000", 1) ","
+		    NEV("hyperpod-" I2, "EvictionThresholdMet", "Warning",
+			"Attempting to reclaim memory", 3) ","
+		    NEV("hyperpod-" I3, "EvictionThresholdMet", "Warning",
+			"Attempting to reclaim ephemeral-storage", 1) ","
+		    NEV("hyperpod-" I3, "CperHardwareErrorCorrected", "Warning",
+			"mce: [Hardware Error]: event severity: corrected", 1) ","
+		    NEV("hyperpod-" I3, "KernelHasNoDeadlock", "Normal", "Node condition "
+			"KernelDeadlock is now: False", 1) ","
+		    NEV("ip-10-0-0-9.ec2.internal", "Ext4Error", "Warning", "not a HyperPod node", 1) ","
+		    NEV("hyperpod-" I3, "Rebooted", "Warning", "Node rebooted", 1)
+		    "]}}");
+	ck_run(&c, "kube.node-events");
+	f = ck_one(&c, HP_TAG_FAIL, "hyperpod-" I1 " (gpu): Ext4Error 3 time(s) (kernel-monitor)");
+	T_STREQ(f->section, "I.8");
+	T_EQ(f->prio, HP_P1);
+	T_STREQ(f->node, I1);
+	T_ASSERT(ck_evidence_has(f, "Detected aborted journal"));
+	f = ck_one(&c, HP_TAG_WARN, "OOMKilling 1 time(s)");
+	T_STREQ(f->section, "I.3");
+	f = ck_one(&c, HP_TAG_WARN, "TaskHung");
+	T_STREQ(f->section, "N.1");
+	f = ck_one(&c, HP_TAG_FAIL, "KernelOops");
+	T_STREQ(f->section, "N.1");
+	f = ck_one(&c, HP_TAG_WARN, "hyperpod-" I2 " (gpu): EvictionThresholdMet 3 time(s)");
+	T_STREQ(f->section, "I.3");
+	f = ck_one(&c, HP_TAG_WARN, "hyperpod-" I3 " (sys): EvictionThresholdMet 1 time(s)");
+	T_STREQ(f->section, "I.2");
+	ck_one(&c, HP_TAG_INFO, "1 node event(s) of hardware errors the hardware corrected");
+	ck_one(&c, HP_TAG_INFO, "1 other kind(s) of Warning node events not judged");
+	/* Normal events (recoveries) and other nodes' events are not findings. */
+	T_EQ(ck_count(&c, HP_TAG_FAIL) + ck_count(&c, HP_TAG_WARN), 6);
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+
+	/* Only healthy events: PASS. */
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ",'node_events':["
+		    NEV("hyperpod-" I3, "KernelHasNoDeadlock", "Normal", "recovered", 1) "]}}");
+	ck_run(&c, "kube.node-events");
+	ck_one(&c, HP_TAG_PASS, "No HyperPod node has a node-problem-detector or kubelet problem "
+				"event (1 Warning node events read)");
+	CK_NO_PROBLEMS(&c);
+	ck_free(&c);
+
+	/* Truncated: a WARN, no PASS; unreadable: the read's WARN. */
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ",'node_events':[],"
+		    "'node_events_truncated':true}}");
+	ck_run(&c, "kube.node-events");
+	ck_one(&c, HP_TAG_WARN, "only the first were read");
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ",'errors':{'node_events':"
+		    "{'status':'forbidden','message':'events is forbidden'}}}}");
+	ck_run(&c, "kube.node-events");
+	ck_one(&c, HP_TAG_WARN, "Could not read node_events with kubectl (forbidden");
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+}
+
+#define EVPOD(ns, name, node, reason, msg)                                                     \
+	"{'namespace':'" ns "','name':'" name "','node':'" node "','phase':'Failed',"          \
+	"'reason':'" reason "','message':'" msg "','labels':{},'containers':[]}"
+
+static void t_evictions(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ",'pods_total':30,'pods':["
+		    EVPOD("train", "a", "hyperpod-" I1, "Evicted", "The node was low on resource: "
+			  "ephemeral-storage. Container ebaogi-bff-app was using 34260Ki, which "
+			  "exceeds its request of 0. ") ","
+		    EVPOD("train", "b", "hyperpod-" I1, "Evicted", "The node was low on resource: "
+			  "ephemeral-storage. Threshold quantity: 1Gi, available: 777784Ki.") ","
+		    EVPOD("train", "c", "hyperpod-" I2, "Evicted", "The node was low on resource: "
+			  "memory. Threshold quantity: 100Mi, available: 26444Ki. Container "
+			  "sentry-worker was using 373428Ki, request is 0, has larger consumption "
+			  "of memory.") ","
+		    EVPOD("train", "d", "hyperpod-" I3, "Evicted", "Pod The node had condition: "
+			  "[DiskPressure]. ") ","
+		    EVPOD("train", "e", "hyperpod-" I3, "", "") "]}}");
+	ck_run(&c, "kube.evictions");
+	f = ck_one(&c, HP_TAG_FAIL, "2 pod(s) on hyperpod-" I1 " (gpu) were evicted: the node was "
+				    "low on ephemeral-storage");
+	T_STREQ(f->section, "I.2");
+	T_EQ(f->prio, HP_P1);
+	T_STREQ(f->node, I1);
+	T_ASSERT(ck_evidence_has(f, "train/b: The node was low on resource: ephemeral-storage."));
+	f = ck_one(&c, HP_TAG_FAIL, "1 pod(s) on hyperpod-" I2 " (gpu) were evicted: the node was "
+				    "low on memory");
+	T_STREQ(f->section, "I.3");
+	f = ck_one(&c, HP_TAG_FAIL, "low on disk (DiskPressure)");
+	T_STREQ(f->section, "I.2");
+	/* A pod that failed by itself is no eviction. */
+	T_EQ(ck_count(&c, HP_TAG_FAIL), 3);
+	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
+	ck_free(&c);
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ",'pods_total':30,'pods':["
+		    EVPOD("train", "e", "hyperpod-" I3, "", "") "]}}");
+	ck_run(&c, "kube.evictions");
+	ck_one(&c, HP_TAG_PASS, "No pod was evicted for lack of node resources (30 pods read)");
+	ck_free(&c);
+}
+
 /* A collected-but-missing list (older snapshot) is a SKIP, not a PASS. */
 static void t_missing_data_is_skipped(void)
 {
@@ -600,13 +856,44 @@ static void t_missing_data_is_skipped(void)
 	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "}}");
 	run_kube(&c);
 	T_EQ(ck_count(&c, HP_TAG_PASS), 1); /* kube.access only */
-	T_EQ(ck_count(&c, HP_TAG_SKIP), 9);
+	T_EQ(ck_count(&c, HP_TAG_SKIP), 12);
 	CK_NO_PROBLEMS(&c);
 	ck_free(&c);
 }
 
-T_MAIN(T(t_not_eks_says_nothing), T(t_skips_never_pass), T(t_disabled_is_a_quiet_skip),
+/* Pods unreadable: one WARN naming every check left undone, the others point to it. */
+static void t_unreadable_pods_said_once(void)
+{
+	struct ck c;
+	size_t i, warns = 0, skips = 0;
+	const struct hp_finding *f = NULL;
+
+	ck_load(&c, "{" AWS_SIDE ",'kube':{" KUBECTL "," HEALTHY_NODES ",'daemonsets':[],'events':[],"
+		    "'errors':{'pods':{'status':'forbidden','message':'pods is forbidden'}}}}");
+	ck_run_all(&c);
+	for (i = 0; i < c.f.n; i++) {
+		if (!strstr(c.f.v[i].message, "pods"))
+			continue;
+		if (c.f.v[i].tag == HP_TAG_WARN && strstr(c.f.v[i].message, "Could not read pods")) {
+			warns++;
+			f = &c.f.v[i];
+		} else if (c.f.v[i].tag == HP_TAG_SKIP &&
+			   strstr(c.f.v[i].message, "kubectl could not read pods (kube.aws-node says why)")) {
+			skips++;
+		}
+	}
+	T_EQ(warns, 1);
+	T_EQ(skips, 5);
+	T_ASSERT(f);
+	T_STREQ(f->check->id, "kube.aws-node");
+	T_CONTAINS(f->message, "not checked: aws-node health, kube-proxy health, CoreDNS health, Pods "
+		   "stuck on FailedCreatePodSandBox, Workload pod states, Evicted pods");
+	ck_free(&c);
+}
+
+T_MAIN(T(t_unreadable_pods_said_once), T(t_not_eks_says_nothing), T(t_skips_never_pass), T(t_disabled_is_a_quiet_skip),
        T(t_access_verified), T(t_healthy_cluster_passes), T(t_unschedulable_deep_checks), T(t_health_labels),
        T(t_many_nodes_aggregate), T(t_deep_health), T(t_readiness_and_join), T(t_namespace),
        T(t_aws_node), T(t_kube_proxy_and_coredns), T(t_sandbox), T(t_workload_pods),
-       T(t_missing_data_is_skipped))
+       T(t_missing_data_is_skipped), T(t_conditions_false_pass), T(t_conditions_true),
+       T(t_node_events), T(t_evictions))

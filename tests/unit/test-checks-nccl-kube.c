@@ -359,6 +359,52 @@ static void t_logs(void)
 	ck_free(&c);
 }
 
+
+/*
+ * CloudWatch on Slurm: NCCL's sockets judged by the stream's instance type
+ * (a fallback on p5, expected on m5 without EFA), and a wrapper reported
+ * with the cause of the line before it.
+ */
+static void t_cloudwatch_classes(void)
+{
+	struct ck c;
+	const struct hp_finding *f;
+
+	ck_load(&c,
+		"{'nodes':[{'InstanceId':'i-0aaaaaaaaaaaaaaa1','InstanceType':'ml.p5.48xlarge'},"
+		"{'InstanceId':'i-0ccccccccccccccc3','InstanceType':'ml.m5.2xlarge'}],"
+		"'instance_types':{'p5.48xlarge':{'gpuInfo':{'gpus':[{'count':'8'}]},"
+		"'networkInfo':{'efaSupported':'true','efaInfo':{'maximumEfaInterfaces':'32'}}},"
+		"'m5.2xlarge':{'networkInfo':{'efaSupported':'false'}}},"
+		"'nccl':{'cloudwatch':{'group':'g','window_s':7200,'events':5,'pages':1,"
+		"'scan':{'markers':[],'hits':["
+		"{'code':'EFA_TCP_FALLBACK','pattern':'NET/Socket : Using [','priority':'P1',"
+		"'section':'NC13','source':'i-0aaaaaaaaaaaaaaa1/nccl','count':1,'symptom':true,"
+		"'evidence':['NCCL INFO NET/Socket : Using [0]eth0:10.0.227.37<0>']},"
+		"{'code':'EFA_TCP_FALLBACK','pattern':'NET/Socket : Using [','priority':'P1',"
+		"'section':'NC13','source':'i-0ccccccccccccccc3/nccl','count':1,'symptom':true,"
+		"'evidence':['NCCL INFO NET/Socket : Using [0]eth0:10.244.0.233<0>']},"
+		"{'code':'NO_ROUTE','pattern':'No route to host','priority':'P1','section':'NC3',"
+		"'source':'i-0aaaaaaaaaaaaaaa1/nccl','count':1,'evidence':['socketStartConnect: "
+		"Connect to 192.168.19.14<52822> failed : No route to host']},"
+		"{'code':'SYSTEM_ERROR','pattern':'unhandled system error','priority':'P1',"
+		"'section':'NC23','source':'i-0aaaaaaaaaaaaaaa1/nccl','count':1,'wrapper':true,"
+		"'cause':'NO_ROUTE','evidence':['unhandled system error']}]}}}}");
+	ck_run(&c, "nccl.cloudwatch");
+	f = ck_one(&c, HP_TAG_FAIL, "EFA_TCP_FALLBACK in CloudWatch stream i-0aaaaaaaaaaaaaaa1/nccl");
+	T_EQ(f->prio, HP_P1);
+	T_STREQ(f->section, "NC13");
+	f = ck_one(&c, HP_TAG_INFO, "EFA_TCP_FALLBACK in CloudWatch stream i-0ccccccccccccccc3/nccl: "
+		   "NCCL uses its socket transport on ml.m5.2xlarge, which has no EFA: expected there");
+	T_STREQ(f->node, "i-0ccccccccccccccc3");
+	f = ck_one(&c, HP_TAG_FAIL, "NO_ROUTE in CloudWatch stream i-0aaaaaaaaaaaaaaa1/nccl: no route "
+		   "to the peer");
+	T_CONTAINS(f->message, "; it explains SYSTEM_ERROR ('unhandled system error')");
+	T_STREQ(f->section, "NC3");
+	T_EQ(ck_count(&c, HP_TAG_FAIL), 2);
+	ck_free(&c);
+}
+
 static void t_cloudwatch(void)
 {
 	struct ck c;
@@ -469,6 +515,74 @@ static void t_versions(void)
 	ck_free(&c);
 }
 
+/* An MPIJob's launcher is judged only when it hands NCCL settings on (mpirun -x). */
+static void t_env_mpi_launcher(void)
+{
+	struct ck c;
+
+#define MPI_POD(name, type, spec) \
+	"{'namespace':'ml','name':'" name "','node':'n1','phase':'Running','labels':{" \
+	KF("m", type) "},'owner':{'kind':'MPIJob','name':'m'},'containers':[" \
+	RUNNING("c") "],'spec':" spec "}"
+	load(&c, "'pods':["
+		 MPI_POD("m-launcher", "launcher", "{'containers':[{'name':'c','env':{'OMPI_ALLOW_RUN_AS_ROOT':'1'},"
+			 "'mounts':[]}],'volumes':[]}") ","
+		 MPI_POD("m-worker-0", "worker", GPU_SPEC(GOOD_ENV, DSHM_MOUNT, DSHM_VOL("64Gi"))) "]");
+	ck_run(&c, "nccl.env");
+	CK_NO_PROBLEMS(&c);
+	ck_one(&c, HP_TAG_PASS, "NCCL environment of job ml/m as the guide recommends: ml/m-worker-0 "
+	       "(worker)");
+	ck_free(&c);
+	/* A launcher that sets NCCL variables passes them to the ranks: judged. */
+	load(&c, "'pods':["
+		 MPI_POD("m-launcher", "launcher", "{'containers':[{'name':'c','env':{'NCCL_DEBUG':'INFO'},"
+			 "'mounts':[]}],'volumes':[]}") ","
+		 MPI_POD("m-worker-0", "worker", GPU_SPEC(GOOD_ENV, DSHM_MOUNT, DSHM_VOL("64Gi"))) "]");
+	ck_run(&c, "nccl.env");
+	ck_one(&c, HP_TAG_WARN, "NCCL_DEBUG=INFO in job ml/m: roughly 10-30% of throughput; use "
+	       "WARN in production (launcher)");
+	ck_free(&c);
+#undef MPI_POD
+}
+
+/* NCCL_SOCKET_IFNAME against the interfaces the NCCL probe found on the pod's node. */
+static void t_env_ifname_nodes(void)
+{
+	static const char *const ifnames[] = { "eth1", "=enp7", "enp", "^lo,docker" };
+	static const int fails[] = { 1, 1, 0, 0 };
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(ifnames); i++) {
+		struct ck c;
+		char *text = xasprintf(
+			"{'cluster':{'Orchestrator':{'Eks':{'ClusterArn':'arn:aws:eks:us-west-2:1:cluster/k'}}},"
+			"'kube':{'nodes':[{'name':'n1','provider_id':'aws:///us-west-2a/i-0aaaaaaaaaaaaaaa1'}]},"
+			"'nodes':[{'InstanceId':'i-0aaaaaaaaaaaaaaa1','InstanceType':'ml.p5.48xlarge'}],"
+			"'nccl_probes':{'i-0aaaaaaaaaaaaaaa1':{'state':'probed','stdout':'@@HP@@ BEGIN nccl\\n"
+			"probe=nccl\\nuid=0\\n@@HP@@ END nccl 0\\n@@HP@@ BEGIN netif\\ndocker0 1500 down virtual\\n"
+			"enp71s0 9001 up device\\n@@HP@@ END netif 0\\n@@HP@@ DONE\\n'}},"
+			"'nccl':{'options':{'namespace':'ml','job':'j'},'pods':["
+			POD("ml", "j-worker-0", "n1", KF("j", "worker"), "Running", RUNNING("pytorch"),
+			    GPU_SPEC("'NCCL_SOCKET_IFNAME':'%s'", DSHM_MOUNT, DSHM_VOL("64Gi"))) "]}}",
+			ifnames[i]);
+
+		ck_load(&c, text);
+		free(text);
+		ck_run(&c, "nccl.env");
+		if (fails[i]) {
+			const struct hp_finding *f = ck_one(&c, HP_TAG_FAIL, "NCCL_SOCKET_IFNAME=");
+
+			T_CONTAINS(f->message, "of pod ml/j-worker-0 names no interface of its node "
+				   "i-0aaaaaaaaaaaaaaa1 (it has docker0, enp71s0)");
+			T_STREQ(f->section, "NC3");
+			T_EQ(f->prio, HP_P1);
+		} else if (ck_count(&c, HP_TAG_FAIL)) {
+			T_FAILF("NCCL_SOCKET_IFNAME=%s gave a FAIL", ifnames[i]);
+		}
+		ck_free(&c);
+	}
+}
+
 T_MAIN(T(t_job), T(t_efa_plugin), T(t_pod_states), T(t_containers), T(t_init_containers),
-       T(t_dshm), T(t_headless_service), T(t_network_policy), T(t_logs), T(t_cloudwatch),
+       T(t_dshm), T(t_headless_service), T(t_network_policy), T(t_logs), T(t_cloudwatch), T(t_cloudwatch_classes), T(t_env_mpi_launcher), T(t_env_ifname_nodes),
        T(t_env), T(t_versions))

@@ -89,7 +89,7 @@ static void run_all(struct ck *c)
 {
 	size_t i;
 
-	hp_facts_forget(&c->snap);
+	hp_facts_prepare(&c->snap);
 	hp_findings_release(&c->f);
 	for (i = 0; i < HP_ARRAY_LEN(node_checks); i++)
 		hp_check_run(hp_check_find(node_checks[i]), &c->snap, &c->f);

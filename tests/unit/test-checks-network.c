@@ -825,6 +825,18 @@ static void t_capacity(void)
 	T_EQ(ck_count(&c, HP_TAG_PASS), 0);
 	ck_free(&c);
 
+	/* One group fails, another passes: no all-clear, the group that passed by name. */
+	load(&c);
+	set(&c, "cluster/InstanceGroups", "[{'InstanceGroupName':'gpu','InstanceType':'ml.p5.48xlarge',"
+	    "'OverrideVpcConfig':{'SecurityGroupIds':['sg-1'],'Subnets':['subnet-b']}},"
+	    "{'InstanceGroupName':'gpu2','InstanceType':'ml.p5.48xlarge'}]");
+	ck_run(&c, "network.capacity");
+	ck_one(&c, HP_TAG_FAIL, "Instance group 'gpu' (ml.p5.48xlarge) has subnets only in us-west-2b");
+	f = ck_one(&c, HP_TAG_PASS, "Offered in a zone of its subnets: 1 of 2 instance groups ('gpu2')");
+	T_ASSERT(ck_evidence_has(f, "gpu2 (ml.p5.48xlarge): us-west-2a"));
+	T_EQ(ck_count_msg(&c, HP_TAG_PASS, "Every instance type"), 0);
+	ck_free(&c);
+
 	/* Offered nowhere in the region. */
 	load(&c);
 	set(&c, "network/offerings/p5.48xlarge", "[]");
@@ -869,6 +881,7 @@ static void t_hostile_snapshot_values(void)
 	    "{'ipProtocol':'udp','fromPort':'-5','toPort':'1e300','groups':[{'groupId':'sg-1'}]},"
 	    "{'ipProtocol':7,'groups':'x'}]");
 	set(&c, "network/offerings/p5.48xlarge", "[1,'us-west-2a']");
+	hp_facts_prepare(&c.snap);
 	hp_checks_run_only(&c.snap, ids, &c.f);
 	ck_one(&c, HP_TAG_FAIL, "sg-1 (efa) has no inbound self-referencing rule");
 	T_EQ(ck_count_msg(&c, HP_TAG_PASS, "subnet-a (us-west-2a): default route to NAT"), 1);
@@ -883,6 +896,7 @@ static void t_all_network_checks_healthy(void)
 	size_t i;
 
 	load(&c);
+	hp_facts_prepare(&c.snap);
 	hp_checks_run_only(&c.snap, ids, &c.f);
 	CK_NO_PROBLEMS(&c);
 	for (i = 0; i < c.f.n; i++) {
@@ -900,11 +914,13 @@ static void t_run_only_by_id(void)
 	struct ck c;
 
 	load(&c);
+	hp_facts_prepare(&c.snap);
 	hp_checks_run_only(&c.snap, ids, &c.f);
 	T_EQ(c.f.n, 2);
 	T_STREQ(c.f.v[0].check->id, "network.dns");
 	T_STREQ(c.f.v[1].check->id, "network.eni");
 	hp_findings_release(&c.f);
+	hp_facts_prepare(&c.snap);
 	hp_checks_run_only(&c.snap, none, &c.f);
 	T_EQ(c.f.n, 0);
 	ck_free(&c);

@@ -172,6 +172,7 @@ static void run_node_checks(struct snap *s)
 {
 	size_t i;
 
+	hp_facts_prepare(&s->c.snap);
 	hp_findings_release(&s->c.f);
 	for (i = 0; i < hp_checks_count; i++)
 		if (hp_checks[i]->group == HP_GROUP_ONNODE)
@@ -820,6 +821,314 @@ static void t_gpu_driver_texts(void)
 	hp_buf_release(&b);
 }
 
+/* One node with one dmesg sample (and the GPUs of a p5 when gpus). */
+static void dmesg_node(struct snap *s, const char *file, int gpus)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+
+	if (gpus)
+		healthy_gpus(&b, 8);
+	pt_block_file(&b, "dmesg", 0, file);
+	one_node(s, NULL, gpus ? "ml.p5.48xlarge" : NULL, &b);
+	hp_buf_release(&b);
+}
+
+/* Storage failures in the kernel log: FAIL naming the device, never a clean kernel log (I.8). */
+static void t_storage_errors(void)
+{
+	const struct hp_finding *f;
+	struct snap s;
+
+	dmesg_node(&s, "dmesg-nvme-io-error-journal.txt", 0);
+	ck_run(&s.c, "node.storage-errors");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "I.8", "Storage failure on node " NODE_A
+		   ": a filesystem stopped taking writes after errors (9 kernel messages since boot");
+	T_ASSERT(strstr(f->message, "nvme0n1 (I/O errors)") != NULL);
+	T_ASSERT(strstr(f->message, "nvme0n1p1 (ext4 journal aborted)") != NULL);
+	T_ASSERT(ck_evidence_has(f, "Aborting journal on device nvme0n1p1-8."));
+	ck_run(&s.c, "node.kernel");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+
+	dmesg_node(&s, "dmesg-ext4-remount-ro.txt", 0);
+	ck_run(&s.c, "node.storage-errors");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "I.8", "Storage failure on node " NODE_A);
+	T_ASSERT(strstr(f->message, "dm-25 (ext4 journal aborted, remounted read-only)") != NULL);
+	snap_free(&s);
+
+	/* NVMe timeouts and a controller removed: the device is failing (P1). */
+	dmesg_node(&s, "dmesg-nvme-timeout-reset.txt", 0);
+	ck_run(&s.c, "node.storage-errors");
+	f = expect(&s, HP_TAG_FAIL, HP_P1, "I.8", "Storage errors on node " NODE_A ": 4 kernel messages since boot");
+	T_ASSERT(strstr(f->message, "nvme2 (NVMe timeouts/resets)") != NULL);
+	snap_free(&s);
+
+	dmesg_node(&s, "dmesg-xfs-shutdown-log.txt", 0);
+	ck_run(&s.c, "node.storage-errors");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "I.8", "Storage failure on node " NODE_A);
+	T_ASSERT(strstr(f->message, "sdb6 (XFS shut down)") != NULL);
+	snap_free(&s);
+
+	/* Benign look-alikes pass, and so does the kernel log. */
+	dmesg_node(&s, "dmesg-storage-benign.txt", 0);
+	ck_run(&s.c, "node.storage-errors");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "I.8", "No block I/O errors, NVMe resets");
+	ck_run(&s.c, "node.kernel");
+	expect(&s, HP_TAG_PASS, HP_PNONE, NULL, "No kernel panic, lockup, hung-task or hardware-error messages");
+	snap_free(&s);
+}
+
+/* Read-only root, NVMe and FSx mounts (the superblock's flag too) are FAILs (I.8). */
+static void t_readonly_mounts(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	const struct hp_finding *f;
+	struct snap s;
+
+	pt_block_file(&b, "mountinfo", 0, "mountinfo-hyperpod-readonly.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.readonly");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "I.8", "Root filesystem read-only on node " NODE_A " (/dev/nvme0n1p1, ext4): the filesystem itself is read-only");
+	T_STREQ(f->node, NODE_A);
+	expect(&s, HP_TAG_FAIL, HP_P1, "I.8", "FSx for Lustre mount /fsx read-only on node " NODE_A);
+	/* /mnt/with space is a tmpfs mounted ro on purpose: not judged. */
+	T_EQ(ck_count(&s.c, HP_TAG_FAIL), 2);
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block_file(&b, "mountinfo", 0, "mountinfo-hyperpod.txt");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.readonly");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "I.8", "No read-only root, NVMe or FSx mount on node " NODE_A " (5 mounts checked)");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* No mountinfo: nothing is claimed. */
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "meminfo", 0, "MemTotal: 100 kB");
+	one_node(&s, NULL, NULL, &b);
+	ck_run(&s.c, "node.readonly");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+/* PCIe AER in the Linux 6.x wording, and its corrected form as a false-FAIL trap. */
+static void t_aer_new_wording(void)
+{
+	const struct hp_finding *f;
+	struct snap s;
+
+	dmesg_node(&s, "dmesg-aer-uncorrectable-6x.txt", 0);
+	ck_run(&s.c, "node.kernel");
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "G.1", "Uncorrectable PCIe errors on node " NODE_A ": 1 AER report since boot from 0000:80:1b.4");
+	T_ASSERT(ck_evidence_has(f, "severity=Uncorrectable (Non-Fatal)"));
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+
+	dmesg_node(&s, "dmesg-aer-correctable-6x.txt", 0);
+	ck_run(&s.c, "node.kernel");
+	expect(&s, HP_TAG_PASS, HP_PNONE, NULL, "No kernel panic, lockup, hung-task or hardware-error messages");
+	T_EQ(ck_count(&s.c, HP_TAG_FAIL), 0);
+	snap_free(&s);
+}
+
+/* NVLink Xids judged by the driver's words before the code's class (G.1.c). */
+static void t_xid_driver_words(void)
+{
+	const struct hp_finding *f;
+	struct snap s;
+
+	dmesg_node(&s, "dmesg-xid-nvlink-words.txt", 1);
+	ck_run(&s.c, "node.gpu-xid");
+	/* A corrected NVLink error is no P0 "reboot/replace". */
+	f = expect(&s, HP_TAG_WARN, HP_P2, "G.1.c", "GPU Xid 144 (NVLink error) on node " NODE_A
+		   ": 1 since boot on 0000:01:00, latest time unknown; the driver reports it Nonfatal");
+	T_ASSERT(ck_evidence_has(f, "SAW_MVB Nonfatal"));
+	expect(&s, HP_TAG_WARN, HP_P2, "G.1.c", "GPU Xid 145 (NVLink error) on node " NODE_A);
+	f = expect(&s, HP_TAG_FAIL, HP_P0, "G.1.c", "GPU Xid 149 (NVLink error) on node " NODE_A
+		   ": 2 since boot on 0000:00:00, 0019:01:00");
+	T_ASSERT(strstr(f->message, "the driver reports it Fatal") != NULL);
+	T_EQ(ck_count(&s.c, HP_TAG_FAIL), 1);
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+
+	/* The B200 report: Xid 145 Nonfatal beside an Xid 137 without a verdict. */
+	dmesg_node(&s, "dmesg-xid-nvlink-nonfatal-b200.txt", 1);
+	ck_run(&s.c, "node.gpu-xid");
+	expect(&s, HP_TAG_WARN, HP_P2, "G.1.c", "GPU Xid 145 (NVLink error) on node " NODE_A);
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1.c", "GPU Xid 137 on node " NODE_A);
+	T_EQ(ck_count(&s.c, HP_TAG_FAIL), 0);
+	snap_free(&s);
+
+	/* Xid 45 caused by NVLink Xids whose own lines are not in the log: no INFO shrug. */
+	dmesg_node(&s, "dmesg-xid-caused-by-previous.txt", 1);
+	ck_run(&s.c, "node.gpu-xid");
+	f = expect(&s, HP_TAG_WARN, HP_P1, "G.1.c", "Xid 45 (Preemptive cleanup) on node " NODE_A
+		   ": 5 since boot on 0000:ed:00, 0000:ba:00, 0000:97:00");
+	T_ASSERT(strstr(f->message, "caused by a previous Xid 145 (NVLink error), whose own line is not in the kernel log") != NULL);
+	expect(&s, HP_TAG_WARN, HP_P1, "G.1.c", "Xid 45 (Preemptive cleanup) on node " NODE_A ": 2 since boot on 0000:dc:00");
+	T_EQ(ck_count(&s.c, HP_TAG_INFO), 0);
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+}
+
+/* With the cause's line in the log, the Xid 45 points at it. */
+static void t_xid_caused_with_cause(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	struct snap s;
+	char *a = pt_file("dmesg-xid-nvlink-words.txt"), *c = pt_file("dmesg-xid-caused-by-previous.txt");
+
+	healthy_gpus(&b, 8);
+	hp_buf_puts(&b, "@@HP@@ BEGIN dmesg\n");
+	hp_buf_puts(&b, a);
+	hp_buf_puts(&b, c);
+	hp_buf_puts(&b, "@@HP@@ END dmesg 0\n");
+	one_node(&s, NULL, "ml.p6-b200.48xlarge", &b);
+	ck_run(&s.c, "node.gpu-xid");
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "Xid 45 (Preemptive cleanup) on node " NODE_A
+	       ": 2 since boot on 0000:dc:00, latest time unknown; the driver reports it caused by the previous Xid 149 (NVLink error): judge by that one");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.1.c", "GPU Xid 149 (NVLink error)");
+	snap_free(&s);
+	hp_buf_release(&b);
+	free(a);
+	free(c);
+}
+
+/* NVSwitch SXids by the driver's word; no word is no all-clear (G.5). */
+static void t_nvswitch_sxid(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 22);
+	const struct hp_finding *f;
+	struct snap s;
+
+	dmesg_node(&s, "dmesg-sxid-nonfatal.txt", 1);
+	ck_run(&s.c, "node.nvswitch");
+	f = expect(&s, HP_TAG_WARN, HP_P2, "G.5", "NVSwitch SXid 22013 on node " NODE_A
+		   " (switch 0000:04:00.0): the driver reports it Non-fatal (6 lines since boot");
+	T_ASSERT(ck_evidence_has(f, "Non-fatal, Link 45 Minion Link DLREQ interrupt"));
+	T_EQ(s.c.f.n, 1);
+	ck_run(&s.c, "node.kernel");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+
+	dmesg_node(&s, "dmesg-sxid-fatal.txt", 1);
+	ck_run(&s.c, "node.nvswitch");
+	expect(&s, HP_TAG_FAIL, HP_P0, "G.5", "NVSwitch SXid 22013 on node " NODE_A " (switch 0000:04:00.0): the driver reports it Fatal");
+	snap_free(&s);
+
+	dmesg_node(&s, "dmesg-sxid-data-only.txt", 1);
+	ck_run(&s.c, "node.nvswitch");
+	expect(&s, HP_TAG_WARN, HP_P1, "G.5", "NVSwitch SXid 12028 on node " NODE_A " (switch 0000:84:00.0): 1 line since boot");
+	snap_free(&s);
+
+	/* An NVSwitch type with a clean log passes; a g5 (no NVSwitch) is not judged. */
+	dmesg_node(&s, "dmesg-iso-boot.txt", 1);
+	ck_run(&s.c, "node.nvswitch");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.5", "No NVSwitch SXid errors in the kernel log of node " NODE_A);
+	snap_free(&s);
+	healthy_gpus(&b, 1);
+	pt_block_file(&b, "dmesg", 0, "dmesg-iso-boot.txt");
+	one_node(&s, NULL, "ml.g5.8xlarge", &b);
+	ck_run(&s.c, "node.nvswitch");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
+#define FM(active, sub) "Id=nvidia-fabricmanager.service\nLoadState=loaded\nActiveState=" active "\nSubState=" sub "\n\n"
+
+/* Fabric Manager on NVSwitch systems: a failed start is a FAIL P0 with its journal (G.5). */
+static void t_fabric_manager(void)
+{
+	static const struct {
+		const char *units, *journal, *want;
+		enum hp_tag tag;
+		enum hp_prio prio;
+	} cases[] = {
+		{ ACTIVE("amazon-ssm-agent") FM("failed", "failed"), "fabricmanager-journal-failed.txt",
+		  "nvidia-fabricmanager is failed on node " NODE_A " (4 NVSwitches on the PCI bus): the GPUs cannot join the NVLink fabric, so CUDA fails with 'system not yet initialized'",
+		  HP_TAG_FAIL, HP_P0 },
+		{ ACTIVE("amazon-ssm-agent") FM("active", "running"), "fabricmanager-journal-started.txt",
+		  "nvidia-fabricmanager active on node " NODE_A " (4 NVSwitches on the PCI bus)", HP_TAG_PASS, HP_PNONE },
+		{ ACTIVE("amazon-ssm-agent") MISSING("nvidia-fabricmanager"), NULL,
+		  "nvidia-fabricmanager is not installed as a systemd unit on node " NODE_A, HP_TAG_WARN, HP_P1 },
+	};
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		struct hp_buf b = HP_BUF_INIT(1 << 22);
+		const struct hp_finding *f;
+		struct snap s;
+
+		healthy_gpus(&b, 8);
+		pt_block_file(&b, "pci", 0, "pci-p5.txt");
+		pt_block(&b, "systemd", 0, cases[i].units);
+		if (cases[i].journal)
+			pt_block_file(&b, "fabricmanager", 0, cases[i].journal);
+		one_node(&s, NULL, "ml.p5.48xlarge", &b);
+		ck_run(&s.c, "node.fabric-manager");
+		f = expect(&s, cases[i].tag, cases[i].prio, "G.5", cases[i].want);
+		if (i == 0)
+			T_ASSERT(ck_evidence_has(f, "journal: 11月 15 14:15:47 leon-NF5468M6 nv-fabricmanager[4177]: request to query NVSwitch device information"));
+		T_EQ(s.c.f.n, 1);
+		snap_free(&s);
+		hp_buf_release(&b);
+	}
+}
+
+/* PCIe links trained below their maximum (G.4): narrower is a WARN, an idle GPU's lower speed is not. */
+static void t_pcie_link(void)
+{
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	const struct hp_finding *f;
+	struct snap s;
+
+	pt_block_file(&b, "pci_link", 0, "pci-link-p5.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.pcie-link");
+	f = expect(&s, HP_TAG_WARN, HP_P1, "G.4", "PCIe link narrower than the device supports on node " NODE_A
+		   ": GPU 0000:64:00.0 (x8 of x16 at 16.0 of 32.0 GT/s)");
+	T_STREQ(f->node, NODE_A);
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "GPU PCIe link below its maximum speed on node " NODE_A
+	       ": GPU 0000:75:00.0 (x16 of x16 at 2.5 of 32.0 GT/s); idle GPUs lower");
+	/* "Unknown" speed and an unreadable width: named, not judged, and no PASS. */
+	expect(&s, HP_TAG_INFO, HP_PNONE, "", "PCIe link state not readable in sysfs on node " NODE_A " for 1 device (EFA device 0000:54:01.0)");
+	T_EQ(ck_count(&s.c, HP_TAG_PASS), 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "pci_link", 0, "0000:53:00.0|0x10de|0x2330|0x030200|32.0 GT/s PCIe|32.0 GT/s PCIe|16|16\n"
+		 "0000:54:00.0|0x1d0f|0xefa1|0x020000|16.0 GT/s PCIe|16.0 GT/s PCIe|16|16");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.pcie-link");
+	expect(&s, HP_TAG_PASS, HP_PNONE, "G.4", "PCIe links of 2 GPU and EFA devices on node " NODE_A " at their full width and speed");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* An EFA device slower than its maximum warns (it does not idle down like a GPU). */
+	hp_buf_init(&b, 1 << 20);
+	pt_block(&b, "pci_link", 0, "0000:54:00.0|0x1d0f|0xefa1|0x020000|8.0 GT/s PCIe|16.0 GT/s PCIe|16|16");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.pcie-link");
+	expect(&s, HP_TAG_WARN, HP_P2, "G.4", "PCIe link slower than the device supports on node " NODE_A ": EFA device 0000:54:00.0");
+	snap_free(&s);
+	hp_buf_release(&b);
+
+	/* No sysfs block (an older probe): nothing claimed. */
+	hp_buf_init(&b, 1 << 20);
+	pt_block_file(&b, "pci", 0, "pci-p5.txt");
+	one_node(&s, NULL, "ml.p5.48xlarge", &b);
+	ck_run(&s.c, "node.pcie-link");
+	T_EQ(s.c.f.n, 0);
+	snap_free(&s);
+	hp_buf_release(&b);
+}
+
 /* nvidia-smi that stops at an unreachable GPU: say so, claim no missing GPUs. */
 static void t_gpu_smi_aborted(void)
 {
@@ -1435,7 +1744,7 @@ static void t_probe_stderr_kept_as_quoted(void)
 			kept = cJSON_GetObjectItem(hp_probes_first(&s.c.snap, "probes", &it), "stderr");
 			T_ASSERT(cJSON_IsString(kept));
 			/* Exactly the 200 characters the finding quotes, and "…". */
-			T_ASSERT(!strcmp(kept->valuestring, hp_clip_utf8(err.buf, 200, line[1])));
+			T_ASSERT(!strcmp(kept->valuestring, hp_text_clip(err.buf, 200, line[1])));
 			T_ASSERT(strlen(kept->valuestring) < HP_FACTS_STDERR_SIZE);
 			hp_probes_end(&it);
 		}
@@ -1479,7 +1788,7 @@ static void t_local_machine_reports_absence(void)
 T_MAIN(T(t_healthy_gpu_node_has_no_problem), T(t_root_thresholds), T(t_root_unknown_is_not_a_failure),
        T(t_sagemaker_volume), T(t_inodes), T(t_shm), T(t_nvme_from_instance_type), T(t_memory),
        T(t_oom), T(t_kernel), T(t_time), T(t_services_by_orchestrator), T(t_slurm_units),
-       T(t_gpu_count), T(t_xid_classes), T(t_gpu_driver_texts), T(t_gpu_smi_aborted), T(t_gpu_unreadable), T(t_nvlink_and_nvvs),
+       T(t_gpu_count), T(t_xid_classes), T(t_gpu_driver_texts), T(t_storage_errors), T(t_readonly_mounts), T(t_aer_new_wording), T(t_xid_driver_words), T(t_xid_caused_with_cause), T(t_nvswitch_sxid), T(t_fabric_manager), T(t_pcie_link), T(t_gpu_smi_aborted), T(t_gpu_unreadable), T(t_nvlink_and_nvvs),
        T(t_node_extras), T(t_ecc), T(t_remap), T(t_recovery_and_clocks),
        T(t_dcgm), T(t_neuron), T(t_efa), T(t_many_nodes_summarised), T(t_many_nodes_interleaved),
        T(t_probe_output_problems), T(t_probe_stderr_kept_as_quoted),

@@ -190,7 +190,7 @@ static void t_truncated(void)
 
 	many_nodes(&c, 0, 3, 1);
 	ck_run(&c, "nodes.status");
-	f = ck_one(&c, HP_TAG_WARN, "Node list stopped at 20,000 nodes (200 pages \xC3\x97 100)");
+	f = ck_one(&c, HP_TAG_WARN, "Node list stopped at its page cap (3 nodes read)");
 	T_EQ(f->prio, HP_P2);
 	T_STREQ(f->section, "");
 	T_CONTAINS(f->message, "use --node to target specific nodes");
@@ -266,5 +266,64 @@ static void t_target_found(void)
 	ck_free(&c);
 }
 
-T_MAIN(T(t_mixed_states), T(t_all_running), T(t_no_nodes), T(t_denied_list),
+/* A node list naming an id twice (a hostile reply or snapshot): counted once, the ids named. */
+static void t_duplicate_ids(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{'nodes':["
+		    "{'InstanceId':'i-0000000000000000a','InstanceStatus':{'Status':'Failure'}},"
+		    "{'InstanceId':'i-0000000000000000b','InstanceStatus':{'Status':'Running'}},"
+		    "{'InstanceId':'i-0000000000000000a','InstanceStatus':{'Status':'Failure'}},"
+		    "{'InstanceId':'i-0000000000000000a','InstanceStatus':{'Status':'Failure'}}]}");
+	hp_snap_nodes_finish(&c.snap, HP_MAX_NODES);
+	ck_run(&c, "nodes.status");
+	ck_one(&c, HP_TAG_INFO, "Total: 2  Running: 1  Problems: 1");
+	f = ck_one(&c, HP_TAG_WARN, "The node list named 1 instance id more than once "
+		   "(i-0000000000000000a); each node is counted and reported once");
+	T_EQ(f->prio, HP_P2);
+	ck_free(&c);
+}
+
+
+/* Nodes per group against CurrentCount: a cut group and a short one are named, a whole one is not. */
+static void t_group_counts(void)
+{
+	const struct hp_finding *f;
+	struct ck c;
+
+	ck_load(&c, "{'cluster':{'InstanceGroups':[{'InstanceGroupName':'gpu','CurrentCount':2},"
+		    "{'InstanceGroupName':'gpu-spare','CurrentCount':3},{'InstanceGroupName':'login',"
+		    "'CurrentCount':1},{'InstanceGroupName':'new'}]},'nodes':["
+		    "{'InstanceId':'i-1','InstanceGroupName':'gpu','InstanceStatus':{'Status':'Running'}},"
+		    "{'InstanceId':'i-2','InstanceGroupName':'gpu','InstanceStatus':{'Status':'Running'}},"
+		    "{'InstanceId':'i-3','InstanceGroupName':'gpu-spare','InstanceStatus':{'Status':'Running'}},"
+		    "{'InstanceId':'i-4','InstanceGroupName':'login','InstanceStatus':{'Status':'Running'}},"
+		    "{'InstanceId':'i-5','InstanceGroupName':'login','InstanceStatus':{'Status':'Running'}}],"
+		    "'nodes_truncated':false,'nodes_partial':['gpu-spare']}");
+	ck_run(&c, "nodes.status");
+	f = ck_one(&c, HP_TAG_WARN, "Node list of instance group gpu-spare is incomplete: 1 of 3 nodes read");
+	T_EQ(f->prio, HP_P1);
+	T_STREQ(f->section, "F.1");
+	f = ck_one(&c, HP_TAG_WARN, "Instance group login: 2 nodes listed, CurrentCount 1");
+	T_EQ(f->prio, HP_P2);
+	T_EQ(ck_count_msg(&c, HP_TAG_WARN, "group gpu:"), 0);
+	T_EQ(ck_count_msg(&c, HP_TAG_WARN, "group gpu "), 0);
+	T_EQ(ck_count_msg(&c, HP_TAG_WARN, "new"), 0);
+	T_EQ(ck_count(&c, HP_TAG_WARN), 2);
+	ck_free(&c);
+
+	/* Under the page cap only the cut groups are named. */
+	ck_load(&c, "{'cluster':{'InstanceGroups':[{'InstanceGroupName':'gpu','CurrentCount':9}]},"
+		    "'nodes':[{'InstanceId':'i-1','InstanceGroupName':'gpu'}],'nodes_truncated':true,"
+		    "'nodes_page_cap':1}");
+	ck_run(&c, "nodes.status");
+	ck_one(&c, HP_TAG_WARN, "Node list stopped at 1 pages (1 nodes read)");
+	T_EQ(ck_count_msg(&c, HP_TAG_WARN, "CurrentCount"), 0);
+	ck_free(&c);
+}
+
+
+T_MAIN(T(t_duplicate_ids), T(t_mixed_states), T(t_group_counts), T(t_all_running), T(t_no_nodes), T(t_denied_list),
        T(t_aggregate_many), T(t_truncated), T(t_target_missing), T(t_target_found))

@@ -1,6 +1,6 @@
 /*
  * The check table itself (ids, sections in the reference documents,
- * groups, report order), README's check tables against it, the run loop
+ * groups, report order), the check tables of references/checks.md against it, the run loop
  * over whole snapshots (empty: nothing at all; healthy: no FAIL or WARN),
  * and the shared text helpers.
  */
@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "../../src/checks/checks.h"
+#include "hp/text.h"
 #include "hp/refdoc.h"
 #include "checks-t.h"
+#include "hp/report.h"
 #include "t.h"
 
 /* dotted lower-case: "area.name", each part [a-z][a-z0-9-]* */
@@ -203,11 +205,14 @@ static void t_report_order(void)
 		{ "nodes.status", HP_GROUP_NODES },
 		{ "cluster.instance-groups", HP_GROUP_NODES },
 		{ "cluster.threads-per-core", HP_GROUP_NODES },
+		{ "node.version-drift", HP_GROUP_NODES },
 		{ "api.eks", HP_GROUP_EKS },
 		{ "kube.access", HP_GROUP_EKS },
 		{ "kube.node-health", HP_GROUP_EKS },
 		{ "kube.deep-health", HP_GROUP_EKS },
 		{ "kube.node-ready", HP_GROUP_EKS },
+		{ "kube.node-conditions", HP_GROUP_EKS },
+		{ "kube.node-events", HP_GROUP_EKS },
 		{ "kube.namespace", HP_GROUP_EKS },
 		{ "kube.aws-node", HP_GROUP_CNI },
 		{ "kube.kube-proxy", HP_GROUP_CNI },
@@ -219,6 +224,7 @@ static void t_report_order(void)
 		{ "slurm.nodes", HP_GROUP_SLURM },
 		{ "slurm.jobs", HP_GROUP_SLURM },
 		{ "kube.workload-pods", HP_GROUP_PODS },
+		{ "kube.evictions", HP_GROUP_PODS },
 		{ "api.vpc", HP_GROUP_VPC },
 		{ "cluster.vpc-config", HP_GROUP_VPC },
 		{ "network.efa-sg", HP_GROUP_VPC },
@@ -236,9 +242,11 @@ static void t_report_order(void)
 		{ "nccl.containers", HP_GROUP_NCCL_JOB },
 		{ "nccl.init-containers", HP_GROUP_NCCL_JOB },
 		{ "nccl.dshm", HP_GROUP_NCCL_JOB },
+		{ "nccl.slurm-job", HP_GROUP_NCCL_JOB },
 		{ "nccl.headless-service", HP_GROUP_NCCL_NET },
 		{ "nccl.network-policy", HP_GROUP_NCCL_NET },
 		{ "nccl.logs", HP_GROUP_NCCL_LOGS },
+		{ "nccl.slurm-logs", HP_GROUP_NCCL_LOGS },
 		{ "nccl.env", HP_GROUP_NCCL_ENV },
 		{ "nccl.versions", HP_GROUP_NCCL_ENV },
 		{ "nccl.slurm-env", HP_GROUP_NCCL_ENV },
@@ -258,6 +266,7 @@ static void t_report_order(void)
 		{ "node.inodes", HP_GROUP_ONNODE },
 		{ "node.shm", HP_GROUP_ONNODE },
 		{ "node.nvme", HP_GROUP_ONNODE },
+		{ "node.readonly", HP_GROUP_ONNODE },
 		{ "node.disk-containerd", HP_GROUP_ONNODE },
 		{ "node.memory", HP_GROUP_ONNODE },
 		{ "node.oom", HP_GROUP_ONNODE },
@@ -268,6 +277,7 @@ static void t_report_order(void)
 		{ "node.provisioning", HP_GROUP_ONNODE },
 		{ "node.slurm", HP_GROUP_ONNODE },
 		{ "node.kernel", HP_GROUP_ONNODE },
+		{ "node.storage-errors", HP_GROUP_ONNODE },
 		{ "node.gpu-count", HP_GROUP_ONNODE },
 		{ "node.gpu-xid", HP_GROUP_ONNODE },
 		{ "node.gpu-ecc", HP_GROUP_ONNODE },
@@ -277,8 +287,11 @@ static void t_report_order(void)
 		{ "node.gpu-dcgm", HP_GROUP_ONNODE },
 		{ "node.gpu-nvvs", HP_GROUP_ONNODE },
 		{ "node.gpu-nvlink", HP_GROUP_ONNODE },
+		{ "node.nvswitch", HP_GROUP_ONNODE },
+		{ "node.fabric-manager", HP_GROUP_ONNODE },
 		{ "node.neuron", HP_GROUP_ONNODE },
 		{ "node.efa", HP_GROUP_ONNODE },
+		{ "node.pcie-link", HP_GROUP_ONNODE },
 		{ "node.net-errors", HP_GROUP_ONNODE },
 		{ "node.imds", HP_GROUP_ONNODE },
 		{ "nccl.node-probe", HP_GROUP_NCCL_NODE },
@@ -436,7 +449,8 @@ static void t_readme_ids_parser(void)
 	T_EQ(readme_has(&r, "d.five"), 0);
 }
 
-/* README lists every check exactly once, and nothing that is not one. */
+/* The check reference lists every check exactly once, and nothing that is not one. */
+#define CHECKS_DOC "references/checks.md"
 static void t_readme_lists_the_registry(void)
 {
 	struct hp_buf text = HP_BUF_INIT(1 << 22);
@@ -444,20 +458,20 @@ static void t_readme_lists_the_registry(void)
 	size_t i;
 	int k;
 
-	if (ck_read_file(NULL, "README.md", &text))
-		T_FAILF("cannot read README.md (tests run from the repository root)");
+	if (ck_read_file(NULL, CHECKS_DOC, &text))
+		T_FAILF("cannot read " CHECKS_DOC " (tests run from the repository root)");
 	readme_check_ids(text.buf, &r);
 	hp_buf_release(&text);
 	T_ASSERT(!r.too_many);
 	for (i = 0; i < hp_checks_count; i++) {
 		k = readme_has(&r, hp_checks[i]->id);
 		if (k != 1)
-			T_FAILF("README.md lists check '%s' %d times in its check tables, expected once",
+			T_FAILF(CHECKS_DOC " lists check '%s' %d times in its check tables, expected once",
 				hp_checks[i]->id, k);
 	}
 	for (k = 0; k < r.n; k++)
 		if (!hp_check_find(r.id[k]))
-			T_FAILF("README.md lists '%s', which is not a check", r.id[k]);
+			T_FAILF(CHECKS_DOC " lists '%s', which is not a check", r.id[k]);
 }
 
 /* Nothing collected means nothing judged: not one PASS, not one line. */
@@ -519,7 +533,7 @@ static void t_degraded_cluster(void)
 		const char *msg;
 	} want[] = {
 		{ "cluster.node-recovery", HP_TAG_WARN, HP_P1, "F", NULL, "NodeRecovery is 'None'" },
-		{ "api.events", HP_TAG_WARN, HP_P2, "", NULL,
+		{ "api.events", HP_TAG_WARN, HP_P1, "K.1", NULL,
 		  "Could not run sagemaker:ListClusterEvents (ValidationException: " },
 		{ "nodes.target", HP_TAG_FAIL, HP_P1, "F.1+F.2", "i-0c0c0c0c0c0c0c0c3",
 		  "i-0c0c0c0c0c0c0c0c3 (workers / ml.p5.48xlarge) is Failure: Lifecycle script" },
@@ -590,6 +604,23 @@ static void t_clip(void)
 	hp_check_clip(in, out);
 	T_EQ(strlen(out), 403);
 	T_ASSERT(!memcmp(out + 398, "\xC3\xA9\xE2\x80\xA6", 5));
+	/* Cut inside an escape sequence: the printed line still ends in its ellipsis. */
+	{
+		static const char *const seqs[] = { "\x1b]0;a title that runs past the cut",
+						    "\x1b[38;5;196;48;5;21;1;4;5;7m", "\x1bP1$r0m long DCS" };
+		size_t k;
+
+		for (k = 0; k < sizeof(seqs) / sizeof(seqs[0]); k++) {
+			struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
+
+			memset(in, 'a', 190);
+			snprintf(in + 190, sizeof(in) - 190, "%s and more text after it", seqs[k]);
+			hp_check_clip(in, out);
+			hp_text_add(HP_TEXT_REPORT, out, &b, 1000);
+			T_ASSERT(b.len >= 3 && !strcmp(b.buf + b.len - 3, "\xE2\x80\xA6"));
+			hp_buf_release(&b);
+		}
+	}
 	/* Runs of stray continuation bytes cannot overrun the buffer. */
 	memset(in, 0x80, 1100);
 	in[0] = 'x';

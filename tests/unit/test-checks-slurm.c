@@ -302,6 +302,22 @@ static void t_controller_problems(void)
 	T_EQ(f->prio, HP_P0);
 	ck_free(&c);
 
+	/* A denied ListClusterNodes is no "no Running node": not checked, and why. */
+	ck_load(&c, "{'cluster':{'ClusterArn':'x','Orchestrator':{'Slurm':{}},'InstanceGroups':["
+		    "{'InstanceGroupName':'head'}]},'calls':[{'service':'sagemaker','action':"
+		    "'ListClusterNodes','class':'denied','code':'AccessDeniedException'}]}");
+	ck_run(&c, "slurm.controller");
+	ck_one(&c, HP_TAG_SKIP, "Slurm controller group head: nodes not checked \xE2\x80\x94"
+	       " ListClusterNodes denied, so whether it has a Running node is unknown");
+	T_EQ(ck_count(&c, HP_TAG_FAIL), 0);
+	ck_free(&c);
+	ck_load(&c, "{'cluster':{'ClusterArn':'x','Orchestrator':{'Slurm':{}},'InstanceGroups':["
+		    "{'InstanceGroupName':'head'}]},'calls':[{'service':'sagemaker','action':"
+		    "'ListClusterNodes','class':'server','code':'InternalFailure'}]}");
+	ck_run(&c, "slurm.controller");
+	ck_one(&c, HP_TAG_SKIP, "ListClusterNodes failed (InternalFailure)");
+	ck_free(&c);
+
 	/* EKS clusters have no Slurm checks. */
 	ck_load(&c, "{'cluster':{'ClusterArn':'x','Orchestrator':{'Eks':{'ClusterArn':'a'}}}}");
 	run_slurm(&c);

@@ -101,7 +101,14 @@ static void t_flags_fit_together(void)
 			T_FAILF("%s: HP_CMD_NEED_CLUSTER without HP_CMD_NEED_AWS", c->name);
 		if ((f & HP_CMD_SNAPSHOT) && !(f & HP_CMD_REPORT))
 			T_FAILF("%s: HP_CMD_SNAPSHOT without HP_CMD_REPORT", c->name);
-		if ((f & HP_CMD_REPORT) ? !c->ops->collect || c->ops->run : !c->ops->run || c->ops->collect)
+		/*
+		 * watch runs the report frame's rounds itself: collect() and run();
+		 * fleet writes its own report of many clusters with the report
+		 * options: run() only.
+		 */
+		if (!strcmp(c->name, "fleet") ? !c->ops->run || c->ops->collect || !(f & HP_CMD_REPORT) :
+		    (f & HP_CMD_REPORT) ? !c->ops->collect || (c->ops->run && strcmp(c->name, "watch"))
+					: !c->ops->run || c->ops->collect)
 			T_FAILF("%s: a report command has collect(), any other run()", c->name);
 		if (!c->ops->usage || !c->summary || !*c->summary)
 			T_FAILF("%s: no usage text or summary", c->name);
@@ -204,6 +211,37 @@ static void t_unknown_option_is_usage(void)
 	T_EQ(hpnode("help", "no-such-command", NULL), HP_EXIT_USAGE);
 }
 
+/* Whether the command's own table has option name. */
+static int own_option(const struct hp_cmd *c, const char *name)
+{
+	const struct hp_opt *o;
+
+	for (o = c->ops->options; o && o->name; o++)
+		if (!strcmp(o->name, name))
+			return 1;
+	return 0;
+}
+
+/* A near miss names what was meant; shared options may come before the command. */
+static void t_did_you_mean_and_options_first(void)
+{
+	T_EQ(hpnode("triag", NULL, NULL), HP_EXIT_USAGE);
+	T_CONTAINS(err_text, "unknown command 'triag' (did you mean 'triage'?)");
+	T_EQ(hpnode("triage", "--outptu", "json"), HP_EXIT_USAGE);
+	T_CONTAINS(err_text, "unknown option '--outptu' (did you mean --output?)");
+	T_EQ(hpnode("triage", "--fail-onn=P1", NULL), HP_EXIT_USAGE);
+	T_CONTAINS(err_text, "(did you mean --fail-on?)");
+	T_EQ(hpnode("triage", "--zzzzzzzzzz", NULL), HP_EXIT_USAGE);
+	T_NOT_CONTAINS(err_text, "did you mean");
+	/* Before the command: handed to the command (explain takes no --debug, and says so). */
+	T_EQ(hpnode("--debug", "explain", NULL), HP_EXIT_USAGE);
+	T_CONTAINS(err_text, "hpnode explain: unknown option '--debug'");
+	T_EQ(hpnode("--region", "us-west-2", NULL), HP_EXIT_USAGE);
+	T_CONTAINS(err_text, "options before the command need a command after them");
+	T_EQ(hpnode("--region", "us-west-2", "--nosuch"), HP_EXIT_USAGE);
+	T_CONTAINS(err_text, "'--nosuch' before the command");
+}
+
 /* Which shared options a row gets follows from its flags alone. */
 static void t_shared_options_follow_flags(void)
 {
@@ -224,12 +262,33 @@ static void t_shared_options_follow_flags(void)
 		}
 		T_EQ(help, 1);
 		T_EQ(region, !!(c->flags & HP_CMD_NEED_AWS));
-		T_EQ(output, !!(c->flags & HP_CMD_REPORT));
+		/* A command without a report may name its own --output (diff's format). */
+		if (!own_option(c, "output"))
+			T_EQ(output, !!(c->flags & HP_CMD_REPORT));
 		T_EQ(snapshot, !!(c->flags & HP_CMD_SNAPSHOT));
 		if (c->flags & HP_CMD_NEED_CLUSTER)
 			T_EQ(cluster, 1);
 	}
 }
 
-T_MAIN(T(t_table_sorted_and_unique), T(t_flags_fit_together), T(t_main_help_lists_commands),
-       T(t_help_names_every_option), T(t_unknown_option_is_usage), T(t_shared_options_follow_flags))
+/* hpnode fleet's and watch's own options: bad values are usage errors before any AWS call. */
+static void t_fleet_and_watch_usage(void)
+{
+	T_EQ(hpnode("fleet", "--regions", "us-west-2,"), HP_EXIT_USAGE);
+	T_ASSERT(strstr(err_text, "must not end with a comma") != NULL);
+	T_EQ(hpnode("fleet", "--regions", "us-west-2,,eu-west-1"), HP_EXIT_USAGE);
+	T_ASSERT(strstr(err_text, "separated by commas") != NULL);
+	T_EQ(hpnode("fleet", "--regions", "us-west-2,Moon-1"), HP_EXIT_USAGE);
+	T_ASSERT(strstr(err_text, "'Moon-1' is not a region name") != NULL);
+	T_EQ(hpnode("fleet", "--regions", ""), HP_EXIT_USAGE);
+	T_EQ(hpnode("fleet", "--parallel", "17"), HP_EXIT_USAGE);
+	T_ASSERT(strstr(err_text, "--parallel must be a whole number from 1 to 16") != NULL);
+	T_EQ(hpnode("fleet", "--output", "junit"), HP_EXIT_USAGE);
+	T_ASSERT(strstr(err_text, "no JUnit") != NULL);
+	T_EQ(hpnode("fleet", "--summary", NULL), HP_EXIT_USAGE);
+	T_EQ(hpnode("watch", "--probe-share", "0"), HP_EXIT_USAGE);
+	T_ASSERT(strstr(err_text, "--probe-share must be a whole number") != NULL);
+}
+
+T_MAIN(T(t_table_sorted_and_unique), T(t_fleet_and_watch_usage), T(t_flags_fit_together), T(t_main_help_lists_commands),
+       T(t_help_names_every_option), T(t_unknown_option_is_usage), T(t_did_you_mean_and_options_first), T(t_shared_options_follow_flags))

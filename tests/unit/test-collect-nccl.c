@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/collect/nccl-exec.h"
 #include "checks-t.h"
 #include "fake-sys.h"
 #include "hp/aws.h"
@@ -706,6 +707,15 @@ static void t_cloudwatch_bounds_and_failures(void)
 	fake_sys_release(&f);
 }
 
-T_MAIN(T(t_job_pods_objects_and_logs), T(t_job_logs_in_batches), T(t_job_name_label_and_refusals),
+/* The --exec script's Python import writes nothing in the container (no __pycache__). */
+static void t_exec_script_writes_no_bytecode(void)
+{
+	const char *sc = hp_nccl_exec_script();
+
+	T_CONTAINS(sc, "PYTHONDONTWRITEBYTECODE=1 python3 -B -c 'import torch;");
+	T_ASSERT(!strstr(sc, "\n  python3 "));
+}
+
+T_MAIN(T(t_exec_script_writes_no_bytecode), T(t_job_pods_objects_and_logs), T(t_job_logs_in_batches), T(t_job_name_label_and_refusals),
        T(t_without_a_job_only_training_pods), T(t_untrusted_kubectl_is_not_used),
        T(t_cloudwatch), T(t_cloudwatch_bounds_and_failures))

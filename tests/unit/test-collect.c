@@ -80,6 +80,39 @@ static void t_full_collection_and_node_cap(void)
 	T_ASSERT(hp_snapshot_get(&snap, "calls") == NULL || cJSON_GetArraySize(hp_snapshot_get(&snap, "calls")) == 0);
 }
 
+/*
+ * The node cap counts nodes, not pages: one page of 250 with a cap of two
+ * pages keeps 200 and says the list was cut; an id listed twice (across
+ * pages or in one) is kept once and named.
+ */
+static void t_node_cap_per_node_and_duplicates(void)
+{
+	struct hp_collect_opts o = { "c1", NULL, 0, 2 };
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_buf page = HP_BUF_INIT(1 << 20);
+	const cJSON *dups;
+	int i;
+
+	hp_buf_puts(&page, "{\"ClusterNodeSummaries\":[{\"InstanceId\":\"i-1\"},{\"InstanceId\":\"i-1\"}");
+	for (i = 2; i <= 250; i++)
+		hp_buf_printf(&page, ",{\"InstanceId\":\"i-%d\"}", i);
+	hp_buf_puts(&page, ",{\"InstanceId\":\"i-7\"}]}");
+	setup();
+	fake_reply(&fs, 200, NULL, sts_ok);
+	fake_reply(&fs, 200, NULL, cluster_ok);
+	fake_reply(&fs, 200, NULL, page.buf);
+	queue_tail();
+	T_EQ(hp_collect_cluster(&aws, &o, &snap, &e), 0);
+	T_EQ(cJSON_GetArraySize(hp_snapshot_get(&snap, "nodes")), 200);
+	T_ASSERT(cJSON_IsTrue(hp_snapshot_get(&snap, "nodes_truncated")));
+	T_STREQ(hp_json_str(cJSON_GetArrayItem(hp_snapshot_get(&snap, "nodes"), 1), "InstanceId"), "i-2");
+	dups = hp_snapshot_get(&snap, "nodes_duplicates");
+	T_EQ(cJSON_GetArraySize(dups), 2);
+	T_STREQ(cJSON_GetArrayItem(dups, 0)->valuestring, "i-1");
+	T_STREQ(cJSON_GetArrayItem(dups, 1)->valuestring, "i-7");
+	hp_buf_release(&page);
+}
+
 static void t_denied_page_drops_partial_list(void)
 {
 	struct hp_collect_opts o = { "c1", NULL, 0, 0 };
@@ -237,6 +270,41 @@ static void t_sts_preflight_says_what_happened(void)
 	}
 }
 
+/*
+ * A silent STS endpoint: the preflight gives up after two attempts of at
+ * most 6 s each (no time judged: the attempts and the limit asked for are
+ * counted), naming the endpoint; the calls after it keep the run's limit.
+ */
+static void t_sts_preflight_silent_endpoint(void)
+{
+	struct hp_collect_opts o = { "c1", NULL, 0, 0 };
+	struct hp_error e = HP_ERROR_INIT;
+
+	setup();
+	aws.max_attempts = 3;
+	aws.timeout_ms = 30000;
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	fake_net_error(&fs, HP_NET_TIMEOUT);
+	T_EQ(hp_collect_cluster(&aws, &o, &snap, &e), -1);
+	T_EQ(fs.nreq, 2);
+	T_EQ(fs.req_timeout_ms, 6000);
+	T_EQ(e.code, HP_ERR_HTTP);
+	T_CONTAINS(e.msg, "cannot reach AWS STS at '");
+	T_ASSERT(strstr(e.msg, aws.endpoint[HP_SVC_STS]) != NULL);
+	T_CONTAINS(e.msg, "(2 attempts, 6 s each at most)");
+	T_EQ(aws.timeout_ms, 30000);
+	T_EQ(aws.max_attempts, 3);
+	/* A later call has its own limit again. */
+	setup();
+	aws.timeout_ms = 30000;
+	fake_reply(&fs, 200, NULL, sts_ok);
+	fake_reply(&fs, 200, NULL, cluster_ok);
+	queue_tail();
+	T_EQ(hp_collect_cluster(&aws, &o, &snap, &e), 0);
+	T_EQ(fs.req_timeout_ms, 30000);
+}
+
 /* An HTML page served for DescribeCluster is an error, never a phantom cluster. */
 static void t_html_describe_cluster_is_fatal(void)
 {
@@ -257,7 +325,127 @@ static void t_html_describe_cluster_is_fatal(void)
 	T_EQ(fs.nreq, 3);
 }
 
-T_MAIN(T(t_events_skipped_without_continuous_mode), T(t_full_collection_and_node_cap), T(t_denied_page_drops_partial_list),
+/* A DescribeCluster reply about another cluster than the one asked for is an error. */
+static void t_describe_cluster_other_name_is_fatal(void)
+{
+	struct hp_collect_opts o = { "c2", NULL, 0, 0 };
+	struct hp_error e = HP_ERROR_INIT;
+
+	setup();
+	fake_reply(&fs, 200, NULL, sts_ok);
+	fake_reply(&fs, 200, NULL, cluster_ok);
+	T_EQ(hp_collect_cluster(&aws, &o, &snap, &e), -1);
+	T_EQ(e.code, HP_ERR_API);
+	T_CONTAINS(e.msg, "DescribeCluster answered for cluster 'c1' when 'c2' was asked for");
+	T_ASSERT(hp_snapshot_get(&snap, "cluster") == NULL);
+}
+
+
+static const char cluster_parts[] =
+	"{\"ClusterArn\":\"arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456\","
+	"\"ClusterName\":\"c1\",\"ClusterStatus\":\"InService\",\"NodeProvisioningMode\":\"Continuous\","
+	"\"InstanceGroups\":[{\"InstanceGroupName\":\"login\",\"InstanceType\":\"ml.m5.xlarge\",\"CurrentCount\":50},"
+	"{\"InstanceGroupName\":\"gpu\",\"InstanceType\":\"ml.p5.48xlarge\",\"CurrentCount\":400},"
+	"{\"InstanceGroupName\":\"gpu-b\",\"InstanceType\":\"ml.p5.48xlarge\",\"CurrentCount\":50}]}";
+
+#define NODE(id, g, t) "{\"InstanceId\":\"" id "\",\"InstanceGroupName\":\"" g "\",\"LaunchTime\":" #t "}"
+
+/*
+ * More than a page: one partition per group whose name holds no other's
+ * ("gpu" covers "gpu-b"), the large one read as its oldest and newest page,
+ * then creation-time windows reaching past their edges; nodes read twice
+ * are kept once, a node of another group is dropped, and the list is
+ * sorted by creation time, then id.
+ */
+static void t_node_list_partitions(void)
+{
+	struct hp_collect_opts o = { "c1", NULL, 0, 0 };
+	struct hp_error e = HP_ERROR_INIT;
+	const cJSON *n;
+	char ids[256] = "";
+
+	setup();
+	fake_reply(&fs, 200, NULL, sts_ok);
+	fake_reply(&fs, 200, NULL, cluster_parts);
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[" NODE("i-l1", "login", 50) ","
+		   NODE("i-x1", "login-old", 51) "]}");
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[" NODE("i-g1", "gpu", 100) ","
+		   NODE("i-g2", "gpu", 100) "," NODE("i-b1", "gpu-b", 100) "],\"NextToken\":\"a1\"}");
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[" NODE("i-g9", "gpu", 200) ","
+		   NODE("i-g8", "gpu", 160) "],\"NextToken\":\"d1\"}");
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[" NODE("i-g2", "gpu", 100) ","
+		   NODE("i-g3", "gpu", 130) "]}");
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[" NODE("i-g3", "gpu", 130) ","
+		   NODE("i-g4", "gpu", 150) "," NODE("i-g8", "gpu", 160) "]}");
+	queue_tail();
+	T_EQ(hp_collect_cluster(&aws, &o, &snap, &e), 0);
+	T_CONTAINS(fs.req_body[2], "\"InstanceGroupNameContains\":\"login\"");
+	T_CONTAINS(fs.req_body[3], "\"InstanceGroupNameContains\":\"gpu\"");
+	T_CONTAINS(fs.req_body[3], "\"SortOrder\":\"Ascending\"");
+	T_NOT_CONTAINS(fs.req_body[3], "CreationTime");
+	T_CONTAINS(fs.req_body[4], "\"SortOrder\":\"Descending\"");
+	/* Between the oldest page's last time (100) and the newest page's (160): two windows. */
+	T_CONTAINS(fs.req_body[5], "\"CreationTimeAfter\":98");
+	T_CONTAINS(fs.req_body[5], "\"CreationTimeBefore\":132");
+	T_CONTAINS(fs.req_body[6], "\"CreationTimeAfter\":128");
+	T_CONTAINS(fs.req_body[6], "\"CreationTimeBefore\":162");
+	T_NOT_CONTAINS(fs.req_body[6], "NextToken");
+	T_CONTAINS(fs.req_headers[6], "ListClusterNodes");
+	T_NOT_CONTAINS(fs.req_headers[7], "ListClusterNodes");
+	cJSON_ArrayForEach(n, hp_snapshot_get(&snap, "nodes")) {
+		strcat(ids, hp_json_str(n, "InstanceId"));
+		strcat(ids, " ");
+	}
+	T_STREQ(ids, "i-l1 i-b1 i-g1 i-g2 i-g3 i-g4 i-g8 i-g9 ");
+	T_ASSERT(cJSON_IsFalse(hp_snapshot_get(&snap, "nodes_truncated")));
+	T_ASSERT(hp_snapshot_get(&snap, "nodes_partial") == NULL);
+	T_EQ(hp_json_num(snap.root, "nodes_pages", 0), 5);
+}
+
+/* A window that fails keeps what the rest read and names the groups it cut; a refusal keeps nothing. */
+static void t_node_list_partition_cut(void)
+{
+	struct hp_collect_opts o = { "c1", NULL, 0, 0 };
+	struct hp_error e = HP_ERROR_INIT;
+	const cJSON *c;
+
+	setup();
+	fake_reply(&fs, 200, NULL, sts_ok);
+	fake_reply(&fs, 200, NULL, cluster_parts);
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[" NODE("i-l1", "login", 50) "]}");
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[" NODE("i-g1", "gpu", 100) "],"
+		   "\"NextToken\":\"a1\"}");
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[" NODE("i-g9", "gpu", 200) "],"
+		   "\"NextToken\":\"d1\"}");
+	fake_reply(&fs, 400, NULL, "{\"__type\":\"ValidationException\",\"message\":\"bad window\"}");
+	fake_reply(&fs, 200, NULL, "{\"ClusterNodeSummaries\":[" NODE("i-g5", "gpu", 170) "]}");
+	queue_tail();
+	T_EQ(hp_collect_cluster(&aws, &o, &snap, &e), 0);
+	T_EQ(cJSON_GetArraySize(hp_snapshot_get(&snap, "nodes")), 4);
+	c = hp_snapshot_get(&snap, "nodes_partial");
+	T_EQ(cJSON_GetArraySize(c), 2);
+	T_ASSERT(hp_json_has_str(c, "gpu") && hp_json_has_str(c, "gpu-b"));
+	c = find_call("ListClusterNodes");
+	T_ASSERT(c != NULL);
+	T_STREQ(hp_json_str(c, "code"), "ValidationException");
+
+	setup();
+	fake_reply(&fs, 200, NULL, sts_ok);
+	fake_reply(&fs, 200, NULL, cluster_parts);
+	fake_reply(&fs, 400, NULL, "{\"__type\":\"AccessDeniedException\",\"message\":\"not authorized\"}");
+	queue_tail();
+	T_EQ(hp_collect_cluster(&aws, &o, &snap, &e), 0);
+	T_ASSERT(hp_snapshot_get(&snap, "nodes") == NULL);
+	T_STREQ(hp_json_str(find_call("ListClusterNodes"), "class"), "denied");
+	/* After the refusal no other node page was asked for. */
+	T_CONTAINS(fs.req_headers[2], "ListClusterNodes");
+	T_NOT_CONTAINS(fs.req_headers[3], "ListClusterNodes");
+}
+
+T_MAIN(T(t_describe_cluster_other_name_is_fatal), T(t_node_list_partitions), T(t_node_list_partition_cut),
+       T(t_events_skipped_without_continuous_mode), T(t_full_collection_and_node_cap),
+       T(t_node_cap_per_node_and_duplicates), T(t_denied_page_drops_partial_list),
        T(t_node_not_found_is_recorded), T(t_cluster_not_found_lists_clusters),
        T(t_bad_credentials_are_fatal), T(t_events_cap_and_log_streams),
-       T(t_sts_preflight_says_what_happened), T(t_html_describe_cluster_is_fatal))
+       T(t_sts_preflight_says_what_happened), T(t_sts_preflight_silent_endpoint),
+       T(t_html_describe_cluster_is_fatal))

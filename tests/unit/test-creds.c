@@ -112,7 +112,9 @@ static void t_chain_order(void)
 		  "[default]\ncredential_process = tool\naws_access_key_id = AKIDCFG\n"
 		  "aws_secret_access_key = " SK "cfg\n", creds_file, "environment", "AKIDENV" },
 		{ "env wins over an SSO profile named by AWS_PROFILE", 1, NULL, "[default]\n"
-		  "sso_session = corp\n", NULL, "environment", "AKIDENV" },
+		  "sso_session = corp\nsso_account_id = 1\nsso_role_name = R\n[sso-session corp]\n"
+		  "sso_start_url = https://corp/start\nsso_region = us-east-1\n", NULL,
+		  "environment", "AKIDENV" },
 		{ "--profile skips env", 1, "dev", "[profile dev]\n", creds_file,
 		  "shared-credentials-file", "AKIDDEVFILE" },
 		{ "credentials file beats process and config", 0, NULL,
@@ -158,7 +160,7 @@ static void t_trace_lines(void)
 	T_STREQ(x.trace.buf, "environment: skipped because --profile was given\n"
 			     "assume-role: profile 'dev' has no role_arn\n"
 			     "web-identity: profile 'dev' has no web_identity_token_file\n"
-			     "sso: profile 'dev' has no sso_session or sso_start_url\n"
+			     "sso: profile 'dev' has no sso_account_id or sso_role_name\n"
 			     "shared-credentials-file: no aws_access_key_id in section [dev] of the "
 			     "credentials file\n"
 			     "credential-process: answered (session credentials)\n");
@@ -549,10 +551,7 @@ static void t_config_errors(void)
 		const struct env_pair env[2];
 		const char *msg;
 	} cases[] = {
-		{ "[profile p]\nsso_session = corp\nsso_account_id = 1\n", { { NULL, NULL } },
-		  "sso: profile 'p' names sso_session 'corp', but the config file has no "
-		  "[sso-session corp] section" },
-		{ "[profile p]\nsso_start_url = https://x/start\n", { { NULL, NULL } },
+		{ "[profile p]\nsso_start_url = https://x/start\nsso_role_name = R\n", { { NULL, NULL } },
 		  "sso: SSO profile 'p' is incomplete: it needs sso_region" },
 		{ "[profile p]\nrole_arn = arn:aws:iam::1:role/r\n", { { NULL, NULL } },
 		  "assume-role: profile 'p' has role_arn but neither source_profile nor "
@@ -847,6 +846,7 @@ static void t_sso(void)
 	fake_file(&x.f, path, "{\"startUrl\":\"https://corp/start\",\"region\":\"us-east-1\","
 		  "\"accessToken\":\"" TOK "old\",\"expiresAt\":\"2015-08-30T12:00:00Z\","
 		  "\"clientId\":\"cid\",\"clientSecret\":\"" SK "client\","
+		  "\"registrationExpiresAt\":\"2099-01-01T00:00:00Z\","
 		  "\"refreshToken\":\"" TOK "refresh\"}");
 	fake_reply(&x.f, 200, NULL, "{\"accessToken\":\"" TOK "new\",\"expiresIn\":3600,"
 		   "\"refreshToken\":\"" TOK "refresh2\",\"tokenType\":\"Bearer\"}");
@@ -865,6 +865,22 @@ static void t_sso(void)
 	T_CONTAINS(x.f.wrote[0][1], "\"refreshToken\":\t\"" TOK "refresh2\"");
 	T_CONTAINS(x.f.wrote[0][1], "\"clientId\":\t\"cid\"");
 	T_CONTAINS(x.trace.buf, "sso: token refreshed");
+	fx_release(&x);
+
+	/* An expiresIn no lifetime has (1e300 s) is refused before it becomes a whole number. */
+	fx_init(&x);
+	fake_setenv(&x.f, "HOME", "/home/u");
+	fake_setenv(&x.f, "AWS_ENDPOINT_URL_SSO", "http://127.0.0.1:5");
+	fake_setenv(&x.f, "AWS_ENDPOINT_URL_SSO_OIDC", "http://127.0.0.1:6");
+	fake_file(&x.f, path, "{\"startUrl\":\"https://corp/start\",\"region\":\"us-east-1\","
+		  "\"accessToken\":\"" TOK "old\",\"expiresAt\":\"2015-08-30T12:00:00Z\","
+		  "\"clientId\":\"cid\",\"clientSecret\":\"" SK "client\","
+		  "\"registrationExpiresAt\":\"2099-01-01T00:00:00Z\","
+		  "\"refreshToken\":\"" TOK "refresh\"}");
+	fake_reply(&x.f, 200, NULL, "{\"accessToken\":\"" TOK "new\",\"expiresIn\":1e300}");
+	T_EQ(fx_resolve(&x, "dev", cfg, NULL), -1);
+	T_CONTAINS(x.e.msg, "returned expiresIn 1e+300, not a lifetime from 0 to 90 days");
+	T_EQ(x.f.nwrote, 0);
 	fx_release(&x);
 
 	/* No cache: log in first. Legacy keys hash the start URL. */
@@ -886,6 +902,128 @@ static void t_sso(void)
 	T_CONTAINS(x.e.msg, "sso: the SSO token of profile 'old' has expired; run `aws sso login "
 			    "--profile old`");
 	T_EQ(x.f.nreq, 0);
+	fx_release(&x);
+}
+
+/* The rules the CLI and botocore follow where hpnode once differed. */
+static void t_cli_rules(void)
+{
+	static const char portal[] = "{\"roleCredentials\":{\"accessKeyId\":\"ASIASSO\","
+				     "\"secretAccessKey\":\"" SK "s\",\"sessionToken\":\"" TOK "s\","
+				     "\"expiration\":1440945360000}}";
+	static const char sess[] = "/home/u/.aws/sso/cache/"
+				   "ee0bfd2552fbd840c02cc48b6e823320543c450f.json";
+	struct fixture x;
+
+	/* A source profile with keys and its own role_arn gives its keys: one AssumeRole. */
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_REGION", "us-west-2");
+	fake_setenv(&x.f, "AWS_ENDPOINT_URL_STS", "http://127.0.0.1:9");
+	fake_reply(&x.f, 200, NULL, STS_REPLY("AssumeRole", "ASIAOPS"));
+	T_EQ(fx_resolve(&x, "ops", "[profile ops]\nrole_arn = arn:aws:iam::1:role/ops\n"
+			"source_profile = base\n[profile base]\nrole_arn = arn:aws:iam::1:role/b\n"
+			"source_profile = other\n",
+			"[base]\naws_access_key_id = AKIDBASE\naws_secret_access_key = " SK "\n"), 0);
+	T_STREQ(x.c.access_key, "ASIAOPS");
+	T_EQ(x.f.nreq, 1);
+	T_CONTAINS(x.f.req_headers[0], "Credential=AKIDBASE/");
+	T_CONTAINS(x.f.req_body[0], "RoleArn=arn%3Aaws%3Aiam%3A%3A1%3Arole%2Fops");
+	fx_release(&x);
+
+	/* Settings in the credentials file count: role_arn and source_profile there. */
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_REGION", "us-west-2");
+	fake_setenv(&x.f, "AWS_ENDPOINT_URL_STS", "http://127.0.0.1:9");
+	fake_reply(&x.f, 200, NULL, STS_REPLY("AssumeRole", "ASIAOPS"));
+	T_EQ(fx_resolve(&x, "ops", "[profile base]\naws_access_key_id = AKIDCFG\n"
+			"aws_secret_access_key = " SK "\n",
+			"[ops]\nrole_arn = arn:aws:iam::1:role/ops\nsource_profile = base\n"), 0);
+	T_STREQ(x.c.provider, "assume-role");
+	T_CONTAINS(x.f.req_headers[0], "Credential=AKIDCFG/");
+	fx_release(&x);
+
+	/* Each web-identity variable beats the profile's setting on its own. */
+	fx_init(&x);
+	fake_setenv(&x.f, "AWS_REGION", "us-west-2");
+	fake_setenv(&x.f, "AWS_PROFILE", "ci");
+	fake_setenv(&x.f, "AWS_ROLE_ARN", "arn:aws:iam::1:role/env");
+	fake_file(&x.f, "/tok", "eyJprofile\n");
+	fake_reply(&x.f, 200, NULL, STS_REPLY("AssumeRoleWithWebIdentity", "ASIAWEB"));
+	T_EQ(fx_resolve(&x, NULL, "[profile ci]\nweb_identity_token_file = /tok\n"
+			"role_arn = arn:aws:iam::1:role/prof\nrole_session_name = prof\n", NULL), 0);
+	T_CONTAINS(x.f.req_body[0], "RoleArn=arn%3Aaws%3Aiam%3A%3A1%3Arole%2Fenv&"
+				    "RoleSessionName=prof&WebIdentityToken=eyJprofile");
+	fx_release(&x);
+
+	/* Only sso_session, no account or role: not SSO; the credentials file's keys answer. */
+	fx_init(&x);
+	T_EQ(fx_resolve(&x, "dev", "[profile dev]\nsso_session = corp\n[sso-session corp]\n"
+			"sso_start_url = https://corp/start\nsso_region = us-east-1\n", creds_file), 0);
+	T_STREQ(x.c.provider, "shared-credentials-file");
+	fx_release(&x);
+
+	/* A token with 30 s left is still used, and the portal comes from [services]. */
+	fx_init(&x);
+	fake_setenv(&x.f, "HOME", "/home/u");
+	fake_file(&x.f, "/home/u/.aws/sso/cache/717f6b50ccf65f10839b090b78b6ff0786091a96.json",
+		  "{\"accessToken\":\"" TOK "last\",\"expiresAt\":\"2015-08-30T12:36:30Z\"}");
+	fake_reply(&x.f, 200, NULL, portal);
+	T_EQ(fx_resolve(&x, "old", "[profile old]\nsso_start_url = https://corp/start\n"
+			"sso_region = us-east-1\nsso_account_id = 1\nsso_role_name = R\n"
+			"services = s\n[services s]\nsso =\n  endpoint_url = http://127.0.0.1:7/p/\n",
+			NULL), 0);
+	T_STREQ(x.c.access_key, "ASIASSO");
+	T_STREQ(x.f.req_url[0], "http://127.0.0.1:7/p/federation/credentials?account_id=1"
+				"&role_name=R");
+	T_CONTAINS(x.f.req_headers[0], "x-amz-sso_bearer_token: " TOK "last\n");
+	fx_release(&x);
+
+	/* In the refresh window a failed refresh keeps the token while it lasts. */
+	fx_init(&x);
+	fake_setenv(&x.f, "HOME", "/home/u");
+	fake_setenv(&x.f, "AWS_ENDPOINT_URL", "http://127.0.0.1:5");
+	fake_file(&x.f, sess, "{\"accessToken\":\"" TOK "old\",\"expiresAt\":\"2015-08-30T12:40:00Z\","
+		  "\"clientId\":\"cid\",\"clientSecret\":\"" SK "c\",\"registrationExpiresAt\":"
+		  "\"2099-01-01T00:00:00Z\",\"refreshToken\":\"" TOK "r\"}");
+	fake_reply(&x.f, 400, NULL, "{\"error\":\"invalid_grant\"}");
+	fake_reply(&x.f, 200, NULL, portal);
+	if (fx_resolve(&x, "dev", "[profile dev]\nsso_session = corp\nsso_account_id = 1\n"
+		       "sso_role_name = R\n[sso-session corp]\nsso_start_url = https://corp/start\n"
+		       "sso_region = us-east-1\n", NULL))
+		T_FAILF("%s", x.e.msg);
+	T_STREQ(x.f.req_url[0], "http://127.0.0.1:5/token");
+	T_CONTAINS(x.f.req_headers[x.f.nreq - 1], "x-amz-sso_bearer_token: " TOK "old\n");
+	T_CONTAINS(x.trace.buf, "sso: refresh failed, the cached token is used until it expires");
+	fx_release(&x);
+
+	/*
+	 * An sso_session without its section (or without its start URL and
+	 * region) fails every command, as botocore's token provider does, even
+	 * when the environment has keys.
+	 */
+	fx_init(&x);
+	set_env_keys(&x);
+	fake_file(&x.f, "/cfg", "[profile p]\nsso_session = corp\n[sso-session lab]\n"
+		  "sso_region = us-east-1\n");
+	T_EQ(hp_profile_load(&x.f.sys, "p", &x.p, &x.e), -1);
+	T_EQ(x.e.code, HP_ERR_CONFIG);
+	T_CONTAINS(x.e.msg, "profile 'p' names sso_session 'corp', but '/cfg' has no "
+			    "[sso-session corp] section");
+	fx_release(&x);
+	fx_init(&x);
+	fake_file(&x.f, "/cfg", "[profile p]\nsso_session = lab\n[sso-session lab]\n"
+		  "sso_region = us-east-1\n");
+	T_EQ(hp_profile_load(&x.f.sys, "p", &x.p, &x.e), -1);
+	T_CONTAINS(x.e.msg, "[sso-session lab] of profile 'p' needs sso_start_url and sso_region");
+	fx_release(&x);
+
+	/* A value set differently in the profile and its sso-session is an error. */
+	fx_init(&x);
+	T_EQ(fx_resolve(&x, "dev", "[profile dev]\nsso_session = corp\nsso_account_id = 1\n"
+			"sso_role_name = R\nsso_region = eu-west-1\n[sso-session corp]\n"
+			"sso_start_url = https://corp/start\nsso_region = us-east-1\n", NULL), -1);
+	T_CONTAINS(x.e.msg, "sso: profile 'dev' sets sso_region to 'eu-west-1' but its "
+			    "sso-session 'corp' sets it to 'us-east-1'");
 	fx_release(&x);
 }
 
@@ -979,7 +1117,7 @@ static void t_nobody_answered(void)
 		"assume-role: profile 'dev' has no role_arn\n"
 		"web-identity: AWS_WEB_IDENTITY_TOKEN_FILE not set and profile 'dev' has no "
 		"web_identity_token_file\n"
-		"sso: profile 'dev' has no sso_session or sso_start_url\n"
+		"sso: profile 'dev' has no sso_account_id or sso_role_name\n"
 		"shared-credentials-file: no [dev] section in the credentials file\n"
 		"credential-process: profile 'dev' has no credential_process\n"
 		"config-file: no aws_access_key_id in profile 'dev' of the config file\n"
@@ -1273,6 +1411,6 @@ static void t_region_errors(void)
 T_MAIN(T(t_chain_order), T(t_trace_lines), T(t_env_tokens), T(t_env_expiration), T(t_env_partial),
        T(t_file_keys), T(t_process_split), T(t_process_split_errors), T(t_process_answers),
        T(t_process_errors), T(t_config_errors), T(t_assume_role), T(t_web_identity),
-       T(t_container), T(t_imds), T(t_sso), T(t_refresh),
+       T(t_container), T(t_imds), T(t_sso), T(t_cli_rules), T(t_refresh),
        T(t_refresh_threads), T(t_nobody_answered), T(t_release_wipes),
        T(t_region_order), T(t_region_validation), T(t_region_errors))

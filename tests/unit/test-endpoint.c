@@ -26,6 +26,8 @@ static int resolve(enum hp_svc svc, const char *region, const char *flag,
 	fake_setenv(&f, "AWS_CONFIG_FILE", "/cfg");
 	for (; env && env->name; env++)
 		fake_setenv(&f, env->name, env->value);
+	/* The order tests use plain-http names; a case may turn this off (the first value wins). */
+	fake_setenv(&f, "HPNODE_ALLOW_PLAIN_HTTP", "1");
 	if (config)
 		fake_file(&f, "/cfg", config);
 	hp_error_clear(e);
@@ -52,6 +54,7 @@ static void t_service_table(void)
 		{ HP_SVC_QUOTAS, "service-quotas", "servicequotas", "servicequotas", "SERVICE_QUOTAS",
 		  "service_quotas" },
 		{ HP_SVC_STS, "sts", "sts", "sts", "STS", "sts" },
+		{ HP_SVC_S3, "s3", "s3", "s3", "S3", "s3" },
 	};
 	size_t i;
 
@@ -89,37 +92,44 @@ static void t_standard_hosts(void)
 		  { "api.sagemaker.us-west-2.amazonaws.com", "eks.us-west-2.amazonaws.com",
 		    "ec2.us-west-2.amazonaws.com", "logs.us-west-2.amazonaws.com",
 		    "ssm.us-west-2.amazonaws.com", "servicequotas.us-west-2.amazonaws.com",
-		    "sts.us-west-2.amazonaws.com" } },
+		    "sts.us-west-2.amazonaws.com",
+		    "s3.us-west-2.amazonaws.com" } },
 		{ none, "cn-north-1",
 		  { "api.sagemaker.cn-north-1.amazonaws.com.cn", "eks.cn-north-1.amazonaws.com.cn",
 		    "ec2.cn-north-1.amazonaws.com.cn", "logs.cn-north-1.amazonaws.com.cn",
 		    "ssm.cn-north-1.amazonaws.com.cn", "servicequotas.cn-north-1.amazonaws.com.cn",
-		    "sts.cn-north-1.amazonaws.com.cn" } },
+		    "sts.cn-north-1.amazonaws.com.cn",
+		    "s3.cn-north-1.amazonaws.com.cn" } },
 		{ none, "us-gov-west-1",
 		  { "api.sagemaker.us-gov-west-1.amazonaws.com", "eks.us-gov-west-1.amazonaws.com",
 		    "ec2.us-gov-west-1.amazonaws.com", "logs.us-gov-west-1.amazonaws.com",
 		    "ssm.us-gov-west-1.amazonaws.com", "servicequotas.us-gov-west-1.amazonaws.com",
-		    "sts.us-gov-west-1.amazonaws.com" } },
+		    "sts.us-gov-west-1.amazonaws.com",
+		    "s3.us-gov-west-1.amazonaws.com" } },
 		{ fips, "us-east-1",
 		  { "api-fips.sagemaker.us-east-1.amazonaws.com", "fips.eks.us-east-1.amazonaws.com",
 		    "ec2-fips.us-east-1.amazonaws.com", "logs-fips.us-east-1.amazonaws.com",
 		    "ssm-fips.us-east-1.amazonaws.com", "servicequotas-fips.us-east-1.amazonaws.com",
-		    "sts-fips.us-east-1.amazonaws.com" } },
+		    "sts-fips.us-east-1.amazonaws.com",
+		    "s3-fips.us-east-1.amazonaws.com" } },
 		{ fips, "us-gov-west-1",
 		  { "api-fips.sagemaker.us-gov-west-1.amazonaws.com", "eks.us-gov-west-1.amazonaws.com",
 		    "ec2.us-gov-west-1.amazonaws.com", "logs.us-gov-west-1.amazonaws.com",
 		    "ssm.us-gov-west-1.amazonaws.com", "servicequotas.us-gov-west-1.amazonaws.com",
-		    "sts.us-gov-west-1.amazonaws.com" } },
+		    "sts.us-gov-west-1.amazonaws.com",
+		    "s3-fips.us-gov-west-1.amazonaws.com" } },
 		{ fips, "cn-north-1",
 		  { "api.sagemaker-fips.cn-north-1.amazonaws.com.cn",
 		    "eks-fips.cn-north-1.amazonaws.com.cn", "ec2-fips.cn-north-1.amazonaws.com.cn",
 		    "logs-fips.cn-north-1.amazonaws.com.cn", "ssm-fips.cn-north-1.amazonaws.com.cn",
 		    "servicequotas-fips.cn-north-1.amazonaws.com.cn",
-		    "sts-fips.cn-north-1.amazonaws.com.cn" } },
+		    "sts-fips.cn-north-1.amazonaws.com.cn",
+		    "s3-fips.cn-north-1.amazonaws.com.cn" } },
 		{ dual, "us-west-2",
 		  { "api.sagemaker.us-west-2.api.aws", "eks.us-west-2.api.aws",
 		    "ec2.us-west-2.api.aws", "logs.us-west-2.api.aws", "ssm.us-west-2.api.aws",
-		    "servicequotas.us-west-2.api.aws", "sts.us-west-2.api.aws" } },
+		    "servicequotas.us-west-2.api.aws", "sts.us-west-2.api.aws",
+		    "s3.dualstack.us-west-2.amazonaws.com" } },
 		{ dual, "cn-north-1",
 		  { "api.sagemaker.cn-north-1.api.amazonwebservices.com.cn",
 		    "eks.cn-north-1.api.amazonwebservices.com.cn",
@@ -127,12 +137,14 @@ static void t_standard_hosts(void)
 		    "logs.cn-north-1.api.amazonwebservices.com.cn",
 		    "ssm.cn-north-1.api.amazonwebservices.com.cn",
 		    "servicequotas.cn-north-1.api.amazonwebservices.com.cn",
-		    "sts.cn-north-1.api.amazonwebservices.com.cn" } },
+		    "sts.cn-north-1.api.amazonwebservices.com.cn",
+		    "s3.dualstack.cn-north-1.amazonaws.com.cn" } },
 		{ both, "us-gov-west-1",
 		  { "api.sagemaker-fips.us-gov-west-1.api.aws", "eks-fips.us-gov-west-1.api.aws",
 		    "ec2-fips.us-gov-west-1.api.aws", "logs-fips.us-gov-west-1.api.aws",
 		    "ssm-fips.us-gov-west-1.api.aws", "servicequotas-fips.us-gov-west-1.api.aws",
-		    "sts-fips.us-gov-west-1.api.aws" } },
+		    "sts-fips.us-gov-west-1.api.aws",
+		    "s3-fips.dualstack.us-gov-west-1.amazonaws.com" } },
 	};
 	size_t i;
 	int s;
@@ -224,9 +236,6 @@ static void t_override_order(void)
 		/* A [services] section the profile does not select is not used. */
 		{ HP_SVC_SAGEMAKER, NULL, NULL, "[services local]\nsagemaker =\n  endpoint_url = "
 						"http://x:1\n", "https://api.sagemaker.eu-west-1.amazonaws.com" },
-		/* Nor one the profile names but that does not exist. */
-		{ HP_SVC_SAGEMAKER, NULL, NULL, "[default]\nservices = gone\n",
-		  "https://api.sagemaker.eu-west-1.amazonaws.com" },
 		/* The flag needs no region. */
 		{ HP_SVC_STS, "http://127.0.0.1:5000", NULL, NULL, "http://127.0.0.1:5000" },
 	};
@@ -241,6 +250,40 @@ static void t_override_order(void)
 			T_FAILF("case %zu: %.500s", i, e.msg);
 		T_STREQ(url, cases[i].want);
 	}
+}
+
+/* botocore's rule: a services key naming an absent or empty section is a configuration error. */
+static void t_services_section_missing(void)
+{
+	static const struct env_pair global[] = { { "AWS_ENDPOINT_URL", "http://g:1" },
+						  { NULL, NULL } };
+	static const char *const configs[] = {
+		"[default]\nservices = gone\n",
+		"[default]\nservices = empty\n[services empty]\n",
+	};
+	struct hp_error e = HP_ERROR_INIT;
+	char url[256];
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(configs); i++) {
+		T_EQ(resolve(HP_SVC_SAGEMAKER, "eu-west-1", NULL, NULL, configs[i], url,
+			     sizeof(url), &e), -1);
+		T_EQ(e.code, HP_ERR_CONFIG);
+		T_EQ(hp_err_exit_status(e.code), HP_EXIT_USAGE);
+		T_CONTAINS(e.msg, "names services '");
+		/* A variable decides first: the section is not looked at. */
+		T_EQ(resolve(HP_SVC_SAGEMAKER, "eu-west-1", NULL, global, configs[i], url,
+			     sizeof(url), &e), 0);
+		T_STREQ(url, "http://g:1");
+		/* Nor with the flag. */
+		T_EQ(resolve(HP_SVC_SAGEMAKER, "eu-west-1", "http://f:2", NULL, configs[i], url,
+			     sizeof(url), &e), 0);
+	}
+	/* A path prefix is kept as written, its trailing slash too. */
+	T_EQ(resolve(HP_SVC_SAGEMAKER, "eu-west-1", NULL, NULL,
+		     "[default]\nservices = s\n[services s]\nsagemaker =\n"
+		     "  endpoint_url = http://127.0.0.1:9/prefix/\n", url, sizeof(url), &e), 0);
+	T_STREQ(url, "http://127.0.0.1:9/prefix/");
 }
 
 static void t_ignore_configured(void)
@@ -283,7 +326,7 @@ static void t_override_validation(void)
 		{ "http://localhost:4566", 0, "http://localhost:4566" },
 		{ "https://vpce-1.api.sagemaker.us-west-2.vpce.amazonaws.com/", 0,
 		  "https://vpce-1.api.sagemaker.us-west-2.vpce.amazonaws.com" },
-		{ "HTTPS://Host//", 0, "HTTPS://Host/" },
+		{ "HTTPS://Host//", 0, "HTTPS://Host//" },
 		{ "https://host/prefix", 1, "https://host/prefix" },
 		{ "localhost:4566", 0, NULL },
 		{ "ftp://host", 0, NULL },
@@ -376,7 +419,86 @@ static void t_ca_bundle(void)
 	fake_sys_release(&f);
 }
 
-T_MAIN(T(t_service_table), T(t_standard_hosts), T(t_switches_from_config),
-       T(t_sts_stays_regional), T(t_override_order), T(t_ignore_configured),
+/*
+ * Link-local and metadata addresses in every spelling, plain http to a host
+ * that is not loopback (unless HPNODE_ALLOW_PLAIN_HTTP=1), empty and
+ * malformed ports: refused, whoever names the endpoint.
+ */
+static void t_endpoint_refusals(void)
+{
+	static const struct {
+		const char *value;
+		int allow_http;
+		const char *says;     /* NULL: accepted */
+	} cases[] = {
+		{ "https://169.254.169.254", 0, "link-local or metadata" },
+		{ "http://169.254.169.254/latest", 1, "link-local or metadata" },
+		{ "https://2852039166", 0, "link-local or metadata" },
+		{ "https://0xa9fea9fe", 0, "link-local or metadata" },
+		{ "https://0251.0376.0251.0376", 0, "link-local or metadata" },
+		{ "https://169.254.43518", 0, "link-local or metadata" },
+		{ "https://169.254.169.254.:443", 0, "link-local or metadata" },
+		{ "https://[::ffff:169.254.169.254]", 0, "link-local or metadata" },
+		{ "https://[::ffff:a9fe:a9fe]:443", 0, "link-local or metadata" },
+		{ "https://[fd00:ec2::254]", 0, "link-local or metadata" },
+		{ "https://[FD00:EC2::254]:8443/", 0, "link-local or metadata" },
+		{ "https://[fe80::1]", 0, "link-local or metadata" },
+		{ "https://user:pw@169.254.170.2", 0, "link-local or metadata" },
+		{ "https://127.0.0.1:", 0, "an empty port" },
+		{ "https://[::1]:", 0, "an empty port" },
+		{ "https://host:0", 0, "from 1 to 65535" },
+		{ "https://host:65536", 0, "from 1 to 65535" },
+		{ "https://host:44x", 0, "from 1 to 65535" },
+		{ "https://host:-1", 0, "from 1 to 65535" },
+		{ "https://[::1", 0, "closing ']'" },
+		{ "http://sagemaker.internal.example", 0, "plain http://" },
+		{ "http://10.0.0.5:8080", 0, "plain http://" },
+		{ "http://127.0.0.2.nip.io", 0, "plain http://" },
+		{ "http://sagemaker.internal.example", 1, NULL },
+		{ "http://127.0.0.1:5000", 0, NULL },
+		{ "http://127.9.9.9:5000/", 0, NULL },
+		{ "http://[::1]:5000", 0, NULL },
+		{ "http://localhost:4566", 0, NULL },
+		{ "https://host:443", 0, NULL },
+		{ "https://[2001:db8::1]:443", 0, NULL },
+		{ "https://vpce-1.sts.us-west-2.vpce.amazonaws.com", 0, NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++) {
+		struct env_pair env[] = { { "AWS_ENDPOINT_URL_STS", cases[i].value },
+					  { "HPNODE_ALLOW_PLAIN_HTTP", cases[i].allow_http ? "1" : "" },
+					  { NULL, NULL } };
+		struct hp_error e = HP_ERROR_INIT;
+		char url[256];
+		int rc = resolve(HP_SVC_STS, "us-west-2", NULL, env, NULL, url, sizeof(url), &e);
+
+		if (!cases[i].says) {
+			if (rc)
+				T_FAILF("case %zu (%s): %.500s", i, cases[i].value, e.msg);
+			continue;
+		}
+		if (!rc)
+			T_FAILF("case %zu accepted as '%s'", i, url);
+		T_EQ(e.code, HP_ERR_CONFIG);
+		T_CONTAINS(e.msg, cases[i].says);
+		T_CONTAINS(e.msg, "from AWS_ENDPOINT_URL_STS");
+	}
+	/* The flag is held to the same, as a usage error. */
+	{
+		struct env_pair env[] = { { "HPNODE_ALLOW_PLAIN_HTTP", "" }, { NULL, NULL } };
+		struct hp_error e = HP_ERROR_INIT;
+		char url[256];
+
+		T_EQ(resolve(HP_SVC_EC2, "us-west-2", "http://0xa9.0xfe.0xa9.0xfe", env, NULL, url,
+			     sizeof(url), &e), -1);
+		T_EQ(e.code, HP_ERR_USAGE);
+		T_CONTAINS(e.msg, "link-local or metadata");
+	}
+}
+
+T_MAIN(T(t_endpoint_refusals), T(t_service_table), T(t_standard_hosts), T(t_switches_from_config),
+       T(t_sts_stays_regional), T(t_override_order), T(t_services_section_missing),
+       T(t_ignore_configured),
        T(t_override_validation), T(t_override_sources_named), T(t_region_problems),
        T(t_ca_bundle))

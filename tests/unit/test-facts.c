@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "checks-t.h"
+#include "../../src/checks/node.h"
 #include "../../src/core/facts/facts-int.h"
 #include "hp/facts.h"
 #include "hp/json.h"
@@ -85,15 +86,64 @@ static char *findings_text(const struct hp_findings *f)
 	return hp_buf_detach(&b, NULL);
 }
 
+/* n probed nodes with the same output (ids i-00000000000000001…). */
+static void many_probed(struct ck *c, const char *out, size_t n)
+{
+	cJSON *probes, *e;
+	char id[32];
+	size_t i;
+
+	ck_load(c, "{" EKS_SIDE "}");
+	probes = cJSON_AddObjectToObject(c->snap.root, "probes");
+	for (i = 1; i <= n; i++) {
+		snprintf(id, sizeof(id), "i-%017zx", i);
+		e = cJSON_AddObjectToObject(probes, id);
+		cJSON_AddStringToObject(e, "state", "probed");
+		cJSON_AddStringToObject(e, "stdout", out);
+		cJSON_AddStringToObject(e, "stderr", "");
+		cJSON_AddNumberToObject(e, "exit_code", 0);
+		cJSON_AddNumberToObject(e, "duration_ms", 2100);
+	}
+}
+
+/*
+ * The node pass holds every on-node check's results until the last node:
+ * what it holds per result must not grow with the nodes (a row each would
+ * be 30 checks x 20,000 nodes at once). 150 and 600 alike nodes: the same
+ * peak, and the same folded findings but for the count.
+ */
+static void t_node_pass_rows_bounded(void)
+{
+	char *out = pt_file("probe-debian-vm.txt");
+	size_t peak150, peak600;
+	struct ck c;
+
+	many_probed(&c, out, 150);
+	ck_run_all(&c);
+	peak150 = hp_node_rows_peak();
+	T_ASSERT(ck_count_msg(&c, HP_TAG_INFO, "on 150 nodes") >= 1);
+	ck_free(&c);
+	many_probed(&c, out, 600);
+	ck_run_all(&c);
+	peak600 = hp_node_rows_peak();
+	T_ASSERT(ck_count_msg(&c, HP_TAG_INFO, "on 600 nodes") >= 1);
+	ck_free(&c);
+	if (peak600 != peak150)
+		T_FAILF("the node pass held %zu result rows for 600 nodes, %zu for 150", peak600,
+			peak150);
+	T_ASSERT(peak150 < 150);
+	free(out);
+}
+
 static void t_each_decoder_runs_once(void)
 {
 	char *out = pt_file("probe-debian-vm.txt"), *first, *second;
-	struct hp_facts_counts n, all0, all;
+	struct hp_facts_counts n0, n, all0, all;
 	struct ck c;
 
 	eks_probed(&c, out, 1);
-	hp_facts_counts(&c.snap, &n);
-	T_EQ(n.probe, 0);
+	hp_facts_counts(&c.snap, &n0);
+	T_EQ(n0.probe, 0);
 	hp_facts_counts_all(&all0);
 	ck_run_all(&c);
 	/*
@@ -101,21 +151,27 @@ static void t_each_decoder_runs_once(void)
 	 * index, in the cache and in the whole process (no check decodes itself).
 	 */
 	hp_facts_counts(&c.snap, &n);
-	T_EQ(n.probe, 2);
-	T_EQ(n.kube, 1);
+	T_EQ(n.probe - n0.probe, 2);
+	T_EQ(n.kube - n0.kube, 1);
 	T_EQ(n.slurm, 0);
 	hp_facts_counts_all(&all);
 	T_EQ(all.probe - all0.probe, 2);
 	T_EQ(all.kube - all0.kube, 1);
 	T_EQ(all.slurm - all0.slurm, 0);
+	/*
+	 * The node pass: each probed node's facts unpacked once for all 30 on-node
+	 * checks; node.version-drift, which compares the nodes of a group, reads
+	 * them once more (29 walks each would unpack them 58 times).
+	 */
+	T_EQ(all.unpacks - all0.unpacks, 4);
 	T_ASSERT(ck_count_msg(&c, HP_TAG_INFO, "On-node probe output received from node " I1) == 1);
 	T_ASSERT(ck_count_msg(&c, HP_TAG_FAIL, "NotReady") == 1);
 	first = findings_text(&c.f);
 	/* A second run reads the cache: nothing decoded again, the same findings. */
 	run_cached(&c);
 	hp_facts_counts(&c.snap, &n);
-	T_EQ(n.probe, 2);
-	T_EQ(n.kube, 1);
+	T_EQ(n.probe - n0.probe, 2);
+	T_EQ(n.kube - n0.kube, 1);
 	second = findings_text(&c.f);
 	T_STREQ(second, first);
 	hp_facts_counts_all(&all);
@@ -142,7 +198,8 @@ static void t_slurm_decoded_once(void)
 		    "'state':'probed','stdout':'@@HP@@ BEGIN ping\\nSlurmctld(primary) at ip-10-0-0-1 is UP\\n"
 		    "@@HP@@ END ping 0\\n@@HP@@ BEGIN sinfo\\nip-10-0-0-1|idle|none\\n@@HP@@ END sinfo 0\\n"
 		    "@@HP@@ DONE\\n'}}}");
-	ck_run_all(&c);
+	/* Loaded and prepared; the checks read what was prepared. */
+	run_cached(&c);
 	hp_facts_counts(&c.snap, &n);
 	/* Five Slurm checks read the controller probe; it was decoded once. */
 	T_EQ(n.slurm, 1);
@@ -217,6 +274,7 @@ static void t_replaced_key_is_decoded_again(void)
 	probes = cJSON_Parse("{\"" I1 "\":{\"state\":\"probed\",\"stdout\":\"@@HP@@ BEGIN node\\n"
 			     "hostname=second\\n@@HP@@ END node 0\\n\"}}");
 	hp_snapshot_set(&c.snap, "probes", probes);
+	hp_facts_prepare(&c.snap);
 	T_STREQ(host_of(&c, I1), "second");
 	f = hp_facts_node(&c.snap, entry_of(&c, I1));
 	T_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(f, "truncated")));
@@ -281,6 +339,7 @@ static void t_many_nodes(void)
 		cJSON_AddStringToObject(x, "state", "probed");
 		cJSON_AddStringToObject(x, "stdout", out);
 	}
+	hp_facts_prepare(&c.snap);
 	for (i = 0; i < 2; i++) {
 		int k = 0;
 
@@ -652,6 +711,7 @@ static void t_nccl_entries(void)
 	hp_snapshot_set(&s, "nccl_probes", cJSON_CreateObject());
 	cJSON_AddItemToObject((cJSON *)hp_snapshot_get(&s, "nccl_probes"), I1, ent);
 	hp_facts_set_node(&s, I1, cJSON_Parse("{\"node\":{\"hostname\":\"set\"}}"));
+	hp_facts_prepare(&s);
 	e = cJSON_GetObjectItem(hp_snapshot_get(&s, "nccl_probes"), I1);
 	f = hp_facts_nccl_node(&s, e);
 	g = hp_facts_nccl_node(&s, e);
@@ -691,7 +751,7 @@ static void t_nccl_entries(void)
 	free(out);
 }
 
-T_MAIN(T(t_each_decoder_runs_once), T(t_slurm_decoded_once),
+T_MAIN(T(t_each_decoder_runs_once), T(t_node_pass_rows_bounded), T(t_slurm_decoded_once),
        T(t_collector_set_facts_read_the_same), T(t_replaced_key_is_decoded_again),
        T(t_repeated_key_keeps_each_entry), T(t_many_nodes), T(t_kube_index), T(t_vpc_walk),
        T(t_pack_round_trip), T(t_pack_shares_equal_values), T(t_store_entries),

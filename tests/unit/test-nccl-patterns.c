@@ -14,6 +14,7 @@
 #include "hp/json.h"
 #include "hp/nccl.h"
 #include "hp/refdoc.h"
+#include "hp/text.h"
 #include "hp/util.h"
 #include "t.h"
 
@@ -236,10 +237,161 @@ static void t_tcp_fallback_log(void)
 	T_EQ(hp_json_num(h, "count", 0), 1);
 	/* "No plugin found (libnccl-net.so)" says nothing failed: not counted. */
 	T_EQ(hp_json_num(h, "last_line", 0), 3);
-	T_EQ(hp_json_len(r, "hits"), 2);
+	/* Two fallback wordings: "Using network Socket" and "NET/Socket : Using [0]eth0". */
+	T_EQ(hp_json_len(r, "hits"), 3);
 	cJSON_Delete(r);
 	hp_nccl_scan_free(s);
 	free(text);
+}
+
+
+/* Real healthy logs (README: the OFI plugin's start on EFA, nccl-tests, c10d's benign warnings). */
+static void t_healthy_logs_stay_quiet(void)
+{
+	static const char *const files[] = { "log-healthy-efa.txt", "log-healthy-nccl-tests.txt",
+					     "log-healthy-ofi-init.txt", "log-healthy-c10d.txt" };
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(files); i++) {
+		size_t len;
+		char *text = slurp(files[i], &len), *dump;
+		struct hp_nccl_scan *s = hp_nccl_scan_new(NULL);
+		cJSON *r;
+
+		hp_nccl_scan_text(s, "ml/train-worker-0/pytorch", text, len);
+		r = hp_nccl_scan_json(s);
+		dump = cJSON_PrintUnformatted(r);
+		if (hp_json_len(r, "hits") != 0)
+			T_FAILF("healthy log %s gave hits: %s", files[i], dump);
+		T_ASSERT(hp_json_num(r, "lines", 0) >= 8);
+		free(dump);
+		cJSON_Delete(r);
+		hp_nccl_scan_free(s);
+		free(text);
+	}
+	/* c10d's IPv6 lookup with glibc's EAI_AGAIN (gai error -3) is no DNS failure ... */
+	T_EQ(nmatch("[W socket.cpp:601] [c10d] The IPv6 network addresses of (localhost, 51595) "
+		    "cannot be retrieved (gai error: -3 - Temporary failure in name resolution)."), 0);
+	/* ... but a lookup that stopped the job is. */
+	T_ASSERT(has_code("socket.gaierror: [Errno -3] Temporary failure in name resolution",
+			  "DNS_FAIL"));
+}
+
+/* The scan of lines as one source's log; the hit of code, or NULL. */
+static cJSON *scan_lines(const char *const *lines, size_t n)
+{
+	struct hp_nccl_scan *s = hp_nccl_scan_new(NULL);
+	cJSON *r;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		hp_nccl_scan_line(s, "ml/w-2/pytorch", lines[i], strlen(lines[i]));
+	r = hp_nccl_scan_json(s);
+	hp_nccl_scan_free(s);
+	return r;
+}
+
+static const char *cause_of(const cJSON *r, const char *code)
+{
+	const cJSON *h = hit(r, code, NULL);
+
+	return h ? hp_json_str(h, "cause") : "(no hit)";
+}
+
+/* A wrapper takes the cause of the specific line before it (or just after it), in real logs. */
+static void t_wrapper_rule(void)
+{
+	/* P35: PyTorch prints NCCL's last error after its message. */
+	static const char *const after[] = {
+		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+		"ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for "
+		"details), NCCL version 2.18.6",
+		("ncclSystemError: System call (e.g. socket, malloc) or external library call failed "
+		 "or device error. "),
+		"Last error:",
+		"socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host",
+	};
+	/*
+	 * P31's lines (the proxy line's cut end completed in NCCL's wording: marked edit),
+	 * then P6's PyTorch line: assembled from two published logs.
+	 */
+	static const char *const before[] = {
+		"ng30903:3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'",
+		"ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc "
+		"6291456 bytes",
+		"ng30903:3063028:3066152 [3] NCCL INFO transport/p2p.cc:204 -> 1",
+		"ng30903:3063028:3066152 [3] proxy.cc:1519 NCCL WARN [Proxy Service 3] Failed to "
+		"execute operation Setup from rank 3, retcode 1",
+		"RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, "
+		"unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3",
+	};
+	/* P24 then P41's wording: the plugin's failure explains the internal error. */
+	static const char *const ofi[] = {
+		"algo-1:17778:17848 [5] nccl_ofi_ofiutils_init_connection:274 NCCL WARN NET/OFI "
+		"Couldn't open CQ. RC: -22, ERROR: Invalid argument",
+		"RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1646755953518/work/torch/"
+		"csrc/distributed/c10d/ProcessGroupNCCL.cpp:1102, internal error, NCCL version 21.0.3",
+	};
+	/* P42 alone: NCCL's last error names no pattern, so the wrapper stands alone. */
+	static const char *const alone[] = {
+		"torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/"
+		"c10d/NCCLUtils.hpp:268, remote process exited or there was a network error, NCCL "
+		"version 2.21.5",
+		("ncclRemoteError: A call failed possibly due to a network error or a remote process "
+		 "exiting prematurely."),
+		"Last error:",
+		"socketProgressOpt: Call to recv from 172....<33759> failed : Connection reset by peer",
+	};
+	cJSON *r;
+	const cJSON *h;
+
+	r = scan_lines(after, HP_ARRAY_LEN(after));
+	T_STREQ(cause_of(r, "SYSTEM_ERROR"), "NO_ROUTE");
+	T_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(hit(r, "SYSTEM_ERROR", NULL), "wrapper")));
+	T_ASSERT(hit(r, "CONNECT_FAIL", NULL) == NULL);
+	T_STREQ(hp_json_str(hit(r, "NO_ROUTE", NULL), "section"), "NC3");
+	cJSON_Delete(r);
+	r = scan_lines(before, HP_ARRAY_LEN(before));
+	T_STREQ(cause_of(r, "CUDA_ERROR"), "CUDA_OOM");
+	/* 'out of memory' is GPU memory, not a CUDA fault of the node. */
+	h = hit(r, "CUDA_OOM", NULL);
+	T_ASSERT(h != NULL);
+	T_STREQ(hp_json_str(h, "pattern"), "Cuda failure 'out of memory'");
+	T_STREQ(hp_json_str(h, "section"), "NC11");
+	/* The CUDA_ERROR hit is the wrapper's alone: NCCL's 'out of memory' warning is not one. */
+	T_EQ(hp_json_num(hit(r, "CUDA_ERROR", NULL), "count", 0), 1);
+	cJSON_Delete(r);
+	r = scan_lines(ofi, HP_ARRAY_LEN(ofi));
+	T_STREQ(cause_of(r, "INTERNAL_ERROR"), "OFI_INIT_FAIL");
+	T_STREQ(hp_json_str(hit(r, "OFI_INIT_FAIL", NULL), "section"), "NC6");
+	cJSON_Delete(r);
+	r = scan_lines(alone, HP_ARRAY_LEN(alone));
+	h = hit(r, "REMOTE_ERROR", NULL);
+	T_ASSERT(h != NULL);
+	T_ASSERT(hp_json_get(h, "cause") == NULL);
+	T_STREQ(hp_json_str(h, "priority"), "P1");
+	cJSON_Delete(r);
+	/* A cause too far before the wrapper is not its cause. */
+	{
+		const char *far[HP_NCCL_WRAP_BEFORE + 2];
+		size_t i;
+
+		far[0] = ofi[0];
+		for (i = 1; i <= HP_NCCL_WRAP_BEFORE; i++)
+			far[i] = "step 1 loss 2.0";
+		far[HP_NCCL_WRAP_BEFORE + 1] = ofi[1];
+		r = scan_lines(far, HP_ARRAY_LEN(far));
+		T_ASSERT(hp_json_get(hit(r, "INTERNAL_ERROR", NULL), "cause") == NULL);
+		cJSON_Delete(r);
+	}
+	/* Every wrapper is P1 or lower on its own: never P0 without its cause. */
+	{
+		size_t i;
+
+		for (i = 0; i < hp_nccl_npatterns; i++)
+			if ((hp_nccl_patterns[i].flags & HP_NCCL_WRAPPER) && hp_nccl_patterns[i].prio < 1)
+				T_FAILF("wrapper '%s' is P0", hp_nccl_patterns[i].text);
+	}
 }
 
 static void t_case_and_context_rules(void)
@@ -364,18 +516,18 @@ static void t_clean(void)
 	struct hp_buf b = HP_BUF_INIT(4096);
 
 	/* A two-byte character is never cut in two. */
-	hp_nccl_clean("ab\xc3\xa9", 4, 3, &b);
+	hp_text_addn(HP_TEXT_LOG, "ab\xc3\xa9", 4, 3, &b);
 	T_STREQ(b.buf, "ab");
 	hp_buf_reset(&b);
 	/* Overlong forms, surrogates and C1 controls are not text. */
 	{
 		static const char t[] = "\xc0\xaf|\xed\xa0\x80|\xc2\x9b|\xe2\x86\x92";
 
-		hp_nccl_clean(t, sizeof(t) - 1, 100, &b);
+		hp_text_addn(HP_TEXT_LOG, t, sizeof(t) - 1, 100, &b);
 	}
 	T_STREQ(b.buf, "??|???|??|\xe2\x86\x92");
 	hp_buf_reset(&b);
-	hp_nccl_clean("\x1b]0;title\x07x", 11, 100, &b);
+	hp_text_addn(HP_TEXT_LOG, "\x1b]0;title\x07x", 11, 100, &b);
 	T_STREQ(b.buf, "x");
 	T_NOT_CONTAINS(b.buf, "\x07");
 	hp_buf_release(&b);
@@ -430,7 +582,36 @@ static void t_cloudwatch_filters(void)
 	T_ASSERT(total > 0);
 }
 
+/* The first "NCCL version X.Y.Z" of each source: NCCL's start line and PyTorch's error (P21, P35). */
+static void t_versions(void)
+{
+	size_t len;
+	char *text = slurp("log-tcp-fallback.txt", &len);
+	struct hp_nccl_scan *s = hp_nccl_scan_new(NULL);
+	static const char torch[] = "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/"
+				    "distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error "
+				    "(run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6";
+	const cJSON *v;
+	cJSON *r;
+
+	hp_nccl_scan_text(s, "ml/a-0/main", text, len);
+	hp_nccl_scan_line(s, "ml/b-0/main", torch, strlen(torch));
+	hp_nccl_scan_line(s, "ml/b-0/main", "NCCL version 2.21.5+cuda12.4", 28);
+	hp_nccl_scan_line(s, "ml/c-0/main", "cudaDriverVersion 12080", 23);
+	r = hp_nccl_scan_json(s);
+	T_EQ(hp_json_len(r, "versions"), 2);
+	v = cJSON_GetArrayItem(hp_json_get(r, "versions"), 0);
+	T_STREQ(hp_json_str(v, "source"), "ml/a-0/main");
+	T_STREQ(hp_json_str(v, "version"), "2.21.5");
+	v = cJSON_GetArrayItem(hp_json_get(r, "versions"), 1);
+	T_STREQ(hp_json_str(v, "version"), "2.18.6");
+	cJSON_Delete(r);
+	hp_nccl_scan_free(s);
+	free(text);
+}
+
 T_MAIN(T(t_table_holds_the_original_patterns), T(t_table_well_formed),
        T(t_every_pattern_matched_by_its_sample), T(t_healthy_log_matches_nothing),
        T(t_tcp_fallback_log), T(t_case_and_context_rules), T(t_long_lines),
-       T(t_scan_dedups_and_bounds), T(t_clean), T(t_cloudwatch_filters))
+       T(t_scan_dedups_and_bounds), T(t_clean), T(t_cloudwatch_filters),
+       T(t_healthy_logs_stay_quiet), T(t_wrapper_rule), T(t_versions))

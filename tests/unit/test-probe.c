@@ -254,6 +254,20 @@ static void t_mountinfo(void)
 	T_ASSERT(cJSON_IsTrue(get(get(m, "/mnt/with space"), "ro")));
 	T_ASSERT(cJSON_IsFalse(get(get(m, "/"), "ro")));
 	T_EQ(hp_json_num(get(m, "/mnt/with space"), "size_kb", -1), 1024);
+	T_ASSERT(cJSON_IsFalse(get(get(m, "/"), "sb_ro")));
+	cJSON_Delete(f);
+	hp_buf_release(&out);
+
+	/* ext4 remounted itself read-only: the superblock says ro, the mount still rw. */
+	hp_buf_init(&out, 1 << 20);
+	pt_block_file(&out, "mountinfo", 0, "mountinfo-hyperpod-readonly.txt");
+	pt_done(&out);
+	f = pt_parse(&out);
+	m = get(f, "mounts");
+	T_ASSERT(cJSON_IsFalse(get(get(m, "/"), "ro")));
+	T_ASSERT(cJSON_IsTrue(get(get(m, "/"), "sb_ro")));
+	T_ASSERT(cJSON_IsTrue(get(get(m, "/fsx"), "ro")));
+	T_ASSERT(cJSON_IsFalse(get(get(m, "/opt/sagemaker"), "sb_ro")));
 	cJSON_Delete(f);
 	hp_buf_release(&out);
 }
@@ -421,6 +435,167 @@ static void t_kmsg_driver_and_aer_texts(void)
 	T_EQ(count_kind(f, "pcie_aer"), 0);
 	T_EQ(cJSON_GetArraySize(hp_json_get(f, "kmsg.events")), 0);
 	cJSON_Delete(f);
+}
+
+/* The n-th event of a kind, or NULL. */
+static const cJSON *nth_event(const cJSON *f, const char *kind, int n)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, hp_json_get(f, "kmsg.events"))
+		if (!strcmp(str(e, "kind"), kind) && !n--)
+			return e;
+	return NULL;
+}
+
+/* Storage failures in the kernel's words, old and new (tests/data/probe/README.md). */
+static void t_kmsg_storage(void)
+{
+	cJSON *f = kmsg_of("dmesg", 0, "dmesg-nvme-io-error-journal.txt");
+
+	/* Eight request errors ("I/O error, dev nvme0n1"), no "blk_update_request:" prefix,
+	   and the journal abort; neither the NVMe status line nor "Buffer I/O error" counts twice. */
+	T_EQ(count_kind(f, "storage"), 9);
+	T_STREQ(str(nth_event(f, "storage", 0), "what"), "io_error");
+	T_STREQ(str(nth_event(f, "storage", 0), "dev"), "nvme0n1");
+	T_STREQ(str(nth_event(f, "storage", 8), "what"), "journal_abort");
+	/* "on device nvme0n1p1-8.": the journal inode and the stop are not the device. */
+	T_STREQ(str(nth_event(f, "storage", 8), "dev"), "nvme0n1p1");
+	cJSON_Delete(f);
+
+	f = kmsg_of("dmesg", 0, "dmesg-ext4-remount-ro.txt");
+	T_EQ(count_kind(f, "storage"), 2);
+	T_STREQ(str(nth_event(f, "storage", 0), "what"), "journal_abort");
+	T_STREQ(str(nth_event(f, "storage", 0), "dev"), "dm-25");
+	T_STREQ(str(nth_event(f, "storage", 1), "what"), "readonly");
+	T_STREQ(str(nth_event(f, "storage", 1), "dev"), "dm-25");
+	cJSON_Delete(f);
+
+	f = kmsg_of("dmesg", 0, "dmesg-nvme-timeout-reset.txt");
+	T_EQ(count_kind(f, "storage"), 4);
+	T_STREQ(str(nth_event(f, "storage", 0), "what"), "nvme_reset");
+	T_STREQ(str(nth_event(f, "storage", 0), "dev"), "nvme2");
+	cJSON_Delete(f);
+
+	/* XFS: the older "Shutting down filesystem" and the newer "has been shut down". */
+	f = kmsg_of("dmesg", 0, "dmesg-xfs-shutdown.txt");
+	T_EQ(count_kind(f, "storage"), 1);
+	T_STREQ(str(nth_event(f, "storage", 0), "what"), "fs_shutdown");
+	T_STREQ(str(nth_event(f, "storage", 0), "dev"), "dm-4");
+	cJSON_Delete(f);
+	f = kmsg_of("dmesg", 0, "dmesg-xfs-shutdown-log.txt");
+	T_EQ(count_kind(f, "storage"), 1);
+	T_STREQ(str(nth_event(f, "storage", 0), "dev"), "sdb6");
+	cJSON_Delete(f);
+
+	/* "errors=remount-ro", clean XFS mounts and NVMe probe lines are no events. */
+	f = kmsg_of("dmesg", 0, "dmesg-storage-benign.txt");
+	T_EQ(count_kind(f, "storage"), 0);
+	T_EQ(cJSON_GetArraySize(hp_json_get(f, "kmsg.events")), 0);
+	cJSON_Delete(f);
+}
+
+/* A flood of I/O errors keeps its newest lines only and pushes no Xid out. */
+static void t_kmsg_storage_flood(void)
+{
+	struct hp_buf out = HP_BUF_INIT(1 << 20);
+	cJSON *f;
+	int i;
+
+	pt_block(&out, "node", 0, "epoch=1795989600\nuptime=36000.00 1000.0");
+	hp_buf_puts(&out, "@@HP@@ BEGIN dmesg\n");
+	hp_buf_puts(&out, "[  100.0] NVRM: Xid (PCI:0000:97:00): 79, pid=1, GPU has fallen off the bus.\n");
+	for (i = 0; i < 1400; i++)
+		hp_buf_printf(&out, "[ %d.5] I/O error, dev nvme1n1, sector %d op 0x1:(WRITE) flags 0x0 "
+			      "phys_seg 1 prio class 0\n", 200 + i, i);
+	hp_buf_puts(&out, "@@HP@@ END dmesg 0\n");
+	pt_done(&out);
+	f = pt_parse(&out);
+	T_EQ(count_kind(f, "storage"), 1400);
+	T_EQ(count_kind(f, "xid"), 1);
+	T_EQ(cJSON_GetArraySize(hp_json_get(f, "kmsg.events")), 41);
+	T_ASSERT(nth_event(f, "xid", 0) != NULL);
+	cJSON_Delete(f);
+	hp_buf_release(&out);
+}
+
+/* PCIe AER in the 6.x wording; NVLink Xids in the driver's own words; SXids. */
+static void t_kmsg_new_wordings(void)
+{
+	cJSON *f = kmsg_of("dmesg", 0, "dmesg-aer-uncorrectable-6x.txt");
+
+	/* "severity=Uncorrectable (Non-Fatal)": one report; the "error message received"
+	   lines around it are not counted again. */
+	T_EQ(count_kind(f, "pcie_aer"), 1);
+	T_STREQ(str(nth_event(f, "pcie_aer", 0), "pci"), "0000:80:1b.4");
+	cJSON_Delete(f);
+	f = kmsg_of("dmesg", 0, "dmesg-aer-correctable-6x.txt");
+	T_EQ(count_kind(f, "pcie_aer"), 0);
+	cJSON_Delete(f);
+
+	f = kmsg_of("dmesg", 0, "dmesg-xid-nvlink-words.txt");
+	T_EQ(count_kind(f, "xid"), 4);
+	T_EQ(hp_json_num(nth_event(f, "xid", 0), "xid", -1), 144);
+	T_STREQ(str(nth_event(f, "xid", 0), "severity"), "nonfatal");
+	T_STREQ(str(nth_event(f, "xid", 1), "severity"), "nonfatal");
+	T_STREQ(str(nth_event(f, "xid", 2), "severity"), "fatal");
+	T_STREQ(str(nth_event(f, "xid", 3), "severity"), "fatal");
+	cJSON_Delete(f);
+	/* The B200 report's anonymised bus id, and an Xid without a verdict. */
+	f = kmsg_of("dmesg", 0, "dmesg-xid-nvlink-nonfatal-b200.txt");
+	T_EQ(count_kind(f, "xid"), 2);
+	T_STREQ(str(nth_event(f, "xid", 0), "severity"), "nonfatal");
+	T_ASSERT(get(nth_event(f, "xid", 1), "severity") == NULL);
+	cJSON_Delete(f);
+	f = kmsg_of("dmesg", 0, "dmesg-xid-caused-by-previous.txt");
+	T_EQ(count_kind(f, "xid"), 7);
+	T_EQ(hp_json_num(nth_event(f, "xid", 0), "cause_xid", -1), 149);
+	T_EQ(hp_json_num(nth_event(f, "xid", 1), "cause_xid", -1), 145);
+	T_ASSERT(get(nth_event(f, "xid", 0), "severity") == NULL);
+	cJSON_Delete(f);
+	/* An Xid 13 line that says nothing of fatality gets no verdict. */
+	f = kmsg_of("dmesg", 0, "dmesg-gpu-faults.txt");
+	T_ASSERT(get(nth_event(f, "xid", 0), "severity") == NULL);
+	T_ASSERT(get(nth_event(f, "xid", 0), "cause_xid") == NULL);
+	cJSON_Delete(f);
+
+	f = kmsg_of("dmesg", 0, "dmesg-sxid-nonfatal.txt");
+	T_EQ(count_kind(f, "sxid"), 6);
+	T_EQ(hp_json_num(nth_event(f, "sxid", 0), "sxid", -1), 22013);
+	T_STREQ(str(nth_event(f, "sxid", 0), "pci"), "0000:04:00.0");
+	T_ASSERT(get(nth_event(f, "sxid", 0), "severity") == NULL);
+	T_STREQ(str(nth_event(f, "sxid", 1), "severity"), "nonfatal");
+	cJSON_Delete(f);
+	f = kmsg_of("dmesg", 0, "dmesg-sxid-data-only.txt");
+	T_EQ(count_kind(f, "sxid"), 1);
+	T_EQ(hp_json_num(nth_event(f, "sxid", 0), "sxid", -1), 12028);
+	cJSON_Delete(f);
+}
+
+/* sysfs PCIe link values: "16.0 GT/s PCIe" and widths read; "Unknown" and "?" unknown. */
+static void t_pci_link(void)
+{
+	struct hp_buf out = HP_BUF_INIT(1 << 20);
+	const cJSON *l;
+	cJSON *f;
+
+	pt_block_file(&out, "pci_link", 0, "pci-link-p5.txt");
+	pt_done(&out);
+	f = pt_parse(&out);
+	T_EQ(cJSON_GetArraySize(get(f, "pci_links")), 5);
+	l = cJSON_GetArrayItem(get(f, "pci_links"), 1);
+	T_STREQ(str(l, "pci"), "0000:64:00.0");
+	T_STREQ(str(l, "kind"), "GPU");
+	T_EQ(hp_json_num(l, "cur_speed", 0), 16.0);
+	T_EQ(hp_json_num(l, "max_speed", 0), 32.0);
+	T_EQ(hp_json_num(l, "cur_width", 0), 8);
+	T_EQ(hp_json_num(l, "max_width", 0), 16);
+	l = cJSON_GetArrayItem(get(f, "pci_links"), 4);
+	T_STREQ(str(l, "kind"), "EFA device");
+	T_EQ(hp_json_num(l, "cur_speed", 0), -1);
+	T_EQ(hp_json_num(l, "cur_width", 0), -1);
+	cJSON_Delete(f);
+	hp_buf_release(&out);
 }
 
 static void t_kmsg_journal_and_plain(void)
@@ -956,7 +1131,7 @@ T_MAIN(T(t_script_is_embedded), T(t_command_carries_script), T(t_framing_blocks_
        T(t_framing_garbage),  T(t_df_captured),
        T(t_df_hyperpod_layout), T(t_mountinfo), T(t_memory_and_environment),
        T(t_kmsg_captured_boot_is_clean), T(t_kmsg_kernel_faults), T(t_kmsg_xids),
-       T(t_kmsg_driver_and_aer_texts), T(t_kmsg_journal_and_plain), T(t_kmsg_unreadable), T(t_chrony), T(t_timedatectl),
+       T(t_kmsg_driver_and_aer_texts), T(t_kmsg_storage), T(t_kmsg_storage_flood), T(t_kmsg_new_wordings), T(t_pci_link), T(t_kmsg_journal_and_plain), T(t_kmsg_unreadable), T(t_chrony), T(t_timedatectl),
        T(t_services), T(t_services_id_last), T(t_nvidia_p5), T(t_nvidia_failures),
        T(t_nvidia_handle_lost), T(t_nvidia_unreadable), T(t_nvlink),
        T(t_nvvs_netdev_provision_imds), T(t_pci),

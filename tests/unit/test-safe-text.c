@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hp/err.h"
+#include "hp/text.h"
 #include "hp/util.h"
 #include "t.h"
 
@@ -41,10 +42,10 @@ static void t_clean_text(void)
 	char s[64];
 
 	strcpy(s, "x\033[2J\033]0;title\007y\tz\n");
-	hp_clean_text(s);
+	hp_text_copy(HP_TEXT_MESSAGE, s, strlen(s), s);
 	T_STREQ(s, "x?[2J?]0;title?y z ");
 	strcpy(s, "a\xc2\x9b" "31mb caf\xc3\xa9\x7f");
-	hp_clean_text(s);
+	hp_text_copy(HP_TEXT_MESSAGE, s, strlen(s), s);
 	T_STREQ(s, "a??31mb caf\xc3\xa9?");
 }
 

@@ -111,6 +111,25 @@ static void t_save_error(void)
 }
 
 /* Each bad file: the error code and a piece of its message; s keeps its old root. */
+/* A replayed node list is held to the collector's: each id once (named), at most the cap. */
+static void t_load_dedups_nodes(void)
+{
+	struct fake_sys f;
+	struct hp_error e = HP_ERROR_INIT;
+	struct hp_snapshot s;
+
+	fake_sys_init(&f);
+	fake_file(&f, "snap.json", "{\"version\": 1, \"nodes\": [{\"InstanceId\": \"i-1\"}, "
+		  "{\"InstanceId\": \"i-2\"}, {\"InstanceId\": \"i-1\"}], \"nodes_truncated\": false}");
+	hp_snapshot_init(&s);
+	T_EQ(hp_snapshot_load(&s, &f.sys, "snap.json", &e), 0);
+	T_EQ(cJSON_GetArraySize(hp_snapshot_get(&s, "nodes")), 2);
+	T_STREQ(cJSON_GetArrayItem(hp_snapshot_get(&s, "nodes_duplicates"), 0)->valuestring, "i-1");
+	T_ASSERT(cJSON_IsFalse(hp_snapshot_get(&s, "nodes_truncated")));
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
 static void t_load_errors(void)
 {
 	static const struct {
@@ -124,6 +143,8 @@ static void t_load_errors(void)
 		{ "{\"version\": 2}", HP_ERR_PARSE, "has version 2; this hpnode reads version 1" },
 		{ "{\"cluster\": {}}", HP_ERR_PARSE, "has version none" },
 		{ "{\"version\": \"1\"}", HP_ERR_PARSE, "has version not a number" },
+		{ "{\"version\": 1} {\"version\": 1}", HP_ERR_PARSE, "is not valid JSON (near byte 15)" },
+		{ "{\"version\": 1}\n\ngarbage", HP_ERR_PARSE, "is not valid JSON (near byte 16)" },
 		{ NULL, HP_ERR_FILE, "cannot read snapshot 'snap.json'" },
 	};
 	size_t i;
@@ -339,6 +360,36 @@ static void t_round_trip_through_fake_sys(void)
 	fake_sys_release(&f);
 }
 
+/* "-" is standard input: the same document read from the pipe, a terminal refused, errors named <stdin>. */
+static void t_load_stdin(void)
+{
+	struct fake_sys f;
+	struct hp_error e = HP_ERROR_INIT, e2 = HP_ERROR_INIT;
+	struct hp_snapshot s;
+
+	fake_sys_init(&f);
+	f.read_chunk = 7;
+	f.stdin_text = "{\"version\": 1, \"meta\": {\"region\": \"ap-south-1\"}}\n";
+	hp_snapshot_init(&s);
+	T_EQ(hp_snapshot_load(&s, &f.sys, "-", &e), 0);
+	T_STREQ(hp_json_str(s.root, "meta.region"), "ap-south-1");
+	T_EQ(HP_SNAPSHOT_VERSION, 1);
+	hp_snapshot_release(&s);
+	/* A file called "-" is never opened for it. */
+	T_EQ(f.opened_read, 0);
+	f.stdin_text = "{\"version\": ";
+	hp_snapshot_init(&s);
+	T_EQ(hp_snapshot_load(&s, &f.sys, "-", &e), -1);
+	T_CONTAINS(e.msg, "snapshot '<stdin>' is not valid JSON");
+	hp_snapshot_release(&s);
+	f.stdin_text = NULL;
+	hp_snapshot_init(&s);
+	T_EQ(hp_snapshot_load(&s, &f.sys, "-", &e2), -1);
+	T_CONTAINS(e2.msg, "standard input is a terminal");
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
 /* A FIFO, /dev/zero, a directory and a huge sparse file are refused at once. */
 static void t_load_hostile_files(void)
 {
@@ -476,12 +527,13 @@ static void sweep_three(struct hp_snapshot *s, const char *out, const char *err)
 }
 
 /* One line per finding, for comparing two runs of the checks. */
-static char *findings_of(const struct hp_snapshot *s)
+static char *findings_of(struct hp_snapshot *s)
 {
 	struct hp_findings f = { 0 };
 	struct hp_buf b = HP_BUF_INIT((size_t)16 << 20);
 	size_t i;
 
+	hp_facts_prepare(s);
 	hp_checks_run(s, &f);
 	for (i = 0; i < f.n; i++) {
 		const cJSON *x;
@@ -685,8 +737,8 @@ static void t_load_odd_sweeps(void)
 		{ "{'version':1,'probes_order':[5,'i-x','i-c','i-c','i-a'],'probes':{'i-a':{},'i-b':{},"
 		  "'i-c':{}}}", "i-c i-a i-b" },
 		{ "{'version':1,'probes':{'i-a':{},'i-b':{}},'probes_order':'not a list'}", "i-a i-b" },
-		/* What follows the document is left unread. */
-		{ "{'version':1,'probes':{'i-a':{}}} trailing, not JSON", "i-a" },
+		/* Whitespace may follow the document (anything else is refused: t_load_errors). */
+		{ "{'version':1,'probes':{'i-a':{}}} \n\t\r\n", "i-a" },
 		{ "{'version':1,'probes':{}}", "" },
 	};
 	size_t i;
@@ -758,10 +810,10 @@ static void t_load_cut_files(void)
 	fake_sys_release(&f);
 }
 
-T_MAIN(T(t_init_has_version), T(t_set_replaces), T(t_add_call), T(t_round_trip),
+T_MAIN(T(t_load_dedups_nodes), T(t_init_has_version), T(t_set_replaces), T(t_add_call), T(t_round_trip),
        T(t_save_error), T(t_load_errors), T(t_load_too_big), T(t_load_data_file), T(t_getters),
        T(t_save_private_atomic), T(t_save_refuses_links_and_devices), T(t_save_through_sys),
-       T(t_round_trip_through_fake_sys),
+       T(t_round_trip_through_fake_sys), T(t_load_stdin),
        T(t_load_hostile_files), T(t_save_is_cjson_print), T(t_stream_save_and_replay),
        T(t_stream_abort_and_errors), T(t_load_window_is_one_entry), T(t_load_odd_sweeps),
        T(t_load_cut_files))

@@ -996,13 +996,14 @@ static int tree_has(const cJSON *v, const char *needle)
 }
 
 /* The on-node findings, one line each (message and evidence). */
-static char *node_findings(const struct hp_snapshot *s)
+static char *node_findings(struct hp_snapshot *s)
 {
 	static const char *const ids[] = { "node.*", "ssm.*", NULL };
 	struct hp_findings f = { 0 };
 	struct hp_buf b = HP_BUF_INIT((size_t)1 << 20);
 	size_t i;
 
+	hp_facts_prepare(s);
 	hp_checks_run_only(s, ids, &f);
 	for (i = 0; i < f.n; i++) {
 		const cJSON *e;

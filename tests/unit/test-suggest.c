@@ -257,6 +257,17 @@ static const char *section_of(const struct fx *x, const struct hp_suggestions *v
 	return x->s.doc.sec[v->v[i].section].id;
 }
 
+/* Whether one of the reasons a block was left out contains text. */
+static int unfit_has(const struct hp_suggestions *v, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < v->nunfit; i++)
+		if (strstr(v->unfit[i], text))
+			return 1;
+	return 0;
+}
+
 static void t_blocks_for_a_finding(void)
 {
 	struct hp_suggestions v;
@@ -284,7 +295,7 @@ static void t_blocks_for_a_finding(void)
 	T_CONTAINS(v.v[i].iac, "drift");
 	/* The Slurm controller's way is left out on EKS. */
 	T_ASSERT(find_cmd(&v, "scontrol") < 0);
-	T_EQ(v.skipped, 1);
+	T_EQ(v.skipped, 2);
 	hp_suggestions_release(&v);
 
 	/* A+B: both areas, each block once, A's first. */
@@ -292,15 +303,17 @@ static void t_blocks_for_a_finding(void)
 	hp_suggest_finding(&x.s, f, &v);
 	T_STREQ(section_of(&x, &v, 0), "A.1");
 	T_CONTAINS(v.v[0].command, "--group-id sg-9 ");
-	T_ASSERT(find_cmd(&v, "update-cluster-config --name c1-eks") > 0);
+	/* The EKS authentication-mode change is for that finding only (network.eks). */
+	T_ASSERT(find_cmd(&v, "update-cluster-config --name c1-eks") < 0);
+	T_ASSERT(unfit_has(&v, "B.1: the command is for the EKS authentication mode, which this "
+			   "finding is not about"));
 	for (k = 0; k < v.n; k++)
 		for (j = 0; j < k; j++)
 			T_ASSERT(v.v[k].block != v.v[j].block);
-	i = find_cmd(&v, "modify-vpc-attribute");
-	T_ASSERT(i > 0);
-	T_EQ(v.v[i].nunfilled, 1);
-	T_STREQ(v.v[i].unfilled[0].name, "VPC_ID");
-	T_CONTAINS(v.v[i].command, "--vpc-id <VPC_ID> ");
+	/* A command whose VPC is not known is left out, with the reason. */
+	T_ASSERT(find_cmd(&v, "modify-vpc-attribute") < 0);
+	T_ASSERT(unfit_has(&v, "B.2: `aws ec2 modify-vpc-attribute --vpc-id <VPC_ID> --region "
+			   "us-west-2 --enable-dns-support '{\"Value\":true}'` left out, <VPC_ID> not known"));
 	hp_suggestions_release(&v);
 
 	/* A narrow section gets only its own blocks; unknown sections none. */
@@ -404,19 +417,28 @@ static void t_text(void)
 				"--cluster-name c1 --region us-west-2 --node-ids '[\"" NODE1 "\"]'\n"
 				"      Blast radius: reboots `" NODE1 "`;"));
 	T_CONTAINS(out.buf, "\n      IaC note: if IaC (CloudFormation");
-	T_CONTAINS(out.buf, "\n    (1 suggested command for Slurm clusters left out)\n");
+	T_CONTAINS(out.buf, "\n    (2 suggested commands for Slurm clusters left out)\n");
 	T_NOT_CONTAINS(out.buf, "\033");
 	hp_buf_reset(&out);
 
-	/* Multi-line commands keep one output line per line; unfilled values are named. */
+	/* Multi-line commands keep one output line per line. */
 	f = add(&x, HP_TAG_WARN, "A.1", NULL);
-	hp_finding_var(f, "REGION", "us-west-2");
+	hp_finding_var(f, "SG_ID", "sg-2");
 	hp_suggest_text(&x.s, f, 1, &out);
 	T_CONTAINS(out.buf, "\033[1;33mSuggested command (run this yourself)\033[0m");
-	T_CONTAINS(out.buf, "\n      aws ec2 authorize-security-group-egress --group-id <SG_ID> "
+	T_CONTAINS(out.buf, "\n      aws ec2 authorize-security-group-egress --group-id sg-2 "
 		   "--region us-west-2 \\\n        --ip-permissions");
-	T_CONTAINS(out.buf, "\n      Not filled in: <SG_ID> (the cluster uses 3 security groups "
-		   "(sg-1, sg-2, sg-9); pick the one this finding concerns)\n");
+	hp_buf_reset(&out);
+
+	/* A value hpnode does not know: the command is left out, and why is said. */
+	f = add(&x, HP_TAG_WARN, "A.1", NULL);
+	hp_suggest_text(&x.s, f, 0, &out);
+	T_NOT_CONTAINS(out.buf, "<SG_ID>\n");
+	T_NOT_CONTAINS(out.buf, "Suggested command");
+	T_CONTAINS(out.buf, "    (Not suggested, it does not fit this cluster: \xc2\xa7 A.1: `aws ec2 "
+		   "authorize-security-group-egress --group-id <SG_ID> --region us-west-2` left out, "
+		   "<SG_ID> not known (the cluster uses 3 security groups (sg-1, sg-2, sg-9); pick "
+		   "the one this finding concerns)");
 	hp_buf_reset(&out);
 
 	/* A section without commands says where to read; other tags get nothing. */
@@ -444,7 +466,7 @@ static void t_json(void)
 	hp_suggest_json(&x.s, f, obj);
 	list = cJSON_GetObjectItem(obj, "suggestions");
 	T_ASSERT(cJSON_IsArray(list));
-	T_EQ(cJSON_GetObjectItem(obj, "suggestions_skipped")->valuedouble, 1);
+	T_EQ(cJSON_GetObjectItem(obj, "suggestions_skipped")->valuedouble, 2);
 	first = cJSON_GetArrayItem(list, 0);
 	T_STREQ(cJSON_GetStringValue(cJSON_GetObjectItem(first, "section")), "A.1");
 	T_STREQ(cJSON_GetStringValue(cJSON_GetObjectItem(first, "title")),
@@ -626,6 +648,192 @@ static void t_state_aware(void)
 	fx_close(&x);
 }
 
+/*
+ * Several security groups and two VPCs: a finding names its own resource,
+ * and the commands take it; what it does not name is never guessed.
+ */
+static const char multi_snap[] =
+	"{'meta':{'region':'us-west-2','cluster_arg':'c1'},"
+	"'cluster':{'ClusterName':'c1','NodeRecovery':'Automatic',"
+	"'ClusterArn':'arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef012345',"
+	"'Orchestrator':{'Eks':{'ClusterArn':'arn:aws:eks:us-west-2:111122223333:cluster/c1-eks'}},"
+	"'VpcConfig':{'SecurityGroupIds':['sg-a','sg-b','sg-x'],'Subnets':['subnet-1','subnet-2']},"
+	"'InstanceGroups':[{'InstanceGroupName':'gpu','InstanceType':'ml.p5.48xlarge'}]},"
+	"'nodes':[{'InstanceId':'" NODE1 "','InstanceGroupName':'gpu'}],"
+	"'network':{'subnet_ids':['subnet-1','subnet-2'],'sg_ids':['sg-a','sg-b','sg-x'],"
+	"'subnets':{'subnet-1':{'subnetId':'subnet-1','vpcId':'vpc-1'},"
+	"'subnet-2':{'subnetId':'subnet-2','vpcId':'vpc-1'}},"
+	"'security_groups':{"
+	"'sg-a':{'groupId':'sg-a','vpcId':'vpc-1',"
+	"'ipPermissions':[{'ipProtocol':'-1','groups':[{'groupId':'sg-a'}]}],"
+	"'ipPermissionsEgress':[]},"
+	"'sg-b':{'groupId':'sg-b','vpcId':'vpc-1','ipPermissions':[],'ipPermissionsEgress':[]},"
+	"'sg-x':{'groupId':'sg-x','vpcId':'vpc-2','ipPermissions':[],'ipPermissionsEgress':[]}},"
+	"'vpcs':{'vpc-1':{'vpcId':'vpc-1'},'vpc-2':{'vpcId':'vpc-2'}},"
+	"'route_tables':["
+	"{'routeTableId':'rtb-priv','vpcId':'vpc-1','associationSet':[{'subnetId':'subnet-1'},"
+	"{'subnetId':'subnet-2'}],'routeSet':[{'destinationCidrBlock':'0.0.0.0/0',"
+	"'gatewayId':'igw-1','state':'active'}]},"
+	"{'routeTableId':'rtb-pub','vpcId':'vpc-1','associationSet':[{'subnetId':'subnet-pub'}],"
+	"'routeSet':[{'destinationCidrBlock':'0.0.0.0/0','gatewayId':'igw-1','state':'active'}]},"
+	"{'routeTableId':'rtb-main','vpcId':'vpc-1','associationSet':[{'main':'true'}],"
+	"'routeSet':[]}]}}";
+
+/* Whether a reason a block was left out for contains text. */
+static int unfit_says(const struct hp_suggestions *v, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < v->nunfit; i++)
+		if (strstr(v->unfit[i], text))
+			return 1;
+	return 0;
+}
+
+static void t_network_resources(void)
+{
+	static const struct hp_check c_route = { .id = "network.routing", .section = "B.3",
+						 .prio = HP_P1, .group = HP_GROUP_VPC };
+	struct hp_emit em;
+	struct hp_suggestions v;
+	struct hp_finding *f;
+	struct fx x;
+	long i;
+
+	fx_open(&x, multi_snap);
+	/* A group's own finding: its id, and no rule it already has. */
+	f = add(&x, HP_TAG_FAIL, "A.1", NULL);
+	hp_finding_var(f, "SG_ID", "sg-a");
+	expect(&x, f, "SG_ID", "sg-a", NULL);
+	expect(&x, f, "VPC_ID", "vpc-1", NULL);
+	expect(&x, f, "SUBNET_ID", NULL, "this finding is about security group sg-a, not a subnet");
+	hp_suggest_finding(&x.s, f, &v);
+	i = find_cmd(&v, "authorize-security-group-egress --group-id sg-a");
+	T_ASSERT(i >= 0);
+	T_ASSERT(find_cmd(&v, "authorize-security-group-ingress") < 0);
+	T_ASSERT(unfit_says(&v, "sg-a already has the all-traffic inbound rule from itself"));
+	hp_suggestions_release(&v);
+
+	/* No group named among three: nothing with <SG_ID> is suggested, and why. */
+	f = add(&x, HP_TAG_FAIL, "A.1", NULL);
+	hp_suggest_finding(&x.s, f, &v);
+	T_EQ(v.n, 0);
+	T_ASSERT(unfit_says(&v, "<SG_ID> not known (the cluster uses 3 security groups (sg-a, sg-b, "
+			    "sg-x); pick the one this finding concerns)"));
+	hp_suggestions_release(&v);
+
+	/* A subnet routed to the internet gateway of a VPC without a NAT gateway. */
+	em.check = &c_route;
+	em.out = &x.c.f;
+	f = hp_emitx(&em, HP_TAG_FAIL, HP_P1, "B.3", NULL, "subnet-1 sends 0.0.0.0/0 to igw-1");
+	hp_finding_var(f, "SUBNET_ID", "subnet-1");
+	hp_finding_var(f, "ROUTE_TABLE_ID", "rtb-priv");
+	expect(&x, f, "VPC_ID", "vpc-1", NULL);
+	expect(&x, f, "NAT_GATEWAY_ID", NULL, "no route table of vpc-1 routes to a NAT gateway, so "
+	       "there is none to point at: create one first in a public subnet of vpc-1 (one whose "
+	       "route table sends 0.0.0.0/0 to an internet gateway: subnet-pub), with an Elastic IP");
+	hp_suggest_finding(&x.s, f, &v);
+	T_ASSERT(find_cmd(&v, "replace-route") < 0);
+	T_ASSERT(unfit_says(&v, "B.3: `aws ec2 replace-route --route-table-id rtb-priv "
+			    "--destination-cidr-block 0.0.0.0/0 --nat-gateway-id <NAT_GATEWAY_ID> "
+			    "--region us-west-2` left out, <NAT_GATEWAY_ID> not known (no route table"));
+	hp_suggestions_release(&v);
+
+	/* A VPC's finding: the route table of the cluster's subnets in it. */
+	f = add(&x, HP_TAG_WARN, "B.4", NULL);
+	hp_finding_var(f, "VPC_ID", "vpc-1");
+	expect(&x, f, "ROUTE_TABLE_ID", "rtb-priv", NULL);
+	expect(&x, f, "SUBNET_ID", NULL, "this finding is about VPC vpc-1, not a subnet");
+	fx_close(&x);
+
+	/* With a NAT gateway the VPC's tables route to, the route takes it. */
+	{
+		struct hp_buf b = HP_BUF_INIT(1 << 16);
+		const char *at = strstr(multi_snap, "{'routeTableId':'rtb-main'");
+
+		hp_buf_putn(&b, multi_snap, (size_t)(at - multi_snap));
+		hp_buf_puts(&b, "{'routeTableId':'rtb-nat','vpcId':'vpc-1','associationSet':[],"
+			    "'routeSet':[{'destinationCidrBlock':'0.0.0.0/0','natGatewayId':'nat-1',"
+			    "'state':'active'}]},");
+		hp_buf_puts(&b, at);
+		fx_open(&x, b.buf);
+		hp_buf_release(&b);
+	}
+	em.out = &x.c.f;
+	f = hp_emitx(&em, HP_TAG_FAIL, HP_P1, "B.3", NULL, "subnet-1 sends 0.0.0.0/0 to igw-1");
+	hp_finding_var(f, "SUBNET_ID", "subnet-1");
+	hp_finding_var(f, "ROUTE_TABLE_ID", "rtb-priv");
+	hp_suggest_finding(&x.s, f, &v);
+	i = find_cmd(&v, "replace-route --route-table-id rtb-priv --destination-cidr-block 0.0.0.0/0 "
+		     "--nat-gateway-id nat-1 --region us-west-2");
+	T_ASSERT(i >= 0);
+	hp_suggestions_release(&v);
+	fx_close(&x);
+}
+
+/* Fixes meant for one kind of finding are not handed to another. */
+static void t_block_rules(void)
+{
+	static const struct hp_check c_count = { .id = "node.gpu-count", .section = "G.1",
+						 .prio = HP_P0, .group = HP_GROUP_ONNODE };
+	static const struct hp_check c_remap = { .id = "node.gpu-remap", .section = "G.1.a",
+						 .prio = HP_P1, .group = HP_GROUP_ONNODE };
+	static const struct hp_check c_slurm = { .id = "slurm.nodes", .section = "H.1",
+						 .prio = HP_P1, .group = HP_GROUP_SLURM };
+	struct hp_emit em;
+	struct hp_suggestions v;
+	struct hp_finding *f;
+	struct fx x;
+	long i;
+
+	fx_open(&x, eks_snap);
+	/* A GPU the driver lost: no "apply a pending remap". */
+	em.check = &c_count;
+	em.out = &x.c.f;
+	f = hp_emitx(&em, HP_TAG_FAIL, HP_P0, "G.1", NODE1, "nvidia-smi cannot reach GPU 3");
+	hp_suggest_finding(&x.s, f, &v);
+	T_ASSERT(find_cmd(&v, "batch-reboot-cluster-nodes") < 0);
+	T_ASSERT(unfit_says(&v, "G.1.a: the command is for a pending or failed GPU row remap, which "
+			    "this finding is not about"));
+	T_EQ(v.nunfit, 1);   /* both G.1.a blocks, one reason */
+	hp_suggestions_release(&v);
+	/* A pending remap: its reboot. */
+	em.check = &c_remap;
+	f = hp_emitx(&em, HP_TAG_WARN, HP_P1, "G.1.a", NODE1, "row remap pending");
+	hp_suggest_finding(&x.s, f, &v);
+	T_ASSERT(find_cmd(&v, "batch-reboot-cluster-nodes") == 0);
+	T_EQ(v.nunfit, 0);
+	hp_suggestions_release(&v);
+	fx_close(&x);
+
+	/* Slurm: a reason that is almost Action:Replace gets the exact one. */
+	fx_open(&x, "{'meta':{'region':'us-east-1'},'cluster':{'ClusterName':'s1','NodeRecovery':"
+		    "'Automatic','ClusterArn':'arn:aws:sagemaker:us-east-1:1:cluster/abcdef012345'},"
+		    "'nodes':[{'InstanceId':'" NODE1 "','InstanceGroupName':'workers'}]}");
+	em.check = &c_slurm;
+	em.out = &x.c.f;
+	f = hp_emitx(&em, HP_TAG_FAIL, HP_P1, "F.3", NODE1, "Slurm node ip-10-1-2-3 is drained "
+		     "with reason 'Action: replace'");
+	hp_finding_var(f, "NODE_NAME", "ip-10-1-2-3");
+	hp_finding_var(f, "ACTION", "Action:Replace");
+	hp_suggest_finding(&x.s, f, &v);
+	i = find_cmd(&v, "sudo scontrol update nodename=ip-10-1-2-3 state=fail "
+		     "reason=\"Action:Replace\"");
+	T_ASSERT(i >= 0);
+	T_STREQ(x.s.doc.sec[v.v[i].section].id, "F.3");
+	T_ASSERT(unfit_says(&v, "NodeRecovery is already Automatic"));
+	hp_suggestions_release(&v);
+	/* The same block is not for another F.3 finding. */
+	em.check = &c_count;
+	f = hp_emitx(&em, HP_TAG_FAIL, HP_P1, "F.3", NODE1, "something else");
+	hp_suggest_finding(&x.s, f, &v);
+	T_ASSERT(find_cmd(&v, "scontrol") < 0);
+	T_ASSERT(unfit_says(&v, "F.3: the command is for a Slurm node reason that is almost "
+			    "Action:"));
+	hp_suggestions_release(&v);
+	fx_close(&x);
+}
+
 /* A check of the NCCL guide: its blocks, its placeholders, from the finding and nccl.options. */
 static void t_nccl_guide(void)
 {
@@ -670,6 +878,6 @@ static void t_nccl_guide(void)
 	fx_close(&x);
 }
 
-T_MAIN(T(t_cluster_values), T(t_nccl_guide), T(t_state_aware), T(t_node_values), T(t_unknown_reasons), T(t_values_found_anywhere),
+T_MAIN(T(t_network_resources), T(t_block_rules), T(t_cluster_values), T(t_nccl_guide), T(t_state_aware), T(t_node_values), T(t_unknown_reasons), T(t_values_found_anywhere),
        T(t_finding_values_win), T(t_unsafe_values), T(t_blocks_for_a_finding), T(t_slurm_cluster),
        T(t_leftovers_are_listed), T(t_text), T(t_json), T(t_report), T(t_checks_attach_values))

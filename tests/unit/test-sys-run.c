@@ -6,7 +6,11 @@
  * pseudo-terminal child (pty_spawn) and the output-path probe (can_write).
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../src/util/sys-int.h"
+#include "hp/ssm.h"
 #include "hp/sys.h"
 #include "t.h"
 
@@ -321,6 +327,150 @@ static void t_write_file_modes(void)
 	unlink(path);
 }
 
-T_MAIN(T(t_timeout_kills_grandchildren), T(t_endless_output_is_cut_at_the_cap),
+/* Process set-up: no core dumps, not dumpable, the soft open-file limit raised to the hard one. */
+static void t_proc_setup(void)
+{
+	struct rlimit rl, core = { 4096, RLIM_INFINITY };
+
+	T_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= 64)
+		return;
+	rl.rlim_cur = 64;
+	T_EQ(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	setrlimit(RLIMIT_CORE, &core);
+	T_EQ(hp_sys_proc_setup(), 0);
+	T_EQ(getrlimit(RLIMIT_CORE, &core), 0);
+	T_EQ(core.rlim_cur, 0);
+	T_EQ(core.rlim_max, 0);
+	T_EQ(prctl(PR_GET_DUMPABLE, 0L, 0L, 0L, 0L), 0);
+	T_EQ(hp_sys_fd_limit_at_start(), 64);
+	T_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	T_ASSERT(rl.rlim_cur > 64);
+	T_EQ(hp_sys_fd_limit(), (long)rl.rlim_cur);
+}
+
+/* The sessions at once that fit a limit: ~4 descriptors each past 48 kept for the rest. */
+static void t_fit_concurrency(void)
+{
+	T_EQ(hp_ssm_fit_concurrency(16, 0), 16);
+	T_EQ(hp_ssm_fit_concurrency(16, 1024), 16);
+	T_EQ(hp_ssm_fit_concurrency(256, 1024), 244);
+	T_EQ(hp_ssm_fit_concurrency(64, 64), 4);
+	T_EQ(hp_ssm_fit_concurrency(16, 40), 1);
+	T_EQ(hp_ssm_fit_concurrency(1, 10), 1);
+}
+
+/* EMFILE from a pipe, a socket or a file is noted, so the frame can report it as such. */
+static void t_emfile_noted(void)
+{
+	struct hp_sys *sys = hp_sys_real();
+	const char *argv[] = { "true", NULL };
+	struct hp_run_req req = { 0 };
+	struct hp_run_res res;
+	struct hp_http_req hreq = { 0 };
+	struct hp_http_resp hresp;
+	struct hp_buf b = HP_BUF_INIT(1024);
+	struct rlimit rl, saved;
+	int fds[128], n = 0, fd;
+
+	T_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	rl = saved;
+	rl.rlim_cur = 64;
+	T_EQ(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	while (n < (int)HP_ARRAY_LEN(fds) && (fd = dup(0)) >= 0)
+		fds[n++] = fd;
+	hp_sys_fd_exhausted_reset();
+	req.argv = argv;
+	hp_run_res_init(&res);
+	T_EQ(sys->run(sys, &req, &res), -1);
+	hp_run_res_release(&res);
+	T_EQ(hp_sys_fd_exhausted(), EMFILE);
+	hp_sys_fd_exhausted_reset();
+	hreq.method = "GET";
+	hreq.url = "http://127.0.0.1:9/";
+	hreq.timeout_ms = 2000;
+	hp_http_resp_init(&hresp);
+	T_EQ(sys->http(sys, &hreq, &hresp), -1);
+	hp_http_resp_release(&hresp);
+	T_EQ(hp_sys_fd_exhausted(), EMFILE);
+	hp_sys_fd_exhausted_reset();
+	T_EQ(sys->read_file(sys, "/etc/hostname", &b), -1);
+	T_EQ(hp_sys_fd_exhausted(), EMFILE);
+	hp_sys_fd_exhausted_reset();
+	while (n > 0)
+		close(fds[--n]);
+	setrlimit(RLIMIT_NOFILE, &saved);
+	hp_buf_release(&b);
+	/* With descriptors again, nothing is noted. */
+	hp_run_res_init(&res);
+	T_EQ(sys->run(sys, &req, &res), 0);
+	hp_run_res_release(&res);
+	T_EQ(hp_sys_fd_exhausted(), 0);
+}
+
+/*
+ * The socket callback of every libcurl handle refuses a link-local or
+ * metadata address unless the request is a metadata one (a name that
+ * resolves there included); only socket() is called, nothing is sent.
+ */
+static void t_socket_refuses_link_local(void)
+{
+	static const char *const refused[] = { "169.254.169.254", "169.254.170.2" };
+	/* libcurl's own holds a whole sockaddr_storage there. */
+	union {
+		struct curl_sockaddr a;
+		struct {
+			int family, socktype, protocol;
+			unsigned int addrlen;
+			struct sockaddr_storage st;
+		} room;
+	} u;
+	struct curl_sockaddr *ap = &u.a;
+	struct sockaddr_in *in = (struct sockaddr_in *)(void *)&u.room.st;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)(void *)&u.room.st;
+	struct hp_sys_sock k = { 0, 0 };
+	curl_socket_t fd;
+	size_t i;
+
+	for (i = 0; i < HP_ARRAY_LEN(refused); i++) {
+		memset(&u, 0, sizeof(u));
+		ap->family = AF_INET;
+		ap->socktype = SOCK_STREAM;
+		ap->addrlen = sizeof(*in);
+		in->sin_family = AF_INET;
+		T_EQ(inet_pton(AF_INET, refused[i], &in->sin_addr), 1);
+		k.refused = 0;
+		T_EQ(hp_sys_open_socket(&k, CURLSOCKTYPE_IPCXN, ap), CURL_SOCKET_BAD);
+		T_EQ(k.refused, 1);
+	}
+	memset(&u, 0, sizeof(u));
+	ap->family = AF_INET6;
+	ap->socktype = SOCK_STREAM;
+	ap->addrlen = sizeof(*in6);
+	in6->sin6_family = AF_INET6;
+	T_EQ(inet_pton(AF_INET6, "fd00:ec2::254", &in6->sin6_addr), 1);
+	k.refused = 0;
+	T_EQ(hp_sys_open_socket(&k, CURLSOCKTYPE_IPCXN, ap), CURL_SOCKET_BAD);
+	T_EQ(k.refused, 1);
+	/* A metadata request may go there; loopback always may. */
+	k.link_local_ok = 1;
+	k.refused = 0;
+	fd = hp_sys_open_socket(&k, CURLSOCKTYPE_IPCXN, ap);
+	T_ASSERT(fd != CURL_SOCKET_BAD);
+	close(fd);
+	T_EQ(k.refused, 0);
+	k.link_local_ok = 0;
+	memset(&u, 0, sizeof(u));
+	ap->family = AF_INET;
+	ap->socktype = SOCK_STREAM;
+	in->sin_family = AF_INET;
+	T_EQ(inet_pton(AF_INET, "127.0.0.1", &in->sin_addr), 1);
+	fd = hp_sys_open_socket(&k, CURLSOCKTYPE_IPCXN, ap);
+	T_ASSERT(fd != CURL_SOCKET_BAD);
+	close(fd);
+	T_EQ(k.refused, 0);
+}
+
+T_MAIN(T(t_socket_refuses_link_local), T(t_proc_setup), T(t_fit_concurrency), T(t_emfile_noted), T(t_timeout_kills_grandchildren), T(t_endless_output_is_cut_at_the_cap),
        T(t_normal_run_unchanged), T(t_streamed_output), T(t_stdin_fed_and_start_failure), T(t_pty_child),
        T(t_pty_child_stopped), T(t_can_write), T(t_write_file_modes))

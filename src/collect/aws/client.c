@@ -35,6 +35,7 @@ static const struct {
 	{ HP_SVC_SSM, "AmazonSSM.", NULL },
 	{ HP_SVC_QUOTAS, "ServiceQuotasV20190624.", NULL },
 	{ HP_SVC_STS, NULL, "2011-06-15" },
+	{ HP_SVC_S3, NULL, NULL },   /* rest-xml: src/collect/aws/s3.c sends its own requests */
 };
 
 static const char *const throttle_codes[] = {
@@ -218,6 +219,8 @@ int hp_aws_init(struct hp_aws *a, struct hp_sys *sys, const struct hp_profile *p
 	const char *src, *v;
 	struct hp_creds_env cenv;
 	struct hp_error re = HP_ERROR_INIT;
+	struct hp_error se = HP_ERROR_INIT;
+	char chain_sts[sizeof(a->endpoint[0])];
 	int s, imds_absent = 0;
 
 	memset(a, 0, sizeof(*a));
@@ -234,8 +237,13 @@ int hp_aws_init(struct hp_aws *a, struct hp_sys *sys, const struct hp_profile *p
 		}
 		src = "instance metadata";
 	}
+	/*
+	 * S3 is resolved by `bundle --upload` alone (src/cli/cmd-bundle.c): an S3
+	 * setting meant for other tools never stops a read-only command.
+	 */
 	for (s = 0; s < HP_SVC__COUNT; s++)
-		if (hp_endpoint_resolve(sys, p, (enum hp_svc)s, a->region, flag_endpoint,
+		if (s != HP_SVC_S3 &&
+		    hp_endpoint_resolve(sys, p, (enum hp_svc)s, a->region, flag_endpoint,
 					a->endpoint[s], sizeof(a->endpoint[s]), e))
 			return -1;
 	a->ca_bundle = hp_ca_bundle(sys, p);
@@ -265,7 +273,17 @@ int hp_aws_init(struct hp_aws *a, struct hp_sys *sys, const struct hp_profile *p
 		hp_buf_printf(trace, "region: %s (from %s)\n", a->region, src);
 	memset(&cenv, 0, sizeof(cenv));
 	cenv.region = a->region;
-	cenv.sts_endpoint = a->endpoint[HP_SVC_STS];
+	/*
+	 * As in the CLI, --endpoint-url is the commands' endpoint: the STS calls
+	 * of the credential chain use the configured STS endpoint.
+	 */
+	if (!flag_endpoint)
+		cenv.sts_endpoint = a->endpoint[HP_SVC_STS];
+	else if (!hp_endpoint_resolve(sys, p, HP_SVC_STS, a->region, NULL, chain_sts,
+				      sizeof(chain_sts), &se))
+		cenv.sts_endpoint = chain_sts;
+	else
+		cenv.sts_error = se.msg;  /* an error only if a role is to be assumed */
 	cenv.ca_bundle = a->ca_bundle;
 	cenv.imds_absent = imds_absent;
 	if (hp_creds_provider_open(sys, p, &cenv, trace, &a->cp, e))
@@ -305,9 +323,6 @@ static void split_url(const char *url, char *host, size_t hn, char *prefix, size
 		memcpy(host, h, n);
 		host[n] = '\0';
 		hp_strlcpy(prefix, slash, pn);
-		/* A trailing slash of the prefix is dropped; paths bring their own. */
-		if (prefix[0] && prefix[strlen(prefix) - 1] == '/')
-			prefix[strlen(prefix) - 1] = '\0';
 	} else {
 		hp_strlcpy(host, h, hn);
 		prefix[0] = '\0';
@@ -360,6 +375,15 @@ struct call {
 	size_t body_len;
 };
 
+/*
+ * A call that undoes what the run began (ssm:TerminateSession of a session
+ * it opened): it is still sent after an interrupt, which ends everything else.
+ */
+static int cleanup_call(const struct call *c)
+{
+	return c->svc == HP_SVC_SSM && !strcmp(c->op, "TerminateSession");
+}
+
 /* Returns 0, -1 on a transport failure, -2 when no valid credentials exist (errmsg says why). */
 static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp *resp,
 		     int64_t left_ms)
@@ -391,8 +415,19 @@ static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp
 	}
 	now = (time_t)(a->sys->now_ms(a->sys) / 1000);
 	split_url(a->endpoint[c->svc], host, sizeof(host), prefix, sizeof(prefix));
-	hp_buf_printf(&path, "%s%s", prefix, c->path);
-	hp_buf_printf(&url, "%s%s", a->endpoint[c->svc], c->path);
+	/*
+	 * botocore's join: the operation's path "/" is the endpoint's own path
+	 * as configured ("/" when it has none); a longer path follows the
+	 * prefix, with one slash between them.
+	 */
+	if (!strcmp(c->path, "/"))
+		hp_buf_puts(&path, prefix[0] ? prefix : "/");
+	else if (prefix[0] && prefix[strlen(prefix) - 1] == '/' && c->path[0] == '/')
+		hp_buf_printf(&path, "%.*s%s", (int)strlen(prefix) - 1, prefix, c->path);
+	else
+		hp_buf_printf(&path, "%s%s", prefix, c->path);
+	hp_buf_printf(&url, "%.*s%s", (int)(strlen(a->endpoint[c->svc]) - strlen(prefix)),
+		      a->endpoint[c->svc], path.buf);
 	hp_sigv4_amz_date(now, amzdate, date);
 	hdr[nh++] = (struct hp_header){ "Host", host };
 	hdr[nh++] = (struct hp_header){ "X-Amz-Date", amzdate };
@@ -408,6 +443,7 @@ static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp
 	sp.region = a->region;
 	sp.service = info->signing_name;
 	sp.now = now;
+	memset(&sr, 0, sizeof(sr));
 	sr.method = c->method;
 	sr.path = path.buf;
 	sr.query = NULL;
@@ -432,6 +468,7 @@ static int send_once(struct hp_aws *a, const struct call *c, struct hp_http_resp
 	req.body = c->body;
 	req.body_len = c->body_len;
 	req.timeout_ms = a->timeout_ms;
+	req.cleanup = cleanup_call(c);
 	if (left_ms < req.timeout_ms)
 		req.timeout_ms = left_ms > 1 ? (long)left_ms : 1;
 	req.ca_bundle = a->ca_bundle;
@@ -688,12 +725,21 @@ static void set_result(struct hp_aws_result *out, enum hp_aws_class cls, const c
 
 /*
  * Before an attempt: 1 (out filled for a first attempt) when nothing may be
- * sent, because the run budget is spent or the endpoint's breaker is open.
+ * sent, because the run was interrupted, the run budget is spent or the
+ * endpoint's breaker is open.
  * A retry that is stopped keeps the error it had.
  */
 static int not_sent(struct hp_aws *a, const struct call *c, int attempt, int64_t left,
 		    struct hp_aws_result *out)
 {
+	if (a->sys->stop && *a->sys->stop && !cleanup_call(c)) {
+		if (attempt == 1) {
+			set_result(out, HP_AWS_NETWORK, "Interrupted");
+			hp_strlcpy(out->message, "not sent: the run was interrupted",
+				   sizeof(out->message));
+		}
+		return 1;
+	}
 	if (left <= 0) {
 		if (attempt == 1) {
 			set_result(out, HP_AWS_NETWORK, "RunBudgetExceeded");
@@ -721,7 +767,8 @@ static void classify_no_reply(int rc, const struct hp_http_resp *resp, struct hp
 	if (rc == -2) {
 		set_result(out, HP_AWS_AUTH, "CredentialsExpired");
 	} else {
-		set_result(out, HP_AWS_NETWORK, resp->net == HP_NET_TIMEOUT ? "Timeout" :
+		set_result(out, HP_AWS_NETWORK, resp->net == HP_NET_STOPPED ? "Interrupted" :
+			   resp->net == HP_NET_TIMEOUT ? "Timeout" :
 			   resp->net == HP_NET_TLS ? "TLSError" :
 			   resp->net == HP_NET_TOO_BIG ? "ReplyTooLarge" : "ConnectionError");
 	}
@@ -833,7 +880,7 @@ static void back_off(struct hp_aws *a, const struct call *c, const struct hp_aws
 	if (ms > rest)
 		ms = (long)rest;
 	if (a->debug)
-		fprintf(stderr, "hpnode: debug: %s %s: %s, retry %d in %ld ms\n", hp_svc_info(c->svc)->name,
+		hp_debug("%s %s: %s, retry %d in %ld ms", hp_svc_info(c->svc)->name,
 			c->op, out->code, attempt, ms);
 	a->sys->sleep_ms(a->sys, ms);
 }
@@ -852,6 +899,8 @@ static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *ou
 		if (not_sent(a, c, st.attempt, left, out))
 			break;
 		hp_http_resp_init(&resp);
+		if (c->svc == HP_SVC_STS)  /* AssumeRole replies carry secrets */
+			hp_buf_set_secret(&resp.body);
 		out->attempts = st.attempt;
 		attempt_once(a, c, left, &resp, out);
 		retry = want_retry(a, &resp, &st, out);
@@ -863,7 +912,7 @@ static int call(struct hp_aws *a, const struct call *c, struct hp_aws_result *ou
 		back_off(a, c, out, st.attempt);
 	}
 	if (a->debug)
-		fprintf(stderr, "hpnode: debug: %s:%s -> %s%s%s (HTTP %ld, %d attempt%s, %lld ms)\n",
+		hp_debug("%s:%s -> %s%s%s (HTTP %ld, %d attempt%s, %lld ms)",
 			hp_svc_info(c->svc)->name, c->op, hp_aws_class_name(out->cls),
 			out->code[0] ? " " : "", out->code, out->status, out->attempts,
 			out->attempts == 1 ? "" : "s",

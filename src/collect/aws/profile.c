@@ -2,7 +2,8 @@
  * The shared AWS config and credentials files: an INI parser that follows
  * the rules botocore's parser applies (full-line comments only, indented
  * sub-keys, duplicate sections and keys rejected) and profile selection.
- * It does not expand environment variables inside paths other than "~/".
+ * Lines end in LF, CR LF or a lone CR. The file-path variables expand
+ * $NAME, ${NAME} and a leading "~" as botocore does.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -93,13 +94,22 @@ static int key_in_section(const struct hp_ini *ini, const char *section, const c
 
 /*
  * Section headers name profiles in several spellings; store one:
- * "profile   dev" and "profile \"dev\"" both become "profile dev".
+ * "profile   dev", "profile dev " and "profile \"dev\"" all become
+ * "profile dev". Blanks before the kind are kept, as botocore keeps them:
+ * "[ profile dev ]" and "[default ]" name no profile. A header of blanks
+ * only comes back empty.
  */
 static char *normalise_section(const char *p, size_t len)
 {
 	static const char *const kinds[] = { "profile", "services", "sso-session" };
-	char *raw = dup_trimmed(p, len), *out, *name;
+	char *raw = xstrndup(p, len), *out, *name, *t = dup_trimmed(p, len);
 	size_t i, klen, nlen;
+
+	if (!*t) {
+		free(raw);
+		return t;
+	}
+	free(t);
 
 	for (i = 0; i < HP_ARRAY_LEN(kinds); i++) {
 		klen = strlen(kinds[i]);
@@ -109,6 +119,8 @@ static char *normalise_section(const char *p, size_t len)
 		while (is_blank(*name))
 			name++;
 		nlen = strlen(name);
+		while (nlen && is_blank(name[nlen - 1]))
+			nlen--;
 		if (nlen >= 2 && ((name[0] == '"' && name[nlen - 1] == '"') ||
 				  (name[0] == '\'' && name[nlen - 1] == '\''))) {
 			name++;
@@ -279,10 +291,12 @@ int hp_ini_parse(const char *text, size_t len, struct hp_ini *out, struct hp_err
 	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
 		p += 3;
 	while (p < end && rc == 0) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
+		/* A line ends at LF, CR LF or a lone CR (old Mac editors). */
+		for (nl = p; nl < end && *nl != '\n' && *nl != '\r'; nl++)
+			;
 		rc = parse_line(&st, p, (size_t)(nl - p), ++lineno, e);
+		if (nl < end && *nl == '\r' && nl + 1 < end && nl[1] == '\n')
+			nl++;
 		p = nl + 1;
 	}
 	free(st.section);
@@ -322,16 +336,63 @@ void hp_ini_release(struct hp_ini *ini)
 	memset(ini, 0, sizeof(*ini));
 }
 
+/*
+ * $NAME and ${NAME} replaced by the variable's value (unset ones are left
+ * as written, as Python's os.path.expandvars leaves them), then a leading
+ * "~" or "~/" by HOME.
+ */
+static char *expand_path(struct hp_sys *sys, const char *v)
+{
+	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
+	const char *home = env_get(sys, "HOME"), *q, *val;
+	char name[128], *out, *tmp;
+	size_t len;
+
+	for (q = v; *q; q++) {
+		const char *start = q, *nend;
+		int braced;
+
+		if (*q != '$') {
+			hp_buf_putc(&b, *q);
+			continue;
+		}
+		braced = q[1] == '{';
+		nend = q + 1 + braced;
+		while ((*nend >= 'A' && *nend <= 'Z') || (*nend >= 'a' && *nend <= 'z') ||
+		       (*nend >= '0' && *nend <= '9') || *nend == '_')
+			nend++;
+		len = (size_t)(nend - (q + 1 + braced));
+		if (!len || len >= sizeof(name) || (braced && *nend != '}')) {
+			hp_buf_putc(&b, *q);
+			continue;
+		}
+		memcpy(name, q + 1 + braced, len);
+		name[len] = '\0';
+		q = nend + braced - 1;
+		val = sys->getenv(sys, name);
+		if (val)
+			hp_buf_puts(&b, val);
+		else
+			hp_buf_putn(&b, start, (size_t)(q + 1 - start));
+	}
+	out = hp_buf_detach(&b, NULL);
+	if (!out)
+		out = xstrdup("");
+	if (out[0] == '~' && (out[1] == '/' || !out[1]) && home) {
+		tmp = xasprintf("%s%s", home, out + 1);
+		free(out);
+		out = tmp;
+	}
+	return out;
+}
+
 /* The file path from an override variable or $HOME/.aws/<leaf>; NULL when neither. */
 static char *file_path(struct hp_sys *sys, const char *var, const char *leaf)
 {
 	const char *v = env_get(sys, var), *home = env_get(sys, "HOME");
 
-	if (v) {
-		if (v[0] == '~' && (v[1] == '/' || !v[1]) && home)
-			return xasprintf("%s%s", home, v + 1);
-		return xstrdup(v);
-	}
+	if (v)
+		return expand_path(sys, v);
 	if (!home)
 		return NULL;
 	return xasprintf("%s/.aws/%s", home, leaf);
@@ -376,6 +437,31 @@ static void config_sections(const char *name, char *first, char *second, size_t 
 	}
 }
 
+/*
+ * botocore builds an SSO token provider for every client: a profile that
+ * names an sso_session whose section is missing, or lacks sso_start_url or
+ * sso_region, fails every command, whatever answers for credentials.
+ */
+static int check_sso_session(const struct hp_profile *p, const char *cfg_path,
+			     struct hp_error *e)
+{
+	const char *name = hp_profile_config(p, "sso_session");
+	char sect[200];
+
+	if (!name)
+		return 0;
+	snprintf(sect, sizeof(sect), "sso-session %s", name);
+	if (!hp_ini_has_section(&p->config, sect))
+		return hp_error_set(e, HP_ERR_CONFIG, "profile '%s' names sso_session '%.100s', but "
+				    "'%s' has no [sso-session %.100s] section", p->name, name,
+				    cfg_path ? cfg_path : "the config file", name);
+	if (!hp_ini_get(&p->config, sect, "sso_start_url") ||
+	    !hp_ini_get(&p->config, sect, "sso_region"))
+		return hp_error_set(e, HP_ERR_CONFIG, "[sso-session %.100s] of profile '%s' needs "
+				    "sso_start_url and sso_region", name, p->name);
+	return 0;
+}
+
 int hp_profile_load(struct hp_sys *sys, const char *flag_profile, struct hp_profile *p,
 		    struct hp_error *e)
 {
@@ -391,10 +477,10 @@ int hp_profile_load(struct hp_sys *sys, const char *flag_profile, struct hp_prof
 		name = flag_profile;
 		p->explicit_profile = 1;
 	} else {
-		/* botocore reads AWS_DEFAULT_PROFILE before AWS_PROFILE. */
-		name = env_get(sys, "AWS_DEFAULT_PROFILE");
+		/* The CLI's order: AWS_PROFILE, then the older AWS_DEFAULT_PROFILE. */
+		name = env_get(sys, "AWS_PROFILE");
 		if (!name)
-			name = env_get(sys, "AWS_PROFILE");
+			name = env_get(sys, "AWS_DEFAULT_PROFILE");
 	}
 	if (name)
 		named = 1;
@@ -408,6 +494,15 @@ int hp_profile_load(struct hp_sys *sys, const char *flag_profile, struct hp_prof
 	cred_path = file_path(sys, "AWS_SHARED_CREDENTIALS_FILE", "credentials");
 	if (load_file(sys, cfg_path, "config file", &p->config, e) ||
 	    load_file(sys, cred_path, "credentials file", &p->credentials, e))
+		goto out;
+	if (hp_ini_has_section(&p->config, "default") &&
+	    hp_ini_has_section(&p->config, "profile default")) {
+		/* botocore would take whichever comes last, silently. */
+		hp_error_set(e, HP_ERR_CONFIG, "malformed config file '%s': profile 'default' appears "
+			     "twice, as [default] and [profile default]", cfg_path);
+		goto out;
+	}
+	if (check_sso_session(p, cfg_path, e))
 		goto out;
 	config_sections(p->name, s1, s2, sizeof(s1));
 	if (named && !hp_ini_has_section(&p->config, s1) &&
@@ -428,6 +523,17 @@ out:
 }
 
 const char *hp_profile_config(const struct hp_profile *p, const char *key)
+{
+	const char *v;
+
+	/* botocore lays the credentials file's section over the config file's. */
+	v = hp_ini_get(&p->credentials, p->name, key);
+	if (v)
+		return v;
+	return hp_profile_config_file(p, key);
+}
+
+const char *hp_profile_config_file(const struct hp_profile *p, const char *key)
 {
 	char s1[160], s2[160];
 	const char *v;

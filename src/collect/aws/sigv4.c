@@ -2,7 +2,8 @@
  * AWS Signature Version 4 (header signing, HMAC-SHA256) for the non-S3
  * services hpnode calls: canonical request, string to sign, signing key and
  * Authorization value. Pure functions: no clock, environment or network.
- * Left out: presigned URLs, S3 path rules, chunked payloads and SigV4a.
+ * S3's canonical URI (the path as sent) on request; left out: presigned
+ * URLs, chunked payloads and SigV4a.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,7 +373,9 @@ int hp_sigv4_canonical_request(const struct hp_sigv4_request *req, struct hp_buf
 	}
 	if (!rc)
 		rc = hp_buf_addc(out, '\n');
-	if (!rc)
+	if (!rc && req->s3)
+		rc = hp_buf_adds(out, req->path && *req->path ? req->path : "/");
+	else if (!rc)
 		rc = add_canonical_path(out, req->path);
 	if (!rc)
 		rc = hp_buf_addc(out, '\n');

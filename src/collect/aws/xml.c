@@ -5,6 +5,7 @@
  * Nothing here knows any particular API.
  */
 #include <expat.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,8 @@ static void on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
 	n = xcalloc(1, sizeof(*n));
 	n->name = xstrdup(local_name(name));
 	hp_buf_init(&n->text, HP_MAX_HTTP_BODY);
+	/* The text may be a credential (sts:AssumeRole): wiped when released. */
+	hp_buf_set_secret(&n->text);
 	if (s->depth == 0) {
 		if (s->root) {
 			s->error = 1;
@@ -193,6 +196,53 @@ static cJSON *convert(const struct xnode *n)
 	return o;
 }
 
+/*
+ * Expat's memory, wiped when given back: its buffers hold the text parsed
+ * (an sts:AssumeRole reply's secret key and session token among it). Each
+ * block carries its size in front of it, so free knows what to wipe.
+ */
+union wblock {
+	size_t n;
+	max_align_t align;
+};
+
+static void *wipe_malloc(size_t n)
+{
+	union wblock *b = malloc(sizeof(*b) + n);
+
+	if (!b)
+		return NULL;
+	b->n = n;
+	return b + 1;
+}
+
+static void wipe_free(void *p)
+{
+	union wblock *b = p ? (union wblock *)p - 1 : NULL;
+
+	if (!b)
+		return;
+	hp_wipe(p, b->n);
+	free(b);
+}
+
+static void *wipe_realloc(void *p, size_t n)
+{
+	union wblock *old = p ? (union wblock *)p - 1 : NULL;
+	void *q;
+
+	if (!p)
+		return wipe_malloc(n);
+	q = wipe_malloc(n);
+	if (!q)
+		return NULL;
+	memcpy(q, p, old->n < n ? old->n : n);
+	wipe_free(p);
+	return q;
+}
+
+static const XML_Memory_Handling_Suite wiping = { wipe_malloc, wipe_realloc, wipe_free };
+
 cJSON *hp_xml_to_json(const char *xml, size_t len, char *root_name, size_t root_n)
 {
 	struct xstate s;
@@ -200,7 +250,7 @@ cJSON *hp_xml_to_json(const char *xml, size_t len, char *root_name, size_t root_
 	cJSON *out = NULL;
 
 	memset(&s, 0, sizeof(s));
-	p = XML_ParserCreate("UTF-8");
+	p = XML_ParserCreate_MM("UTF-8", &wiping, NULL);
 	if (!p)
 		hp_die("out of memory");
 	XML_SetUserData(p, &s);

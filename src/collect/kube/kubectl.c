@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp/text.h"
 #include "hp/array.h"
 #include "hp/json.h"
 #include "hp/kube.h"
@@ -91,7 +92,7 @@ const char *hp_kube_status_name(enum hp_kube_status s)
 {
 	static const char *const names[] = {
 		"ok", "missing", "timeout", "auth", "forbidden", "not_found", "unreachable",
-		"config", "too_big", "parse", "error",
+		"config", "too_big", "parse", "error", "interrupted",
 	};
 
 	return (size_t)s < HP_ARRAY_LEN(names) ? names[s] : "error";
@@ -228,6 +229,12 @@ static int kube_exec(struct hp_kube *k, const char *const *args, int flags,
 
 	memset(r, 0, sizeof(*r));
 	hp_buf_init(&r->out, k->max_out);
+	if (k->sys->stop && *k->sys->stop) {
+		r->status = HP_KUBE_INTERRUPTED;
+		r->exit_status = -1;
+		hp_strlcpy(r->message, "kubectl not run: the run was interrupted", sizeof(r->message));
+		return -1;
+	}
 	if (k->deadline_ms && k->sys->monotonic_ms(k->sys) >= k->deadline_ms) {
 		r->status = HP_KUBE_TIMEOUT;
 		r->exit_status = -1;
@@ -290,7 +297,8 @@ static int kube_exec(struct hp_kube *k, const char *const *args, int flags,
 		hp_run_res_release(&res);
 		return -1;
 	}
-	r->status = hp_kube_classify(res.exit_status, res.timed_out, res.err.buf);
+	r->status = res.interrupted ? HP_KUBE_INTERRUPTED :
+		    hp_kube_classify(res.exit_status, res.timed_out, res.err.buf);
 	if (res.out_capped || (!m->on_out && r->status == HP_KUBE_OK && res.out.len >= k->max_out))
 		r->status = HP_KUBE_TOO_BIG;
 	if (r->status == HP_KUBE_TIMEOUT && res.timed_out && req.timeout_ms < k->timeout_ms)
@@ -300,6 +308,8 @@ static int kube_exec(struct hp_kube *k, const char *const *args, int flags,
 	else if (r->status == HP_KUBE_TIMEOUT && res.timed_out)
 		snprintf(r->message, sizeof(r->message), "kubectl did not finish within %ld s",
 			 req.timeout_ms / 1000);
+	else if (r->status == HP_KUBE_INTERRUPTED)
+		hp_strlcpy(r->message, "kubectl stopped: the run was interrupted", sizeof(r->message));
 	else if (r->status == HP_KUBE_TOO_BIG)
 		snprintf(r->message, sizeof(r->message), "kubectl printed more than %zu MiB",
 			 (m->on_out && m->max ? m->max : k->max_out) >> 20);
@@ -336,11 +346,52 @@ static int kube_exec(struct hp_kube *k, const char *const *args, int flags,
 	return r->status == HP_KUBE_OK ? 0 : -1;
 }
 
+/* --debug: "kubectl get pods ... -> ok (exit 0, 812 ms)", the arguments clipped and made safe. */
+static void debug_run(const char *const *args, const struct hp_kube_result *r, int64_t ms)
+{
+	struct hp_buf line = HP_BUF_INIT(HP_MAX_LINE);
+	char safe[512];
+	size_t i;
+
+	hp_buf_puts(&line, "kubectl");
+	for (i = 0; args[i] && line.len < 400; i++) {
+		hp_buf_putc(&line, ' ');
+		hp_buf_puts(&line, args[i]);
+	}
+	hp_text_str(HP_TEXT_SAFE, line.buf, safe, sizeof(safe));
+	hp_debug("%s -> %s (exit %d, %lld ms)", safe, hp_kube_status_name(r->status),
+		 r->exit_status, (long long)ms);
+	hp_buf_release(&line);
+}
+
+/* kube_exec, timed and traced with --debug. */
+static int kube_traced(struct hp_kube *k, const char *const *args, int flags,
+		       const struct out_mode *m, struct hp_kube_result *r)
+{
+	int64_t t0 = k->sys->monotonic_ms(k->sys);
+	int rc = kube_exec(k, args, flags, m, r);
+
+	if (k->debug)
+		debug_run(args, r, k->sys->monotonic_ms(k->sys) - t0);
+	return rc;
+}
+
 int hp_kube_run(struct hp_kube *k, const char *const *args, int flags, struct hp_kube_result *r)
 {
 	struct out_mode m = { NULL, NULL, 0, 0 };
 
-	return kube_exec(k, args, flags, &m, r);
+	return kube_traced(k, args, flags, &m, r);
+}
+
+int hp_kube_get_items(struct hp_kube *k, const char *const *args, struct hp_kube_result *r)
+{
+	if (!hp_kube_run(k, args, HP_KUBE_JSON, r) && cJSON_IsArray(hp_json_get(r->json, "items")))
+		return 0;
+	if (r->status == HP_KUBE_OK) {
+		r->status = HP_KUBE_PARSE;
+		hp_strlcpy(r->message, "kubectl -o json gave no 'items' list", sizeof(r->message));
+	}
+	return -1;
 }
 
 int hp_kube_stream(struct hp_kube *k, const char *const *args,
@@ -349,7 +400,7 @@ int hp_kube_stream(struct hp_kube *k, const char *const *args,
 {
 	struct out_mode m = { on_out, ud, max_bytes ? max_bytes : k->max_out, timeout_ms };
 
-	return kube_exec(k, args, 0, &m, r);
+	return kube_traced(k, args, 0, &m, r);
 }
 
 /* Free what a run left in r. */

@@ -24,7 +24,7 @@ hp_probe() {
 	export PATH
 	if command -v timeout >/dev/null 2>&1; then HP_TMO=1; else HP_TMO=; fi
 	# Kernel lines worth keeping; the parsers decide what each one means.
-	HP_KPAT='Xid|NVRM|oom-kill|invoked oom-killer|[Oo]ut of memory|Killed process|Kernel panic|lockup|LOCKUP|blocked for more than|BUG: |NMI|Hardware Error|watchdog|(^|[^a-z])efa[^a-z]|EFA|[Nn]euron|NRT_|PCIe Bus Error'
+	HP_KPAT='Xid|NVRM|oom-kill|invoked oom-killer|[Oo]ut of memory|Killed process|Kernel panic|lockup|LOCKUP|blocked for more than|BUG: |NMI|Hardware Error|watchdog|(^|[^a-z])efa[^a-z]|EFA|[Nn]euron|NRT_|PCIe Bus Error|SXid|nvswitch| error, dev |nvme nvme[0-9]+: .*(timeout|reset|Removing|not ready)|Aborting journal|aborted journal|Remounting filesystem read-only|XFS .*(Shutting down|shut down)'
 	exec 4>&1
 
 	block node keep node_facts
@@ -37,7 +37,7 @@ hp_probe() {
 	cmd systemd keep systemctl show --no-pager -p Id,LoadState,ActiveState,SubState \
 		amazon-ssm-agent.service snap.amazon-ssm-agent.amazon-ssm-agent.service \
 		containerd.service kubelet.service slurmd.service slurmctld.service munge.service \
-		chronyd.service chrony.service
+		chronyd.service chrony.service nvidia-fabricmanager.service
 	cmd chrony keep chronyc -n tracking
 	cmd timedatectl keep timedatectl status
 	cmd dmesg kernel_lines dmesg --time-format iso
@@ -45,6 +45,7 @@ hp_probe() {
 		cmd journal kernel_lines journalctl -k -b -n 20000 -o short-iso --no-pager -q
 	fi
 	block pci keep_long pci_devices
+	block pci_link keep_long pci_links
 	if have nvidia-smi; then
 		block nvidia_gpu keep lim nvidia-smi \
 			--query-gpu=index,pci.bus_id,name,uuid,driver_version --format=csv,noheader,nounits
@@ -64,6 +65,8 @@ hp_probe() {
 			block nvlink_errors keep_long lim nvidia-smi nvlink -e
 		fi
 		block nvvs keep nvvs_tail
+		# Fabric Manager's last words this boot (NVSwitch systems; nothing elsewhere).
+		cmd fabricmanager keep journalctl -u nvidia-fabricmanager.service -b -n 8 --no-pager -q -o cat
 	else
 		absent nvidia_gpu
 	fi
@@ -74,11 +77,17 @@ hp_probe() {
 	block modules keep lim grep -E '^(efa|ib_uverbs|nvidia|neuron) ' "$R/proc/modules"
 	block netdev keep net_stats
 	block provision keep provision_log
-	if have curl; then
-		block imds keep imds_check
-	else
-		absent imds
-	fi
+	# AWS_EC2_METADATA_DISABLED=true (as the AWS SDKs read it): no request at all.
+	case ${AWS_EC2_METADATA_DISABLED:-} in
+	[Tt][Rr][Uu][Ee]) absent imds ;;
+	*)
+		if have curl; then
+			block imds keep imds_check
+		else
+			absent imds
+		fi
+		;;
+	esac
 	echo "@@HP@@ DONE"
 }
 
@@ -123,6 +132,36 @@ pci_devices() {
 		IFS= read -r hp_i <"$hp_d/device" || true
 		IFS= read -r hp_c <"$hp_d/class" || true
 		echo "${hp_d##*/} $hp_v $hp_i $hp_c"
+	done
+	return 0
+}
+
+# PCIe links of NVIDIA GPUs and EFA devices, from sysfs:
+# "<address>|<vendor>|<device>|<class>|<current speed>|<max speed>|<current width>|<max width>",
+# "?" for a value that cannot be read.
+pci_links() {
+	[ -d "$R/sys/bus/pci/devices" ] || return 2
+	for hp_d in "$R"/sys/bus/pci/devices/*; do
+		[ -r "$hp_d/vendor" ] || continue
+		hp_v=
+		IFS= read -r hp_v <"$hp_d/vendor" || true
+		hp_i='?'
+		hp_c='?'
+		IFS= read -r hp_i <"$hp_d/device" || true
+		IFS= read -r hp_c <"$hp_d/class" || true
+		case $hp_v:$hp_c:$hp_i in
+		0x10de:0x0302*:* | 0x10de:0x0300*:* | 0x1d0f:*:0xefa*) ;;
+		*) continue ;;
+		esac
+		hp_l="${hp_d##*/}|$hp_v|$hp_i|$hp_c"
+		for hp_k in current_link_speed max_link_speed current_link_width max_link_width; do
+			hp_x='?'
+			if [ -r "$hp_d/$hp_k" ]; then
+				IFS= read -r hp_x <"$hp_d/$hp_k" || hp_x='?'
+			fi
+			hp_l="$hp_l|${hp_x:-?}"
+		done
+		echo "$hp_l"
 	done
 	return 0
 }

@@ -67,4 +67,40 @@ for hp_f in "$hp_r"/etc/profile.d/*.sh "$hp_r/etc/environment" "$hp_r/opt/ml/con
 done 2>/dev/null | head -n 300
 echo "@@HP@@ END nccl_env 0"
 
+# hpnode nccl --job ID: the job as slurmctld knows it, one record a line
+# (an array job: one per task), then the tail of each distinct StdOut and
+# StdErr file it names, read here as they are on shared storage. HP_SLURM_JOB
+# is set by hpnode on the line before this script (digits, an optional
+# _task); nothing is read without it. Only regular files are read, never a
+# link; a path still holding a %-pattern is reported, not guessed.
+if [ -n "${HP_SLURM_JOB:-}" ]; then
+	case $HP_SLURM_JOB in
+	*[!0-9_]* | _* | *_ | *_*_*) echo "@@HP@@ BEGIN job"; echo "hpnode: bad job id"; echo "@@HP@@ END job 2" ;;
+	*)
+		hp_block job scontrol show job -o "$HP_SLURM_JOB"
+		printf '%s\n' "$hp_out" | tr ' ' '\n' | sed -n -e 's/^StdOut=//p' -e 's/^StdErr=//p' |
+			grep '^/' | awk '!seen[$0]++' | head -n 8 | while IFS= read -r hp_p; do
+			echo "@@HP@@ BEGIN joblog"
+			echo "path $hp_p"
+			hp_f=$hp_r$hp_p
+			case $hp_p in
+			*%*) echo "status pattern" ;;
+			*)
+				if [ -L "$hp_f" ]; then
+					echo "status link"
+				elif [ ! -e "$hp_f" ]; then
+					echo "status missing"
+				elif [ ! -f "$hp_f" ] || [ ! -r "$hp_f" ]; then
+					echo "status unreadable"
+				else
+					echo "status read"
+					# A line of the log never passes for a marker of this output.
+					$hp_limit tail -c 1048576 "$hp_f" 2>/dev/null | tail -n 500 | sed 's/@@HP@@/@@hp@@/g'
+				fi ;;
+			esac
+			echo "@@HP@@ END joblog 0"
+		done ;;
+	esac
+fi
+
 echo "@@HP@@ DONE"

@@ -45,6 +45,18 @@ void hp_ssm_config_defaults(struct hp_ssm_config *c)
 	c->backoff_cap_ms = 10000;
 }
 
+int hp_ssm_fit_concurrency(int want, long fd_limit)
+{
+	long fit;
+
+	if (fd_limit <= 0 || want <= 1)
+		return want;
+	fit = (fd_limit - HP_SSM_FDS_RESERVED) / HP_SSM_FDS_PER_SESSION;
+	if (fit < 1)
+		fit = 1;
+	return fit < want ? (int)fit : want;
+}
+
 void hp_ssm_result_release(struct hp_ssm_result *r)
 {
 	hp_ssm_output_release(&r->output);
@@ -176,8 +188,12 @@ static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
 	for (attempt = 1;; attempt++) {
 		struct hp_aws_result res;
 		int64_t left, waited = 0;
-		/* No deadline on the queue itself; only another node's fatal error ends the wait. */
-		int rc = take_token(sys, sh, INT64_MAX, &waited);
+		/*
+		 * No deadline on the queue itself; only another node's fatal error ends the
+		 * wait. Past the run budget no token is waited for: the call is refused unsent.
+		 */
+		int rc = a->deadline_ms && hp_aws_budget_left_ms(a) <= 0 ? 0 :
+			take_token(sys, sh, INT64_MAX, &waited);
 
 		if (*deadline)
 			*deadline += waited;
@@ -393,6 +409,8 @@ void hp_ssm_probe_node(struct hp_aws *a, const struct hp_ssm_config *c, struct h
 
 	memset(r, 0, sizeof(*r));
 	hp_ssm_output_init(&r->output);
+	if (c->max_stdout)
+		r->output.out.max = c->max_stdout;
 	lock(sh);
 	kms_seen = sh->kms_seen;
 	unlock(sh);
@@ -429,6 +447,8 @@ void hp_ssm_probe_node(struct hp_aws *a, const struct hp_ssm_config *c, struct h
 		use = HP_SSM_PLUGIN;
 		hp_ssm_output_release(&r->output);
 		hp_ssm_output_init(&r->output);
+		if (c->max_stdout)
+			r->output.out.max = c->max_stdout;
 	}
 	if (end == HP_SSM_KMS && use == HP_SSM_AUTO && !c->plugin.present)
 		set_reason(r, HP_SSM_SKIPPED,

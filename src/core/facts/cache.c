@@ -19,6 +19,7 @@
 #include "hp/array.h"
 #include "hp/json.h"
 #include "hp/nccl.h"
+#include "hp/text.h"
 #include "hp/util.h"
 
 struct node_rec {
@@ -51,6 +52,7 @@ struct hp_facts {
 	cJSON *slurm;          /* decoded controller probe, or NULL */
 	int slurm_done;
 	int controller_done;
+	int prepared;          /* hp_facts_prepare ran since the document last changed */
 	const char *ctl_iid, *ctl_group, *ctl_how;
 	struct hp_kube_index *kube;
 	struct hp_facts_counts counts;
@@ -58,6 +60,8 @@ struct hp_facts {
 
 /* Every decoder run in the process, by any caller (the decoders may run in threads). */
 static atomic_size_t runs_probe, runs_slurm, runs_kube, runs_nccl;
+/* Node facts built as a tree for a reader (hp_probes_facts), in the process. */
+static atomic_size_t unpacks;
 
 void hp_facts_count_run(enum facts_decoder d)
 {
@@ -71,6 +75,7 @@ void hp_facts_counts_all(struct hp_facts_counts *out)
 	out->slurm = atomic_load(&runs_slurm);
 	out->kube = atomic_load(&runs_kube);
 	out->nccl = atomic_load(&runs_nccl);
+	out->unpacks = atomic_load(&unpacks);
 	out->bytes = 0;
 }
 
@@ -112,16 +117,14 @@ static void count_decode(struct hp_facts *f, const char *key)
 		f->counts.probe++;
 }
 
-/* The cache of s, created on first use: the one part of a const snapshot that changes. */
-static struct hp_facts *cache_of(const struct hp_snapshot *s)
+/* The cache of s, created by the first writer (a const snapshot is never written). */
+static struct hp_facts *cache_of(struct hp_snapshot *s)
 {
-	struct hp_snapshot *m = (struct hp_snapshot *)s;
-
-	if (!m->facts) {
-		m->facts = xcalloc(1, sizeof(*m->facts));
-		m->facts->pack = hp_pack_new();
+	if (!s->facts) {
+		s->facts = xcalloc(1, sizeof(*s->facts));
+		s->facts->pack = hp_pack_new();
 	}
-	return m->facts;
+	return s->facts;
 }
 
 /* FNV-1a. */
@@ -152,7 +155,7 @@ static void rehash(struct hp_facts *f)
 }
 
 /* The record of id set by a collector (entry NULL) or decoded from entry, or NULL. */
-static struct node_rec *find(struct hp_facts *f, const char *id, const cJSON *entry)
+static struct node_rec *find(const struct hp_facts *f, const char *id, const cJSON *entry)
 {
 	size_t at;
 
@@ -230,6 +233,12 @@ static uint32_t id_ref(struct hp_facts *f, const char *id)
 	return hp_pack_put(f->pack, &tmp);
 }
 
+/* The same for a reader: HP_PACK_NONE when the pack has no such string (nothing added). */
+static uint32_t id_find(const struct hp_facts *f, const char *id)
+{
+	return f ? hp_pack_find_str(f->pack, id) : HP_PACK_NONE;
+}
+
 int hp_probes_stored(const struct hp_snapshot *s, const char *key)
 {
 	return store_of(s->facts, key) != NULL;
@@ -273,7 +282,7 @@ static cJSON *slim(const cJSON *entry)
 		if (c->string && !strcmp(c->string, "stderr") && cJSON_IsString(c)) {
 			char cut[HP_FACTS_STDERR_SIZE];
 
-			copy = cJSON_CreateString(hp_clip_utf8(c->valuestring, HP_FACTS_STDERR_CHARS,
+			copy = cJSON_CreateString(hp_text_clip(c->valuestring, HP_FACTS_STDERR_CHARS,
 							       cut));
 		} else {
 			copy = cJSON_Duplicate(c, 1);
@@ -486,7 +495,7 @@ const cJSON *hp_probes_find(const struct hp_snapshot *s, const char *key, const 
 		return it->at;
 	}
 	st = store_of(s->facts, key);
-	if (!st || (at = store_find(st, id_ref(s->facts, id))) < 0)
+	if (!st || (at = store_find(st, id_find(s->facts, id))) < 0)
 		return NULL;
 	return yield(it, st, (size_t)at);
 }
@@ -502,38 +511,68 @@ size_t hp_probes_count(const struct hp_snapshot *s, const char *key)
 	return st ? st->recs.n : 0;
 }
 
+/* The record key of a document entry of key: its node id, "<key>:<id>" for other keys. */
+static char *member_id(const char *key, const cJSON *entry)
+{
+	const char *node = entry && entry->string ? entry->string : "";
+
+	return strcmp(key, "probes") ? xasprintf("%s:%s", key, node) : xstrdup(node);
+}
+
+/* What key's decoder makes of the entry's stdout. */
+static cJSON *decode_entry(const char *key, const cJSON *entry)
+{
+	hp_facts_decoder decode = hp_facts_decoder_of(key);
+	const cJSON *out = cJSON_GetObjectItemCaseSensitive(entry, "stdout");
+
+	return cJSON_IsString(out) ? decode(out->valuestring, strlen(out->valuestring))
+				   : decode("", 0);
+}
+
 /*
  * A document entry of key: its facts set by a collector (for "probes"),
- * else decoded once. Other keys' facts are kept under "<key>:<id>", which
- * no collector sets, so the entry always decides.
+ * else those hp_facts_prepare decoded. Other keys' facts are kept under
+ * "<key>:<id>", which no collector sets, so the entry always decides. An
+ * entry the cache does not hold (a snapshot not prepared, or an entry that
+ * was not probed) is decoded for this caller alone: a reader never writes.
  */
 static cJSON *member_facts(const struct hp_snapshot *s, const char *key, const cJSON *entry)
 {
-	struct hp_facts *f = cache_of(s);
-	hp_facts_decoder decode = hp_facts_decoder_of(key);
-	const char *node = entry && entry->string ? entry->string : "";
-	char *id = strcmp(key, "probes") ? xasprintf("%s:%s", key, node) : xstrdup(node);
-	const cJSON *out;
-	struct node_rec *r;
-	cJSON *facts;
+	const struct hp_facts *f = s->facts;
+	char *id = member_id(key, entry);
+	const struct node_rec *r = NULL;
 
-	if ((!strcmp(key, "probes") && (r = find(f, id, NULL))) || (r = find(f, id, entry))) {
+	if (f && ((!strcmp(key, "probes") && (r = find(f, id, NULL))) || (r = find(f, id, entry)))) {
 		free(id);
 		return hp_pack_get(f->pack, r->facts);
 	}
-	out = cJSON_GetObjectItemCaseSensitive(entry, "stdout");
-	facts = cJSON_IsString(out) ? decode(out->valuestring, strlen(out->valuestring))
-				    : decode("", 0);
+	free(id);
+	return decode_entry(key, entry);
+}
+
+/* Decode a document entry of key into the cache (hp_facts_prepare). */
+static void member_put(struct hp_facts *f, const char *key, const cJSON *entry)
+{
+	char *id = member_id(key, entry);
+	cJSON *facts;
+
+	/* Facts a collector set for the node win: its entry is not decoded. */
+	if ((!strcmp(key, "probes") && find(f, id, NULL)) || find(f, id, entry)) {
+		free(id);
+		return;
+	}
+	facts = decode_entry(key, entry);
 	count_decode(f, key);
 	insert(f, id, entry, hp_pack_put(f->pack, facts));
+	cJSON_Delete(facts);
 	free(id);
-	return facts;
 }
 
 /* The facts of store record rec (node id): set by a collector for the id, else its own. */
-static cJSON *record_facts(struct hp_facts *f, const struct store *st, size_t rec, const char *id)
+static cJSON *record_facts(const struct hp_facts *f, const struct store *st, size_t rec,
+			   const char *id)
 {
-	struct node_rec *set;
+	const struct node_rec *set;
 
 	if (!st || rec >= st->recs.n)
 		return NULL;
@@ -545,16 +584,21 @@ static cJSON *record_facts(struct hp_facts *f, const struct store *st, size_t re
 cJSON *hp_probes_facts(const struct hp_probe_iter *it)
 {
 	hp_facts_decoder decode = hp_facts_decoder_of(it->key);
+	cJSON *f;
 
 	if (it->member) {
 		if (!it->at || !decode)
 			return NULL;
-		return member_facts(it->s, it->key, it->at);
-	}
-	if (!it->cur)
+		f = member_facts(it->s, it->key, it->at);
+	} else if (!it->cur) {
 		return NULL;
-	return record_facts(it->s->facts, store_of(it->s->facts, it->key), it->rec,
-			    strcmp(it->key, "probes") ? NULL : it->cur->string);
+	} else {
+		f = record_facts(it->s->facts, store_of(it->s->facts, it->key), it->rec,
+				 strcmp(it->key, "probes") ? NULL : it->cur->string);
+	}
+	if (f)
+		atomic_fetch_add(&unpacks, 1);
+	return f;
 }
 
 /*
@@ -564,14 +608,14 @@ cJSON *hp_probes_facts(const struct hp_probe_iter *it)
  */
 static cJSON *entry_facts(const struct hp_snapshot *s, const char *key, const cJSON *entry)
 {
-	struct hp_facts *f = cache_of(s);
+	const struct hp_facts *f = s->facts;
 	const struct store *st;
 	long at;
 
 	if (!entry)
 		return NULL;
 	if (!hp_snapshot_get(s, key) && entry->string && (st = store_of(f, key)) &&
-	    (at = store_find(st, id_ref(f, entry->string))) >= 0)
+	    (at = store_find(st, id_find(f, entry->string))) >= 0)
 		return record_facts(f, st, (size_t)at, strcmp(key, "probes") ? NULL : entry->string);
 	return member_facts(s, key, entry);
 }
@@ -602,36 +646,33 @@ void hp_facts_set_node(struct hp_snapshot *s, const char *id, cJSON *facts)
 
 const cJSON *hp_facts_slurm(const struct hp_snapshot *s)
 {
-	struct hp_facts *f = cache_of(s);
+	return s->facts && s->facts->prepared ? s->facts->slurm : NULL;
+}
 
-	if (!f->slurm_done) {
-		const char *out = hp_json_str(hp_snapshot_get(s, "slurm"), "probe.stdout");
+/* Which node is the Slurm controller, from the snapshot itself (no cache). */
+static void find_controller(const struct hp_snapshot *s, const char **iid, const char **group,
+			    const char **how)
+{
+	const cJSON *sl = hp_snapshot_get(s, "slurm");
 
-		f->slurm_done = 1;
-		if (out) {
-			f->slurm = hp_slurm_parse(out, strlen(out));
-			f->counts.slurm++;
-		}
+	if (cJSON_IsObject(sl)) {
+		*iid = hp_json_str(sl, "controller");
+		*group = hp_json_str(sl, "group");
+		*how = hp_json_str(sl, "how");
+	} else if (hp_slurm_controller(s, iid, group, how)) {
+		*iid = *group = *how = NULL;
 	}
-	return f->slurm;
 }
 
 void hp_facts_slurm_controller(const struct hp_snapshot *s, const char **iid,
 			       const char **group, const char **how)
 {
-	struct hp_facts *f = cache_of(s);
+	const struct hp_facts *f = s->facts;
 
-	if (!f->controller_done) {
-		const cJSON *sl = hp_snapshot_get(s, "slurm");
-
-		f->controller_done = 1;
-		if (cJSON_IsObject(sl)) {
-			f->ctl_iid = hp_json_str(sl, "controller");
-			f->ctl_group = hp_json_str(sl, "group");
-			f->ctl_how = hp_json_str(sl, "how");
-		} else if (hp_slurm_controller(s, &f->ctl_iid, &f->ctl_group, &f->ctl_how)) {
-			f->ctl_iid = f->ctl_group = f->ctl_how = NULL;
-		}
+	if (!f || !f->controller_done) {
+		*iid = *group = *how = NULL;
+		find_controller(s, iid, group, how);
+		return;
 	}
 	*iid = f->ctl_iid;
 	*group = f->ctl_group;
@@ -640,13 +681,47 @@ void hp_facts_slurm_controller(const struct hp_snapshot *s, const char **iid,
 
 const struct hp_kube_index *hp_facts_kube(const struct hp_snapshot *s)
 {
-	struct hp_facts *f = cache_of(s);
+	return s->facts && s->facts->prepared ? s->facts->kube : NULL;
+}
 
-	if (!f->kube) {
-		f->kube = hp_kube_index_build(s);
-		f->counts.kube++;
+int hp_facts_prepared(const struct hp_snapshot *s)
+{
+	return s->facts && s->facts->prepared;
+}
+
+void hp_facts_prepare(struct hp_snapshot *s)
+{
+	struct hp_facts *f;
+	const char *out;
+	size_t i;
+
+	hp_facts_forget(s);
+	f = cache_of(s);
+	/* The probed nodes' entries of the document (the store holds its own facts). */
+	for (i = 0; i < HP_ARRAY_LEN(decoders); i++) {
+		const cJSON *m = hp_snapshot_get(s, decoders[i].key), *e;
+
+		if (!cJSON_IsObject(m))
+			continue;
+		cJSON_ArrayForEach(e, m) {
+			const char *state = hp_json_str(e, "state");
+
+			if (cJSON_IsObject(e) && state && !strcmp(state, "probed"))
+				member_put(f, decoders[i].key, e);
+		}
 	}
-	return f->kube;
+	out = hp_json_str(hp_snapshot_get(s, "slurm"), "probe.stdout");
+	if (out) {
+		f->slurm = hp_slurm_parse(out, strlen(out));
+		f->counts.slurm++;
+	}
+	f->slurm_done = 1;
+	f->ctl_iid = f->ctl_group = f->ctl_how = NULL;
+	find_controller(s, &f->ctl_iid, &f->ctl_group, &f->ctl_how);
+	f->controller_done = 1;
+	f->kube = hp_kube_index_build(s);
+	f->counts.kube++;
+	f->prepared = 1;
 }
 
 void hp_facts_counts(const struct hp_snapshot *s, struct hp_facts_counts *out)
@@ -688,6 +763,7 @@ void hp_facts_forget(struct hp_snapshot *s)
 	f->controller_done = 0;
 	hp_kube_index_free(f->kube);
 	f->kube = NULL;
+	f->prepared = 0;
 }
 
 void hp_facts_free(struct hp_facts *f)

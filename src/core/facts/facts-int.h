@@ -9,10 +9,6 @@
 
 #include "hp/facts.h"
 
-/* The Kubernetes node index of a snapshot (kube.c); freed with hp_kube_index_free. */
-struct hp_kube_index *hp_kube_index_build(const struct hp_snapshot *s);
-void hp_kube_index_free(struct hp_kube_index *x);
-
 /* Count one run of a decoder in the process-wide totals (hp_facts_counts_all). */
 enum facts_decoder { FACTS_PROBE, FACTS_SLURM, FACTS_KUBE, FACTS_NCCL };
 void hp_facts_count_run(enum facts_decoder d);
@@ -31,6 +27,8 @@ struct hp_pack *hp_pack_new(void);
 void hp_pack_free(struct hp_pack *p);
 uint32_t hp_pack_put(struct hp_pack *p, const cJSON *v);     /* HP_PACK_NONE for NULL */
 cJSON *hp_pack_get(const struct hp_pack *p, uint32_t ref);   /* NULL for HP_PACK_NONE */
+/* The number of the string value s when one was stored, else HP_PACK_NONE (nothing stored). */
+uint32_t hp_pack_find_str(const struct hp_pack *p, const char *s);
 size_t hp_pack_bytes(const struct hp_pack *p);               /* memory held */
 size_t hp_pack_count(const struct hp_pack *p);               /* distinct values */
 

@@ -142,26 +142,27 @@ void hp_kube_index_free(struct hp_kube_index *x)
 	free(x);
 }
 
+/* A NULL index (a snapshot not prepared) is an empty one. */
 size_t hp_kube_index_count(const struct hp_kube_index *x)
 {
-	return x->nodes.n;
+	return x ? x->nodes.n : 0;
 }
 
 const struct hp_kube_node *hp_kube_index_at(const struct hp_kube_index *x, size_t i)
 {
-	return i < x->nodes.n ? &x->nodes.v[i] : NULL;
+	return x && i < x->nodes.n ? &x->nodes.v[i] : NULL;
 }
 
 const char *hp_kube_index_iid(const struct hp_kube_index *x, const char *name)
 {
-	const struct pair *p = pair_find(&x->by_name, name);
+	const struct pair *p = x ? pair_find(&x->by_name, name) : NULL;
 
 	return p ? p->val : NULL;
 }
 
 const cJSON *hp_kube_index_cluster_node(const struct hp_kube_index *x, const char *iid)
 {
-	const struct pair *p = pair_find(&x->by_iid, iid);
+	const struct pair *p = x ? pair_find(&x->by_iid, iid) : NULL;
 
 	return p ? p->obj : NULL;
 }

@@ -142,6 +142,23 @@ static void rehash(struct hp_pack *p)
 	}
 }
 
+/* The number of an equal value stored before the one encoded in e, or HP_PACK_NONE. */
+static uint32_t lookup(const struct hp_pack *p, const struct enc *e, uint64_t h)
+{
+	size_t at;
+
+	if (!p->nslots)
+		return HP_PACK_NONE;
+	for (at = (size_t)h & (p->nslots - 1); p->slots[at]; at = (at + 1) & (p->nslots - 1)) {
+		size_t len;
+		const unsigned char *r = record(p, p->slots[at] - 1, &len);
+
+		if (len == e->len && !memcmp(r, e->p, len))
+			return p->slots[at] - 1;
+	}
+	return HP_PACK_NONE;
+}
+
 /* The number of the value encoded in e: an equal one's, or a new one's. */
 static uint32_t intern(struct hp_pack *p, const struct enc *e)
 {
@@ -149,16 +166,10 @@ static uint32_t intern(struct hp_pack *p, const struct enc *e)
 	unsigned char *rec;
 	struct enc head = { NULL, 0, 0 };
 	size_t at;
+	uint32_t had = lookup(p, e, h);
 
-	if (p->nslots) {
-		for (at = (size_t)h & (p->nslots - 1); p->slots[at]; at = (at + 1) & (p->nslots - 1)) {
-			size_t len;
-			const unsigned char *r = record(p, p->slots[at] - 1, &len);
-
-			if (len == e->len && !memcmp(r, e->p, len))
-				return p->slots[at] - 1;
-		}
-	}
+	if (had != HP_PACK_NONE)
+		return had;
 	if (p->n >= UINT32_MAX - 1)
 		hp_die("out of memory (packed values full)");
 	put_varint(&head, e->len);
@@ -271,6 +282,21 @@ uint32_t hp_pack_put(struct hp_pack *p, const cJSON *v)
 	if (!v)
 		return HP_PACK_NONE;
 	return put_value(p, v);
+}
+
+uint32_t hp_pack_find_str(const struct hp_pack *p, const char *s)
+{
+	long k = hp_strtab_find(&p->strs, s, strlen(s));
+	struct enc e = { NULL, 0, 0 };
+	uint32_t id;
+
+	if (k < 0)
+		return HP_PACK_NONE;
+	put_byte(&e, T_STR);
+	put_varint(&e, (uint64_t)k);
+	id = lookup(p, &e, hp_hash_bytes(e.p, e.len));
+	free(e.p);
+	return id;
 }
 
 static cJSON *must(cJSON *x)

@@ -223,17 +223,14 @@ static void row_recovery(cJSON *g, char (*f)[PB_FIELD])
 
 void pb_parse_nvidia(const struct pb_input *in, cJSON *facts)
 {
-	const struct pb_block *b = pb_find(in, "nvidia_gpu");
+	const struct pb_block *b;
 	cJSON *nv, *gpus;
 	char f[8][PB_FIELD];
 	const char *err;
 	size_t i, k, rows;
 
-	if (!b)
-		return;
-	nv = pb_obj(facts, "nvidia");
-	pb_set_rc(nv, b);
-	if (b->ended && b->rc == 127)
+	b = pb_start(in, "nvidia_gpu", facts, "nvidia", &nv);
+	if (!b || pb_not_installed(b))
 		return;
 	gpus = cJSON_AddArrayToObject(nv, "gpus");
 	each_row(b, nv, gpus, 5, NULL, row_gpu);
@@ -280,7 +277,7 @@ void pb_parse_nvidia(const struct pb_input *in, cJSON *facts)
 void pb_parse_pci(const struct pb_input *in, cJSON *facts)
 {
 	const struct pb_block *b = pb_find(in, "pci");
-	double gpus = 0, efa = 0, nvidia = 0, amazon = 0;
+	double gpus = 0, efa = 0, nvidia = 0, amazon = 0, nvswitch = 0;
 	cJSON *pci;
 	size_t i;
 
@@ -296,6 +293,9 @@ void pb_parse_pci(const struct pb_input *in, cJSON *facts)
 			/* Class 0x0300xx VGA, 0x0302xx 3D controller. */
 			if (!strncasecmp(w[3], "0x0302", 6) || !strncasecmp(w[3], "0x0300", 6))
 				gpus++;
+			/* NVSwitches show as NVIDIA bridges (class 0x0680xx) on HGX boards. */
+			else if (!strncasecmp(w[3], "0x0680", 6))
+				nvswitch++;
 		} else if (!strcasecmp(w[1], "0x1d0f")) {
 			amazon++;
 			if (!strncasecmp(w[2], "0xefa", 5))
@@ -305,8 +305,48 @@ void pb_parse_pci(const struct pb_input *in, cJSON *facts)
 	pci = pb_obj(facts, "pci");
 	pb_set_num(pci, "nvidia_gpus", gpus);
 	pb_set_num(pci, "nvidia_devices", nvidia);
+	pb_set_num(pci, "nvswitches", nvswitch);
 	pb_set_num(pci, "efa", efa);
 	pb_set_num(pci, "amazon_devices", amazon);
+}
+
+/* "16.0 GT/s PCIe" -> 16.0, a width "16" -> 16; -1 when the kernel could not tell. */
+static double link_value(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	return end != s && v > 0 ? v : -1;
+}
+
+/*
+ * PCIe links of GPUs and EFA devices (block pci_link, fields split on '|'):
+ * current and maximum speed (GT/s) and width, -1 where unknown.
+ */
+void pb_parse_pci_link(const struct pb_input *in, cJSON *facts)
+{
+	const struct pb_block *b = pb_find(in, "pci_link");
+	cJSON *links;
+	size_t i;
+
+	if (!b || !b->ended || b->rc != 0)
+		return;
+	links = cJSON_AddArrayToObject(facts, "pci_links");
+	for (i = 0; i < b->lines.n && i < 256; i++) {
+		char f[8][PB_FIELD];
+		cJSON *l;
+
+		if (pb_split(b->lines.v[i], '|', f, 8) != 8)
+			continue;
+		l = cJSON_CreateObject();
+		pb_set_str(l, "pci", f[0]);
+		pb_set_str(l, "kind", !strcasecmp(f[1], "0x1d0f") ? "EFA device" : "GPU");
+		pb_set_num(l, "cur_speed", link_value(f[4]));
+		pb_set_num(l, "max_speed", link_value(f[5]));
+		pb_set_num(l, "cur_width", link_value(f[6]));
+		pb_set_num(l, "max_width", link_value(f[7]));
+		cJSON_AddItemToArray(links, l);
+	}
 }
 
 static void dcgm_incident(cJSON *list, const char *entity, const char *system, const cJSON *s)
@@ -410,49 +450,33 @@ static int dcgm_text(const struct pb_block *b, cJSON *d)
 
 void pb_parse_dcgm(const struct pb_input *in, cJSON *facts)
 {
-	const struct pb_block *b = pb_find(in, "dcgm");
+	const struct pb_block *b;
 	struct hp_buf text = HP_BUF_INIT(HP_PROBE_MAX_STDOUT);
 	cJSON *d;
 	size_t i;
 	int ok;
 
-	if (!b)
-		return;
-	d = pb_obj(facts, "dcgm");
-	pb_set_rc(d, b);
-	if (b->ended && b->rc == 127)
+	b = pb_start(in, "dcgm", facts, "dcgm", &d);
+	if (!b || pb_not_installed(b))
 		return;
 	for (i = 0; i < b->lines.n; i++)
 		if (hp_buf_adds(&text, b->lines.v[i]) || hp_buf_addc(&text, '\n'))
 			break;
 	ok = (strchr(text.buf, '{') && dcgm_json(strchr(text.buf, '{'), d)) || dcgm_text(b, d);
 	hp_buf_release(&text);
-	if (!ok) {
-		const char *line = pb_first_line(b);
-		char e[PB_FIELD];
-
-		if (b->ended && b->rc == 124)
-			hp_strlcpy(e, "timed out", sizeof(e));
-		else if (line)
-			pb_copy_trim(line, strlen(line), e);
-		else
-			hp_strlcpy(e, "no output", sizeof(e));
-		pb_set_str(d, "error", e);
-	}
+	if (!ok)
+		pb_set_error(d, "error", b);
 }
 
 void pb_parse_neuron(const struct pb_input *in, cJSON *facts)
 {
-	const struct pb_block *b = pb_find(in, "neuron");
+	const struct pb_block *b;
 	double devices = 0, cores = 0;
 	cJSON *n;
 	size_t i;
 
-	if (!b)
-		return;
-	n = pb_obj(facts, "neuron");
-	pb_set_rc(n, b);
-	if (b->ended && b->rc == 127)
+	b = pb_start(in, "neuron", facts, "neuron", &n);
+	if (!b || pb_not_installed(b))
 		return;
 	for (i = 0; i < b->lines.n; i++) {
 		char f[4][PB_FIELD];

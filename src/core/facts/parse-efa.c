@@ -70,9 +70,8 @@ void pb_parse_efa(const struct pb_input *in, cJSON *facts)
 
 		if (!efa)
 			efa = pb_obj(facts, "efa");
-		fi = pb_obj(efa, "fi_info");
-		pb_set_rc(fi, b);
-		if (!(b->ended && b->rc == 127)) {
+		fi = pb_rc_obj(efa, "fi_info", b);
+		if (!pb_not_installed(b)) {
 			for (i = 0; i < b->lines.n; i++) {
 				char w[3][PB_FIELD];
 

@@ -93,9 +93,8 @@ static void parse_df_block(const struct pb_block *b, cJSON *facts, const char *k
 	const char *err = NULL;
 	size_t i;
 
-	st = pb_obj(facts, status_key);
-	pb_set_rc(st, b);
-	if (b->ended && b->rc == 127)
+	st = pb_rc_obj(facts, status_key, b);
+	if (pb_not_installed(b))
 		return;
 	out = pb_obj(facts, key);
 	for (i = 0; i < b->lines.n; i++) {
@@ -227,6 +226,9 @@ void pb_parse_mountinfo(const struct pb_input *in, cJSON *facts)
 		pb_set_str(m, "fstype", w[dash + 1]);
 		pb_set_str(m, "source", src);
 		pb_set_bool(m, "ro", has_option(w[5], "ro"));
+		/* The filesystem's own flag: ext4 sets it when it remounts itself read-only
+		   after an error, while the mount's options may still read rw. */
+		pb_set_bool(m, "sb_ro", dash + 3 < n && has_option(w[dash + 3], "ro"));
 		if (dash + 3 < n && (kb = option_size_kb(w[dash + 3])) >= 0)
 			pb_set_num(m, "size_kb", kb);
 	}

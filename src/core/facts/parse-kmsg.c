@@ -3,12 +3,16 @@
  * line is matched against the exact kernel texts of the events hpnode
  * judges (OOM kills, panics, lockups, hung tasks, kernel BUGs, NMIs,
  * machine checks, NVIDIA Xids, the driver's own texts for a GPU that is
- * lost or failed to initialise, and uncorrectable PCIe AER errors) and kept
- * with its time. Benign lines that merely look alike, such as "NMI
- * watchdog: Enabled" or a corrected AER error, are not events. A message
+ * lost or failed to initialise, uncorrectable PCIe AER errors in every
+ * wording the kernel has used, NVSwitch SXids, and storage failures: block
+ * I/O errors, NVMe timeouts and resets, ext4 journal aborts and read-only
+ * remounts, XFS shutdowns) and kept with its time. Benign lines that merely
+ * look alike, such as "NMI watchdog: Enabled", a corrected AER error or
+ * ext4's "errors=remount-ro" mount option, are not events. A message
  * the kernel printed over several lines (dmesg indents the later ones,
  * without a time) is joined into one.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +26,48 @@
 static const char *kinds[] = {
 	"xid", "oom_kill", "oom_invoked", "panic", "soft_lockup", "hard_lockup",
 	"hung_task", "kernel_bug", "nmi", "mce", "gpu_lost", "gpu_init", "pcie_aer",
+	"sxid", "storage",
 };
+
+/*
+ * Kinds that can flood the log (an I/O error per failed request, several
+ * SXid lines per switch event) keep only their newest lines, so that they
+ * never push the rarer events out of the kept list.
+ */
+#define KIND_CAP 40
+static int capped_kind(const char *kind)
+{
+	return !strcmp(kind, "storage") || !strcmp(kind, "sxid");
+}
+
+/*
+ * A storage failure in the kernel's words, or NULL: what happened
+ * ("io_error", "nvme_reset", "journal_abort", "readonly", "fs_shutdown").
+ */
+static const char *storage_what(const char *msg)
+{
+	const char *p;
+
+	/* print_req_error: "<kind> error, dev nvme0n1, sector ..." with or without
+	   the older "blk_update_request: " prefix. */
+	if ((p = strstr(msg, " error, dev ")))
+		/* Removable media (a virtual CD or floppy drive) are no node volume. */
+		return strncmp(p + 12, "sr", 2) && strncmp(p + 12, "fd", 2) ? "io_error" : NULL;
+	if (strstr(msg, "nvme nvme") &&
+	    (strstr(msg, " timeout, reset controller") || strstr(msg, " timeout, aborting") ||
+	     strstr(msg, "controller is down; will reset") ||
+	     strstr(msg, "Removing after probe failure") ||
+	     strstr(msg, "Device not ready; aborting reset")))
+		return "nvme_reset";
+	if (strstr(msg, "Aborting journal on device ") || strstr(msg, "Detected aborted journal"))
+		return "journal_abort";
+	if (strstr(msg, "Remounting filesystem read-only"))
+		return "readonly";
+	if (strstr(msg, "XFS (") &&
+	    (strstr(msg, "Shutting down filesystem") || strstr(msg, "has been shut down")))
+		return "fs_shutdown";
+	return NULL;
+}
 
 /* The event kind of one message, or NULL. */
 static const char *classify(const char *msg)
@@ -56,9 +101,17 @@ static const char *classify(const char *msg)
 	    (strstr(msg, "RmInitAdapter failed") || strstr(msg, "rm_init_adapter failed") ||
 	     strstr(msg, "probe routine failed")))
 		return "gpu_init";
-	/* "PCIe Bus Error: severity=Uncorrected (Fatal), type=..."; Corrected ones are noise. */
-	if (strstr(msg, "PCIe Bus Error: severity=Uncorrected"))
+	/*
+	 * "PCIe Bus Error: severity=Uncorrected (Fatal), type=..." in older
+	 * kernels, "severity=Uncorrectable (Non-Fatal)" in newer ones; the
+	 * Corrected / Correctable ones are noise.
+	 */
+	if (strstr(msg, "PCIe Bus Error: severity=Uncorrect"))
 		return "pcie_aer";
+	if (strstr(msg, "SXid ("))
+		return "sxid";
+	if (storage_what(msg))
+		return "storage";
 	return NULL;
 }
 
@@ -89,6 +142,18 @@ static void find_pci(const char *msg, cJSON *ev)
 	}
 }
 
+/* A whole word in s (space or start before; space, comma or end after). */
+static int has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+
+	for (p = strstr(s, w); p; p = strstr(p + 1, w))
+		if ((p == s || p[-1] == ' ') && (!p[n] || p[n] == ' ' || p[n] == ','))
+			return 1;
+	return 0;
+}
+
 /* "NVRM: Xid (PCI:0000:97:00): 79, pid=..." -> code 79, pci "0000:97:00". */
 static void parse_xid(const char *msg, cJSON *ev)
 {
@@ -114,6 +179,30 @@ static void parse_xid(const char *msg, cJSON *ev)
 	pb_copy_trim(p, n, num);
 	if (pb_count(num, &code))
 		pb_set_num(ev, "xid", code);
+	/*
+	 * The driver's own verdict, when it prints one: NVLink Xids name the
+	 * unit, then "Nonfatal" or "Fatal" ("145, RLW_RXPIPE Nonfatal XC0 i0
+	 * Link 13 (...)"); an Xid the driver raised because of another says so
+	 * ("45, pid=..., Ch 00000001 caused by previous Xid 149").
+	 */
+	if (has_word(p + n, "Nonfatal") || has_word(p + n, "Non-fatal"))
+		pb_set_str(ev, "severity", "nonfatal");
+	else if (has_word(p + n, "Fatal"))
+		pb_set_str(ev, "severity", "fatal");
+	{
+		const char *cause = strstr(p + n, "caused by previous Xid ");
+		double prev;
+		size_t k;
+
+		if (cause) {
+			cause += 23;
+			for (k = 0; cause[k] >= '0' && cause[k] <= '9' && k < 6; k++)
+				;
+			pb_copy_trim(cause, k, num);
+			if (pb_count(num, &prev))
+				pb_set_num(ev, "cause_xid", prev);
+		}
+	}
 	/* Xid 154: "... changed from 0x0 (None) to 0x2 (Node Reboot Required)". */
 	if ((p = strstr(p, " to 0x")) && (p = strchr(p, '(')) && (close = strchr(p, ')'))) {
 		char action[PB_FIELD];
@@ -122,6 +211,89 @@ static void parse_xid(const char *msg, cJSON *ev)
 		if (*action)
 			pb_set_str(ev, "action", action);
 	}
+}
+
+/* Copy the token at p (up to a space, comma, parenthesis or end) into out. */
+static void token(const char *p, char out[PB_FIELD])
+{
+	size_t n = 0;
+
+	while (p[n] && p[n] != ' ' && p[n] != ',' && p[n] != ')' && p[n] != '(' && p[n] != ':' &&
+	       n < PB_FIELD - 1)
+		n++;
+	memcpy(out, p, n);
+	out[n] = '\0';
+}
+
+/* The word after "after" in msg, as a device name, or "" . */
+static int dev_after(const char *msg, const char *after, char out[PB_FIELD])
+{
+	const char *p = strstr(msg, after);
+
+	out[0] = '\0';
+	if (!p)
+		return 0;
+	token(p + strlen(after), out);
+	return out[0] != '\0';
+}
+
+/* Storage event: what happened and the device the kernel names. */
+static void parse_storage(const char *msg, cJSON *ev)
+{
+	const char *what = storage_what(msg);
+	char dev[PB_FIELD] = "";
+	size_t n;
+
+	pb_set_str(ev, "what", what);
+	if (!strcmp(what, "io_error"))
+		dev_after(msg, " error, dev ", dev);
+	else if (!strcmp(what, "nvme_reset")) {
+		char num[PB_FIELD];
+
+		/* "nvme nvme2: I/O 0 QID 0 timeout, reset controller" -> nvme2 */
+		if (dev_after(msg, "nvme nvme", num))
+			snprintf(dev, sizeof(dev), "nvme%.20s", num);
+	}
+	else if (!strcmp(what, "fs_shutdown"))
+		dev_after(msg, "XFS (", dev);
+	else if (!dev_after(msg, "(device ", dev) && !dev_after(msg, "EXT4-fs (", dev) &&
+		 !dev_after(msg, "EXT3-fs (", dev) && dev_after(msg, "on device ", dev)) {
+		/* "Aborting journal on device nvme0n1p1-8.": the journal's inode follows the dash. */
+		char *dash = strrchr(dev, '-');
+
+		if ((n = strlen(dev)) && dev[n - 1] == '.')
+			dev[n - 1] = '\0';
+		if (dash && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1))
+			*dash = '\0';
+	}
+	if (*dev)
+		pb_set_str(ev, "dev", dev);
+}
+
+/*
+ * "nvidia-nvswitch3: SXid (PCI:0000:04:00.0): 22013, Non-fatal, Link 44 ..."
+ * -> sxid 22013, pci, and the driver's severity word when the line has one.
+ */
+static void parse_sxid(const char *msg, cJSON *ev)
+{
+	const char *p = strstr(msg, "SXid ("), *close = p ? strstr(p, "): ") : NULL;
+	char num[PB_FIELD];
+	double code;
+	size_t n;
+
+	find_pci(msg, ev);
+	if (!close)
+		return;
+	for (p = close + 3, n = 0; p[n] >= '0' && p[n] <= '9' && n < 8; n++)
+		;
+	pb_copy_trim(p, n, num);
+	if (pb_count(num, &code))
+		pb_set_num(ev, "sxid", code);
+	p += n;
+	if (!strncmp(p, ", Non-fatal", 11) || !strncmp(p, ", Nonfatal", 10))
+		pb_set_str(ev, "severity", "nonfatal");
+	else if (!strncmp(p, ", Fatal", 7))
+		pb_set_str(ev, "severity", "fatal");
 }
 
 /*
@@ -214,6 +386,10 @@ static cJSON *make_event(const char *kind, double t, const struct hp_buf *msg)
 	pb_set_str(ev, "text", text);
 	if (!strcmp(kind, "xid"))
 		parse_xid(msg->buf, ev);
+	else if (!strcmp(kind, "sxid"))
+		parse_sxid(msg->buf, ev);
+	else if (!strcmp(kind, "storage"))
+		parse_storage(msg->buf, ev);
 	else if (strcmp(kind, "oom_kill") && strcmp(kind, "oom_invoked"))
 		find_pci(msg->buf, ev);
 	if (!strcmp(kind, "oom_kill"))
@@ -244,9 +420,9 @@ static const struct pb_block *pick_source(const struct pb_input *in, cJSON *k, i
 		*journal = 1;
 		return jr;
 	}
-	why = (jr && !(jr->ended && jr->rc == 127)) ? jr : dm;
+	why = (jr && !pb_not_installed(jr)) ? jr : dm;
 	line = pb_first_line(why);
-	if (why && why->ended && why->rc == 127)
+	if (why && pb_not_installed(why))
 		hp_strlcpy(e, "neither dmesg nor journalctl is installed", sizeof(e));
 	else if (why && why->ended && why->rc == 124)
 		hp_strlcpy(e, "reading kernel messages timed out", sizeof(e));
@@ -300,22 +476,37 @@ static size_t count_events(const struct kmsg_src *src, cJSON *counts, struct hp_
 	return total;
 }
 
-/* Add every event after the first skip ones to events (the newest are kept). */
-static void keep_events(const struct kmsg_src *src, size_t skip, cJSON *events,
+/*
+ * Add the newest events to events: at most KIND_CAP of each capped kind,
+ * and the newest of the others up to what PB_MAX_EVENTS leaves.
+ */
+static void keep_events(const struct kmsg_src *src, const cJSON *counts, cJSON *events,
 			struct hp_buf *msg)
 {
+	double storage = hp_json_num(counts, "storage", 0), sxid = hp_json_num(counts, "sxid", 0);
+	double other = 0, skip_storage, skip_sxid, skip_other;
+	const cJSON *c;
 	size_t i;
 
+	cJSON_ArrayForEach(c, counts)
+		if (!capped_kind(c->string))
+			other += c->valuedouble;
+	skip_storage = storage > KIND_CAP ? storage - KIND_CAP : 0;
+	skip_sxid = sxid > KIND_CAP ? sxid - KIND_CAP : 0;
+	skip_other = other > PB_MAX_EVENTS - 2 * KIND_CAP ? other - (PB_MAX_EVENTS - 2 * KIND_CAP) : 0;
 	for (i = 0; i < src->b->lines.n;) {
 		const char *kind;
-		double t;
+		double t, *skip;
 
 		i = record(src->b, i, src->journal, src->boot, &t, msg);
 		kind = classify(msg->buf);
 		if (!kind)
 			continue;
-		if (skip) {
-			skip--;
+		skip = !strcmp(kind, "storage") ? &skip_storage :
+		       !strcmp(kind, "sxid")    ? &skip_sxid :
+						  &skip_other;
+		if (*skip > 0) {
+			(*skip)--;
 			continue;
 		}
 		cJSON_AddItemToArray(events, make_event(kind, t, msg));
@@ -326,8 +517,7 @@ void pb_parse_kmsg(const struct pb_input *in, cJSON *facts)
 {
 	struct hp_buf msg = HP_BUF_INIT(4096);
 	struct kmsg_src src;
-	size_t total;
-	cJSON *k;
+	cJSON *k, *counts;
 
 	if (!pb_find(in, "dmesg") && !pb_find(in, "journal"))
 		return;
@@ -338,8 +528,8 @@ void pb_parse_kmsg(const struct pb_input *in, cJSON *facts)
 	pb_set_num(k, "lines", (double)src.b->lines.n);
 	src.boot = boot_time(facts);
 	/* Count every match, keep the newest PB_MAX_EVENTS. */
-	total = count_events(&src, pb_obj(k, "counts"), &msg);
-	keep_events(&src, total > PB_MAX_EVENTS ? total - PB_MAX_EVENTS : 0,
-		    cJSON_AddArrayToObject(k, "events"), &msg);
+	counts = pb_obj(k, "counts");
+	count_events(&src, counts, &msg);
+	keep_events(&src, counts, cJSON_AddArrayToObject(k, "events"), &msg);
 	hp_buf_release(&msg);
 }

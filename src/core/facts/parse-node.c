@@ -63,21 +63,6 @@ static int link_line(const char *line, double *link, const char **rest)
 	return 1;
 }
 
-/* Why an nvlink query gave nothing: its first line, or the exit status. */
-static void nvlink_error(cJSON *nv, const struct pb_block *b, const char *key)
-{
-	const char *line = pb_first_line(b);
-	char e[PB_FIELD];
-
-	if (b->ended && b->rc == 124)
-		hp_strlcpy(e, "timed out", sizeof(e));
-	else if (line)
-		pb_copy_trim(line, strlen(line), e);
-	else
-		hp_strlcpy(e, "no output", sizeof(e));
-	pb_set_str(nv, key, e);
-}
-
 static void parse_nvlink_status(const struct pb_block *b, cJSON *facts, cJSON *nv)
 {
 	cJSON *g = NULL;
@@ -106,7 +91,7 @@ static void parse_nvlink_status(const struct pb_block *b, cJSON *facts, cJSON *n
 		}
 	}
 	if (!gpus)
-		nvlink_error(nv, b, "nvlink_error");
+		pb_set_error(nv, "nvlink_error", b);
 }
 
 /* "Link 0: Replay Errors: 0", "Link 0: CRC Flit Errors: 5": counters summed per GPU. */
@@ -191,14 +176,13 @@ static int nvvs_signal(const char *line)
 
 void pb_parse_nvvs(const struct pb_input *in, cJSON *facts)
 {
-	const struct pb_block *b = pb_find(in, "nvvs");
+	const struct pb_block *b;
 	cJSON *d, *sig = NULL;
 	size_t i, n = 0, lines = 0;
 
+	b = pb_start(in, "nvvs", facts, "nvvs", &d);
 	if (!b)
 		return;
-	d = pb_obj(facts, "nvvs");
-	pb_set_rc(d, b);
 	if (!b->ended || b->rc != 0) {
 		pb_set_bool(d, "found", 0);
 		return;
@@ -231,15 +215,12 @@ void pb_parse_netdev(const struct pb_input *in, cJSON *facts)
 {
 	static const char *const keys[] = { "rx_packets", "tx_packets", "rx_errors",
 					     "tx_errors", "rx_dropped", "tx_dropped" };
-	const struct pb_block *b = pb_find(in, "netdev");
+	const struct pb_block *b;
 	cJSON *d, *list;
 	size_t i, k;
 
-	if (!b)
-		return;
-	d = pb_obj(facts, "netdev");
-	pb_set_rc(d, b);
-	if (!b->ended || b->rc != 0)
+	b = pb_start(in, "netdev", facts, "netdev", &d);
+	if (!b || !b->ended || b->rc != 0)
 		return;
 	list = cJSON_AddArrayToObject(d, "interfaces");
 	for (i = 0; i < b->lines.n && cJSON_GetArraySize(list) < 256; i++) {
@@ -285,14 +266,13 @@ static int provision_error(const char *s)
 
 void pb_parse_provision(const struct pb_input *in, cJSON *facts)
 {
-	const struct pb_block *b = pb_find(in, "provision");
+	const struct pb_block *b;
 	cJSON *d, *errs = NULL;
 	size_t i, n = 0;
 
+	b = pb_start(in, "provision", facts, "provision", &d);
 	if (!b)
 		return;
-	d = pb_obj(facts, "provision");
-	pb_set_rc(d, b);
 	if (!b->ended || b->rc != 0) {
 		pb_set_bool(d, "found", 0);
 		return;
@@ -326,15 +306,12 @@ void pb_parse_provision(const struct pb_input *in, cJSON *facts)
 
 void pb_parse_imds(const struct pb_input *in, cJSON *facts)
 {
-	const struct pb_block *b = pb_find(in, "imds");
+	const struct pb_block *b;
 	cJSON *d;
 	size_t i;
 
-	if (!b)
-		return;
-	d = pb_obj(facts, "imds");
-	pb_set_rc(d, b);
-	if (b->ended && b->rc == 127)
+	b = pb_start(in, "imds", facts, "imds", &d);
+	if (!b || pb_not_installed(b))
 		return;
 	for (i = 0; i < b->lines.n; i++) {
 		const char *l = b->lines.v[i];
@@ -353,5 +330,28 @@ void pb_parse_imds(const struct pb_input *in, cJSON *facts)
 			if (*v && strlen(v) < 40 && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789.-") == strlen(v))
 				pb_set_str(d, "instance_type", v);
 		}
+	}
+}
+
+/*
+ * The journal of nvidia-fabricmanager this boot (journalctl -o cat): its
+ * last lines, kept as the service's own words for the finding.
+ */
+void pb_parse_fabricmanager(const struct pb_input *in, cJSON *facts)
+{
+	const struct pb_block *b;
+	cJSON *d, *lines;
+	size_t i;
+
+	b = pb_start(in, "fabricmanager", facts, "fabricmanager", &d);
+	if (!b || !b->ended || b->rc != 0)
+		return;
+	lines = cJSON_AddArrayToObject(d, "lines");
+	for (i = b->lines.n > MAX_LINES_KEPT ? b->lines.n - MAX_LINES_KEPT : 0; i < b->lines.n; i++) {
+		char text[PB_FIELD];
+
+		pb_copy_trim(b->lines.v[i], strlen(b->lines.v[i]), text);
+		if (*text)
+			cJSON_AddItemToArray(lines, cJSON_CreateString(text));
 	}
 }

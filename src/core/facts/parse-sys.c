@@ -38,12 +38,11 @@ static void set_error(cJSON *obj, const struct pb_block *b)
 
 static void parse_chrony(const struct pb_block *b, cJSON *facts)
 {
-	cJSON *c = pb_obj(facts, "chrony");
+	cJSON *c = pb_rc_obj(facts, "chrony", b);
 	size_t i;
 	int seen = 0;
 
-	pb_set_rc(c, b);
-	if (b->ended && b->rc == 127)
+	if (pb_not_installed(b))
 		return;
 	for (i = 0; i < b->lines.n; i++) {
 		char key[PB_FIELD], val[PB_FIELD], w[4][PB_FIELD];
@@ -102,12 +101,11 @@ static int yes_no(const char *v, int *out)
 
 static void parse_timedatectl(const struct pb_block *b, cJSON *facts)
 {
-	cJSON *t = pb_obj(facts, "timedatectl");
+	cJSON *t = pb_rc_obj(facts, "timedatectl", b);
 	size_t i;
 	int seen = 0, yn;
 
-	pb_set_rc(t, b);
-	if (b->ended && b->rc == 127)
+	if (pb_not_installed(b))
 		return;
 	for (i = 0; i < b->lines.n; i++) {
 		char key[PB_FIELD], val[PB_FIELD];
@@ -166,7 +164,7 @@ void pb_parse_services(const struct pb_input *in, cJSON *facts)
 	if (!b)
 		return;
 	s = pb_obj(facts, "services");
-	if (b->ended && b->rc == 127) {
+	if (pb_not_installed(b)) {
 		pb_set_bool(s, "available", 0);
 		pb_set_str(s, "error", "systemctl is not installed");
 		return;

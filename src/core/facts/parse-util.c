@@ -187,6 +187,43 @@ void pb_set_rc(cJSON *obj, const struct pb_block *b)
 		pb_set_bool(obj, "timed_out", 1);
 }
 
+cJSON *pb_rc_obj(cJSON *parent, const char *key, const struct pb_block *b)
+{
+	cJSON *o = pb_obj(parent, key);
+
+	pb_set_rc(o, b);
+	return o;
+}
+
+const struct pb_block *pb_start(const struct pb_input *in, const char *name, cJSON *facts,
+			       const char *key, cJSON **obj)
+{
+	const struct pb_block *b = pb_find(in, name);
+
+	if (b)
+		*obj = pb_rc_obj(facts, key, b);
+	return b;
+}
+
+int pb_not_installed(const struct pb_block *b)
+{
+	return b->ended && b->rc == 127;
+}
+
+void pb_set_error(cJSON *obj, const char *key, const struct pb_block *b)
+{
+	const char *line = pb_first_line(b);
+	char e[PB_FIELD];
+
+	if (b->ended && b->rc == 124)
+		hp_strlcpy(e, "timed out", sizeof(e));
+	else if (line)
+		pb_copy_trim(line, strlen(line), e);
+	else
+		hp_strlcpy(e, "no output", sizeof(e));
+	pb_set_str(obj, key, e);
+}
+
 const char *pb_first_line(const struct pb_block *b)
 {
 	size_t i;

@@ -52,8 +52,6 @@ void pb_frame(struct pb_input *in, const char *text, size_t len, const struct pb
 void pb_release(struct pb_input *in);
 /* The first block with this name, or NULL. */
 const struct pb_block *pb_find(const struct pb_input *in, const char *name);
-/* Copy src to dst dropping CR, NUL, terminal escape sequences and C0 controls but TAB. */
-size_t pb_clean(const char *src, size_t n, char *dst);
 
 /* Text helpers. */
 /* Copy at most n bytes of s, trimmed of blanks on both ends, into out (size PB_FIELD). */
@@ -85,8 +83,20 @@ void pb_set_str(cJSON *obj, const char *key, const char *v);
 void pb_set_bool(cJSON *obj, const char *key, int v);
 /* Record the block's exit status as "rc" and "present" (false for 127) in obj. */
 void pb_set_rc(cJSON *obj, const struct pb_block *b);
+/* The object under key (made when missing) with b's exit status recorded (pb_set_rc). */
+cJSON *pb_rc_obj(cJSON *parent, const char *key, const struct pb_block *b);
+/*
+ * How a block parser starts: the block name, or NULL when it did not
+ * come; else its facts object key in *obj (pb_rc_obj).
+ */
+const struct pb_block *pb_start(const struct pb_input *in, const char *name, cJSON *facts,
+			       const char *key, cJSON **obj);
+/* The block ended with status 127: its command is not installed. */
+int pb_not_installed(const struct pb_block *b);
 /* First non-blank kept line of b (for error texts), or NULL. */
 const char *pb_first_line(const struct pb_block *b);
+/* Why b gave nothing, as key of obj: "timed out", its first line, or "no output". */
+void pb_set_error(cJSON *obj, const char *key, const struct pb_block *b);
 
 /* One parser per source; each reads its blocks from in and adds to facts. */
 void pb_parse_node(const struct pb_input *in, cJSON *facts);
@@ -106,6 +116,8 @@ void pb_parse_nvlink(const struct pb_input *in, cJSON *facts);
 void pb_parse_nvvs(const struct pb_input *in, cJSON *facts);
 void pb_parse_netdev(const struct pb_input *in, cJSON *facts);
 void pb_parse_provision(const struct pb_input *in, cJSON *facts);
+void pb_parse_fabricmanager(const struct pb_input *in, cJSON *facts);
+void pb_parse_pci_link(const struct pb_input *in, cJSON *facts);
 void pb_parse_imds(const struct pb_input *in, cJSON *facts);
 
 #endif

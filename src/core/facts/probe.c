@@ -9,54 +9,13 @@
 #include "hp/array.h"
 #include "hp/buf.h"
 #include "hp/nccl.h"
+#include "hp/text.h"
 #include "facts-int.h"
 #include "hp/util.h"
 #include "probe-int.h"
 
 #define MARK "@@HP@@"
 #define MARK_LEN 6
-
-size_t pb_clean(const char *src, size_t n, char *dst)
-{
-	size_t i = 0, o = 0;
-
-	while (i < n) {
-		unsigned char c = (unsigned char)src[i];
-
-		if (c == 0x1b) {
-			i++;
-			if (i >= n)
-				break;
-			c = (unsigned char)src[i];
-			if (c == '[') {
-				/* CSI: parameters and intermediates, then one final byte. */
-				i++;
-				while (i < n && ((unsigned char)src[i] < 0x40 || (unsigned char)src[i] > 0x7e))
-					i++;
-				i++;
-			} else if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_') {
-				/* A string ended by BEL or ESC \ (or the end of the line). */
-				i++;
-				while (i < n && src[i] != '\a' && src[i] != 0x1b)
-					i++;
-				if (i < n && src[i] == 0x1b)
-					i++;
-				i++;
-			} else {
-				while (i < n && (unsigned char)src[i] >= 0x20 && (unsigned char)src[i] <= 0x2f)
-					i++;
-				i++;
-			}
-			continue;
-		}
-		i++;
-		if ((c < 0x20 && c != '\t') || c == 0x7f)
-			continue;
-		dst[o++] = (char)c;
-	}
-	dst[o] = '\0';
-	return o;
-}
 
 static struct pb_block *open_block(struct pb_input *in, const char *name)
 {
@@ -127,14 +86,14 @@ static size_t clean_line(const struct pb_frame_opts *o, struct hp_buf *tmp, cons
 	size_t k;
 
 	if (!o->text) {
-		k = pb_clean(p, n, w);
+		k = hp_text_copy(HP_TEXT_PROBE, p, n, w);
 		if (o->clip && k > o->clip)
 			w[k = o->clip] = '\0';
 		return k;
 	}
 	/* Never longer than the raw line: a dropped or replaced byte is at most one byte. */
 	hp_buf_reset(tmp);
-	hp_nccl_clean(p, n, o->clip ? o->clip : n, tmp);
+	hp_text_addn(HP_TEXT_LOG, p, n, o->clip ? o->clip : n, tmp);
 	k = tmp->len;
 	memcpy(w, tmp->len ? tmp->buf : "", k);
 	w[k] = '\0';
@@ -178,7 +137,8 @@ void pb_frame(struct pb_input *in, const char *text, size_t len, const struct pb
 			char mark[256];
 			size_t rest = n - data - MARK_LEN;
 
-			pb_clean(m + MARK_LEN, rest < sizeof(mark) - 1 ? rest : sizeof(mark) - 1, mark);
+			hp_text_copy(HP_TEXT_PROBE, m + MARK_LEN,
+				     rest < sizeof(mark) - 1 ? rest : sizeof(mark) - 1, mark);
 			/* A BEGIN leaves an open block without its END: rc stays unknown. */
 			cur = marker(in, cur, mark);
 			if (in->done)
@@ -223,6 +183,7 @@ cJSON *hp_probe_parse(const char *stdout_text, size_t len)
 		pb_parse_services,
 		pb_parse_nvidia,
 		pb_parse_pci,
+		pb_parse_pci_link,
 		pb_parse_dcgm,
 		pb_parse_neuron,
 		pb_parse_efa,
@@ -233,6 +194,7 @@ cJSON *hp_probe_parse(const char *stdout_text, size_t len)
 		pb_parse_netdev,
 		pb_parse_imds,
 		pb_parse_provision,
+		pb_parse_fabricmanager,
 	};
 	struct pb_input in;
 	cJSON *facts = cJSON_CreateObject(), *blocks;

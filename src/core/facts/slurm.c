@@ -350,6 +350,259 @@ static void parse_services(cJSON *facts, const struct block *b)
 	cJSON_AddItemToObject(facts, "services", o);
 }
 
+/* ------------------------------------------------------------ hostlists */
+
+#define HOSTLIST_MAX 4096
+#define HOSTNAME_MAX 256
+
+/* Appends every name of one host expression (brackets anywhere, any number of them). */
+static int expand_one(const char *expr, size_t len, char ***out, size_t *n, size_t max)
+{
+	const char *open = memchr(expr, '[', len), *close;
+	size_t pre, i;
+
+	if (!open) {
+		if (!len || len >= HOSTNAME_MAX)
+			return len ? -1 : 0;
+		if (*n >= max)
+			return -1;
+		(*out)[(*n)++] = xstrndup(expr, len);
+		return 0;
+	}
+	close = memchr(open, ']', len - (size_t)(open - expr));
+	if (!close)
+		return -1;
+	pre = (size_t)(open - expr);
+	/* Each comma-separated range inside the brackets: "1-3", "07", "10-12". */
+	for (i = pre + 1; i < (size_t)(close - expr);) {
+		size_t end = i, dash = 0, k;
+		unsigned long lo, hi, v;
+		int width;
+
+		while (end < (size_t)(close - expr) && expr[end] != ',')
+			end++;
+		for (k = i; k < end; k++)
+			if (expr[k] == '-' && !dash)
+				dash = k;
+			else if (expr[k] < '0' || expr[k] > '9')
+				return -1;
+		if (end == i || dash == i || (dash && dash + 1 == end) || end - i > 20)
+			return -1;
+		lo = strtoul(expr + i, NULL, 10);
+		hi = dash ? strtoul(expr + dash + 1, NULL, 10) : lo;
+		width = (int)((dash ? dash : end) - i);
+		if (hi < lo || hi - lo >= max)
+			return -1;
+		for (v = lo; v <= hi; v++) {
+			char buf[HOSTNAME_MAX * 2];
+			int m = snprintf(buf, sizeof(buf), "%.*s%0*lu%.*s", (int)pre, expr, width, v,
+					 (int)(len - (size_t)(close + 1 - expr)), close + 1);
+
+			if (m < 0 || (size_t)m >= sizeof(buf) || expand_one(buf, (size_t)m, out, n, max))
+				return -1;
+		}
+		i = end + 1;
+	}
+	return 0;
+}
+
+size_t hp_slurm_hostlist(const char *list, char ***names, size_t max, int *bad)
+{
+	size_t n = 0, i = 0, len = list ? strlen(list) : 0;
+	char **out;
+
+	if (!max || max > HOSTLIST_MAX)
+		max = HOSTLIST_MAX;
+	out = xcalloc(max, sizeof(*out));
+	*bad = 0;
+	/* "(null)" and "None assigned": no node. */
+	if (!len || list[0] == '(' || !strncmp(list, "None", 4)) {
+		*names = out;
+		return 0;
+	}
+	while (i < len) {
+		size_t start = i;
+		int depth = 0;
+
+		/* A comma outside brackets ends one expression. */
+		while (i < len && (depth || list[i] != ',')) {
+			depth += list[i] == '[' ? 1 : list[i] == ']' ? -1 : 0;
+			if (depth < 0)
+				break;
+			i++;
+		}
+		if (depth || expand_one(list + start, i - start, &out, &n, max)) {
+			*bad = 1;
+			break;
+		}
+		i++;
+	}
+	*names = out;
+	return n;
+}
+
+void hp_slurm_hostlist_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* ------------------------------------------------------------ scontrol show job */
+
+#define JOB_RECORDS 64
+
+static int key_start(const char *tok)
+{
+	const char *eq = strchr(tok, '='), *p;
+
+	if (!eq || eq == tok || !((*tok >= 'A' && *tok <= 'Z') || (*tok >= 'a' && *tok <= 'z')))
+		return 0;
+	for (p = tok; p < eq; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_' || *p == ':' || *p == '/'))
+			return 0;
+	return 1;
+}
+
+/*
+ * The records of `scontrol show job` in either layout: -o (one record a
+ * line) or the default (a record over indented lines, records apart by
+ * blank lines). A token "JobId=" starts a record; "Key=Value" tokens are
+ * its fields, and a token that is no "Key=" continues the value before it.
+ */
+static void job_records(const struct block *b, cJSON *records)
+{
+	static const char *const keep[] = { "JobId", "ArrayJobId", "ArrayTaskId", "JobName", "JobState",
+					    "Reason", "ExitCode", "NodeList", "BatchHost", "NumNodes",
+					    "StdOut", "StdErr", "WorkDir", "Partition", "RunTime",
+					    "StartTime", "EndTime" };
+	cJSON *rec = NULL;
+	size_t i, k;
+
+	for (i = 0; i < b->lines.n; i++) {
+		char *line = xstrdup(b->lines.v[i]), *save = NULL, *tok;
+		char *last = NULL;
+
+		for (tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+			char *eq;
+
+			if (!key_start(tok)) {
+				/* A value with a blank ("Reason=launch failed"): joined back. */
+				if (rec && last) {
+					const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, last);
+					char joined[1024];
+
+					if (cJSON_IsString(v)) {
+						snprintf(joined, sizeof(joined), "%s %s", v->valuestring, tok);
+						cJSON_ReplaceItemInObjectCaseSensitive(rec, last,
+										       cJSON_CreateString(joined));
+					}
+				}
+				continue;
+			}
+			eq = strchr(tok, '=');
+			*eq = '\0';
+			if (!strcmp(tok, "JobId")) {
+				if (cJSON_GetArraySize(records) >= JOB_RECORDS) {
+					rec = NULL;
+					break;
+				}
+				rec = cJSON_CreateObject();
+				cJSON_AddItemToArray(records, rec);
+			}
+			last = NULL;
+			if (!rec)
+				continue;
+			for (k = 0; k < HP_ARRAY_LEN(keep) && strcmp(keep[k], tok); k++)
+				;
+			if (k == HP_ARRAY_LEN(keep) || cJSON_GetObjectItemCaseSensitive(rec, tok))
+				continue;
+			cJSON_AddStringToObject(rec, tok, eq + 1);
+			last = (char *)keep[k];
+		}
+		free(line);
+	}
+}
+
+static void parse_job(cJSON *facts, const struct block *b)
+{
+	cJSON *o = block_obj(b), *records = cJSON_AddArrayToObject(o, "records"), *nodes;
+	const cJSON *r;
+	size_t i;
+	int bad_list = 0;
+
+	job_records(b, records);
+	for (i = 0; i < b->lines.n; i++)
+		if (strstr(b->lines.v[i], "Invalid job id specified")) {
+			cJSON_AddStringToObject(o, "error", "unknown");
+			break;
+		} else if (hp_strcasestr(b->lines.v[i], "not found") ||
+			   hp_strcasestr(b->lines.v[i], "command not found")) {
+			cJSON_AddStringToObject(o, "error", "no_scontrol");
+			break;
+		}
+	cJSON_AddBoolToObject(o, "found", cJSON_GetArraySize(records) > 0);
+	/* Every node of every record once, in record order. */
+	nodes = cJSON_AddArrayToObject(o, "nodes");
+	cJSON_ArrayForEach(r, records) {
+		char **names = NULL;
+		int bad = 0;
+		size_t n = hp_slurm_hostlist(hp_json_str(r, "NodeList"), &names, 0, &bad), k;
+
+		bad_list |= bad;
+		for (k = 0; k < n && cJSON_GetArraySize(nodes) < HOSTLIST_MAX; k++) {
+			const cJSON *x;
+			int dup = 0;
+
+			cJSON_ArrayForEach(x, nodes)
+				dup |= !strcmp(x->valuestring, names[k]);
+			if (!dup)
+				cJSON_AddItemToArray(nodes, cJSON_CreateString(names[k]));
+		}
+		hp_slurm_hostlist_free(names, n);
+	}
+	if (bad_list)
+		cJSON_AddTrueToObject(o, "nodelist_unreadable");
+	cJSON_AddItemToObject(facts, "job", o);
+}
+
+/* The job's output files: {path, status: read|missing|unreadable|link|pattern, lines}. */
+static void parse_joblogs(cJSON *facts, const block_list *blocks)
+{
+	cJSON *logs = NULL;
+	size_t i, k;
+
+	for (i = 0; i < blocks->n; i++) {
+		const struct block *b = &blocks->v[i];
+		cJSON *o;
+
+		if (strcmp(b->name, "joblog"))
+			continue;
+		if (!logs)
+			logs = cJSON_AddArrayToObject(facts, "joblogs");
+		if (cJSON_GetArraySize(logs) >= 16)
+			break;
+		o = cJSON_CreateObject();
+		for (k = 0; k < b->lines.n && k < 3; k++) {
+			const char *l = b->lines.v[k];
+
+			if (!strncmp(l, "path ", 5) && !cJSON_GetObjectItem(o, "path"))
+				cJSON_AddStringToObject(o, "path", l + 5);
+			else if (!strncmp(l, "status ", 7) && !cJSON_GetObjectItem(o, "status"))
+				cJSON_AddStringToObject(o, "status", l + 7);
+			else if (!strncmp(l, "lines ", 6) && !cJSON_GetObjectItem(o, "lines"))
+				cJSON_AddNumberToObject(o, "lines", strtod(l + 6, NULL));
+		}
+		if (!cJSON_GetObjectItem(o, "lines"))
+			cJSON_AddNumberToObject(o, "lines", b->lines.n > 2 ? (double)(b->lines.n - 2) : 0);
+		cJSON_AddBoolToObject(o, "ended", b->ended);
+		cJSON_AddItemToArray(logs, o);
+	}
+}
+
 /* Parse the probe's framed output into facts. */
 /*
  * The NCCL/FI/MASTER settings of the profile and prolog files: "file <path>"
@@ -448,6 +701,9 @@ cJSON *hp_slurm_parse(const char *text, size_t len)
 		parse_services(facts, b);
 	if ((b = find(&blocks, "nccl_env")) != NULL)
 		parse_nccl_env(facts, b);
+	if ((b = find(&blocks, "job")) != NULL)
+		parse_job(facts, b);
+	parse_joblogs(facts, &blocks);
 	for (i = 0; i < blocks.n; i++)
 		hp_array_release(&blocks.v[i].lines);
 	hp_array_release(&blocks);
@@ -518,4 +774,22 @@ const char *hp_slurm_node_name(const cJSON *node, char *out, size_t n)
 	memcpy(out, dns, len);
 	out[len] = '\0';
 	return out;
+}
+
+int hp_slurm_node_bad(const cJSON *node)
+{
+	static const char *const bad[] = {
+		"down", "drain", "drained", "draining", "fail", "failing", "inval", "unknown",
+		"not_responding", "no_respond", NULL
+	};
+	const cJSON *st, *flags = cJSON_GetObjectItemCaseSensitive(node, "flags");
+	size_t i;
+
+	if (cJSON_IsString(flags) && strchr(flags->valuestring, '*'))
+		return 1;
+	cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(node, "states"))
+		for (i = 0; cJSON_IsString(st) && bad[i]; i++)
+			if (!strcmp(st->valuestring, bad[i]))
+				return 1;
+	return 0;
 }
