@@ -349,6 +349,7 @@ struct hp_ssm_target {
 	const char *group;
 	const char *instance_type;
 	char target[512];          /* sagemaker-cluster:<id>_<group>-<instance> */
+	size_t place;              /* its place in the sweep's order (set by hp_ssm_sweep) */
 };
 
 /* How one node ended. */
@@ -419,6 +420,14 @@ struct hp_ssm_shared {
 	const volatile sig_atomic_t *stop; /* the run's interrupt flag, or NULL */
 	int kms_seen;                  /* auto mode: go straight to the plugin (under lock) */
 	void *lock;                    /* pthread mutex (opaque here) */
+	/*
+	 * The places of the nodes waiting for a rate token (under lock; room
+	 * for one per worker): the token goes to the lowest, so nodes start in
+	 * the sweep's order however the workers are scheduled. NULL: to
+	 * whichever asks first.
+	 */
+	size_t *waiting;
+	size_t nwaiting;
 };
 
 /*
@@ -468,6 +477,8 @@ struct hp_ssm_bucket {
 void hp_ssm_bucket_init(struct hp_ssm_bucket *b, double rate_per_s, double burst, int64_t now);
 /* Take one token: 0 when taken, else the milliseconds to wait before trying again. */
 long hp_ssm_bucket_take(struct hp_ssm_bucket *b, int64_t now);
+/* The milliseconds until a token is there (0: one is), taking none. */
+long hp_ssm_bucket_due(struct hp_ssm_bucket *b, int64_t now);
 /* The service said slow down: halve the rate. */
 void hp_ssm_bucket_throttled(struct hp_ssm_bucket *b, int64_t now);
 /* A call went through: a twentieth of the configured rate back. */

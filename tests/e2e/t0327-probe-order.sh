@@ -29,7 +29,7 @@ d["logs"] = {"nodes": {i: {"health_agent": ["GPU Xid 79 fault detected: GPU has 
 yaml.safe_dump(d, open(sys.argv[2], "w"), sort_keys=False)
 PY
 	{ not_ok "fixture written" "python failed"; e2e_done; }
-fixture_start "$e2e_tmp/order.yaml" --probe-cache ||
+fixture_start "$e2e_tmp/order.yaml" --probe-cache --record-params "$e2e_tmp/params.log" ||
 	{ not_ok "1,000-node fixture starts" "see messages above"; e2e_done; }
 
 # probed SNAPSHOT WHY: the 50 signalled nodes were probed, the order named, the unprobed listed.
@@ -77,10 +77,32 @@ check "--sample 60: the report says how the set was chosen" findings "$e2e_tmp/s
 	"1:check=ssm.reachability,tag=INFO,message~940 Running nodes not probed"
 
 # 1,000 nodes at 3 StartSession calls a second need 333 s; the run has 40.
+start_line=$(wc -l <"$e2e_tmp/params.log")
 "$HPNODE" triage --cluster "$FIXTURE_CLUSTER" --no-kube --max-runtime 40 \
 	--output json --save-snapshot "$e2e_tmp/budget.snap" >"$e2e_tmp/budget.json" 2>"$e2e_tmp/budget.err"
 check "--max-runtime 40: the signalled nodes are sent before any other" \
 	signalled_probed "$e2e_tmp/budget.snap" budget
+# The rate limiter hands its tokens out in the sweep's order, whichever worker
+# wakes first: at 3 a second, StartSession reaches the service for the 50
+# signalled nodes before any other node (the nodes sent before the budget ran
+# out, when it ran out before the 50).
+check "--max-runtime 40: StartSession reached the service for the signalled nodes first" \
+	python3 - "$FIXTURE_READY" "$e2e_tmp/params.log" "$start_line" <<'PY'
+import json, sys
+ids = json.load(open(sys.argv[1]))["node_ids"]
+want = set(ids[600:630]) | set(ids[900:920])
+lines = open(sys.argv[2]).read().splitlines()[int(sys.argv[3]):]
+sent = [json.loads(l.split(" ", 1)[1])["Target"].rsplit("-i-", 1)[1] for l in lines
+        if l.startswith("ssm:StartSession ")]
+sent = ["i-" + t for t in sent]
+if not sent:
+    sys.exit("no StartSession")
+head = sent[:len(want)]
+late = [i for i in head if i not in want]
+if late:
+    sys.exit("%d other nodes among the first %d sent, e.g. %s at %d" % (
+        len(late), len(head), late[0], head.index(late[0])))
+PY
 check "--max-runtime 40: the report says why" findings "$e2e_tmp/budget.json" \
 	"1:check=ssm.reachability,tag=INFO,message~Probe order (more nodes than the run budget reaches)"
 e2e_done

@@ -114,18 +114,50 @@ static int nap(struct hp_sys *sys, long ms, int64_t deadline)
 	return sys->monotonic_ms(sys) < deadline ? 0 : -1;
 }
 
+/* The line for rate tokens (sh->waiting, lock held): joining, leaving, whether place is first. */
+static void join_line(struct hp_ssm_shared *sh, size_t place)
+{
+	if (sh->waiting)
+		sh->waiting[sh->nwaiting++] = place;
+}
+
+static void leave_line(struct hp_ssm_shared *sh, size_t place)
+{
+	size_t i;
+
+	for (i = 0; sh->waiting && i < sh->nwaiting; i++)
+		if (sh->waiting[i] == place) {
+			sh->waiting[i] = sh->waiting[--sh->nwaiting];
+			return;
+		}
+}
+
+static int first_in_line(const struct hp_ssm_shared *sh, size_t place)
+{
+	size_t i;
+
+	for (i = 0; sh->waiting && i < sh->nwaiting; i++)
+		if (sh->waiting[i] < place)
+			return 0;
+	return 1;
+}
+
 /*
- * Wait for a StartSession token. 0, or -1 when the deadline passed or the
- * sweep was stopped first. *waited gets the milliseconds spent waiting.
+ * Wait for a StartSession token, the node at place behind every waiting
+ * node placed before it. 0, or -1 when the deadline passed or the sweep was
+ * stopped first. *waited gets the milliseconds spent waiting.
  */
-static int take_token(struct hp_sys *sys, struct hp_ssm_shared *sh, int64_t deadline,
-		      int64_t *waited)
+static int take_token(struct hp_sys *sys, struct hp_ssm_shared *sh, size_t place,
+		      int64_t deadline, int64_t *waited)
 {
 	int64_t t0 = sys->monotonic_ms(sys);
 
+	lock(sh);
+	join_line(sh, place);
+	unlock(sh);
 	for (;;) {
 		long wait;
-		int stop;
+		int stop, rc;
 
 		lock(sh);
 		if (sh->stop && *sh->stop && !sh->abort) {
@@ -133,15 +165,27 @@ static int take_token(struct hp_sys *sys, struct hp_ssm_shared *sh, int64_t dead
 			sh->abort = 1;
 		}
 		stop = sh->abort;
-		wait = stop ? 0 : hp_ssm_bucket_take(sh->bucket, sys->monotonic_ms(sys));
+		if (stop)
+			wait = 0;
+		else if (first_in_line(sh, place))
+			wait = hp_ssm_bucket_take(sh->bucket, sys->monotonic_ms(sys));
+		else
+			/* Someone placed before waits: look again once it can have its token. */
+			wait = hp_ssm_bucket_due(sh->bucket, sys->monotonic_ms(sys)) + 1;
+		if (stop || !wait)
+			leave_line(sh, place);
 		unlock(sh);
 		*waited = sys->monotonic_ms(sys) - t0;
 		if (stop)
 			return -1;
 		if (!wait)
 			return 0;
-		if (nap(sys, wait, deadline))
-			return -1;
+		if ((rc = nap(sys, wait, deadline))) {
+			lock(sh);
+			leave_line(sh, place);
+			unlock(sh);
+			return rc;
+		}
 	}
 }
 
@@ -179,8 +223,8 @@ static cJSON *start_request(const struct hp_ssm_config *c, const struct hp_ssm_t
  * present) or NULL with r's state set.
  */
 static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
-			    struct hp_ssm_shared *sh, const cJSON *in, int64_t *deadline,
-			    struct hp_ssm_result *r)
+			    struct hp_ssm_shared *sh, size_t place, const cJSON *in,
+			    int64_t *deadline, struct hp_ssm_result *r)
 {
 	struct hp_sys *sys = a->sys;
 	int attempt;
@@ -193,7 +237,7 @@ static cJSON *start_session(struct hp_aws *a, const struct hp_ssm_config *c,
 		 * wait. Past the run budget no token is waited for: the call is refused unsent.
 		 */
 		int rc = a->deadline_ms && hp_aws_budget_left_ms(a) <= 0 ? 0 :
-			take_token(sys, sh, INT64_MAX, &waited);
+			take_token(sys, sh, place, INT64_MAX, &waited);
 
 		if (*deadline)
 			*deadline += waited;
@@ -423,7 +467,7 @@ void hp_ssm_probe_node(struct hp_aws *a, const struct hp_ssm_config *c, struct h
 	in = start_request(c, t);
 	/* Round 2 happens only in auto mode, when the native client met KMS. */
 	for (round = 0; round < 2; round++) {
-		reply = start_session(a, c, sh, in, &deadline, r);
+		reply = start_session(a, c, sh, t->place, in, &deadline, r);
 		if (!reply)
 			break;
 		r->used = use == HP_SSM_PLUGIN ? HP_SSM_PLUGIN : HP_SSM_NATIVE;
@@ -475,13 +519,15 @@ static void sweep_one(void *ud, size_t i, int w)
 	struct sweep *s = ud;
 	struct hp_ssm_result own, *r = s->results ? &s->results[i] : &own;
 	struct hp_ssm_target t;
-	const struct hp_ssm_target *target = s->targets ? &s->targets[i] : &t;
 
-	if (!s->targets) {
+	if (s->targets) {
+		t = s->targets[i];
+	} else {
 		memset(&t, 0, sizeof(t));
 		s->c->target_of(s->c->hook_ud, i, &t);
 	}
-	hp_ssm_probe_node(&s->workers[w], s->c, &s->sh, target, r);
+	t.place = i;
+	hp_ssm_probe_node(&s->workers[w], s->c, &s->sh, &t, r);
 	if (s->c->on_done)
 		s->c->on_done(s->c->hook_ud, i, r);
 	pthread_mutex_lock(&s->progress_lock);
@@ -534,12 +580,16 @@ void hp_ssm_sweep(struct hp_aws *a, const struct hp_ssm_config *c,
 	s.sh.bucket = &bucket;
 	s.sh.lock = &shared_lock;
 	s.sh.stop = cfg.stop;
+	s.sh.waiting = xcalloc((size_t)workers, sizeof(*s.sh.waiting));
 	/* Each worker has its own client: settings and counters are per call. */
 	s.workers = xcalloc((size_t)workers, sizeof(*s.workers));
 	for (k = 0; k < workers; k++) {
 		s.workers[k] = *a;
 		memset(&s.workers[k].stats, 0, sizeof(s.workers[k].stats));
 	}
+	/* 0 of n at once: the count is on the progress line before the first node ends. */
+	if (progress)
+		progress(ud, &s.prog);
 	hp_ssm_pool_run(n, workers, sweep_one, &s);
 	for (k = 0; k < workers; k++) {
 		a->stats.calls += s.workers[k].stats.calls;
@@ -547,6 +597,7 @@ void hp_ssm_sweep(struct hp_aws *a, const struct hp_ssm_config *c,
 		a->stats.bytes_in += s.workers[k].stats.bytes_in;
 	}
 	free(s.workers);
+	free(s.sh.waiting);
 	pthread_mutex_destroy(&shared_lock);
 	pthread_mutex_destroy(&s.progress_lock);
 }

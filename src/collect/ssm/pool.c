@@ -33,6 +33,14 @@ static void refill(struct hp_ssm_bucket *b, int64_t now)
 	}
 }
 
+long hp_ssm_bucket_due(struct hp_ssm_bucket *b, int64_t now)
+{
+	refill(b, now);
+	if (b->tokens >= 1.0)
+		return 0;
+	return (long)((1.0 - b->tokens) / b->rate_per_ms) + 1;
+}
+
 long hp_ssm_bucket_take(struct hp_ssm_bucket *b, int64_t now)
 {
 	double need;
