@@ -49,10 +49,15 @@ struct hp_collect_opts {
 /*
  * A function hp_collect_cluster calls after each page of a list call
  * (nodes, events, log streams), e.g. for a progress line; NULL for none.
- * It may be called from any of the API phase's threads, one call at a time.
+ * page counts from 1 and items is what the list holds so far; a call with
+ * page 0 only says, in expected, how many items the list should reach
+ * (ListClusterNodes: the groups' CurrentCount), once, before its first
+ * page; expected is 0 on every other call. It may be called from any of
+ * the API phase's threads, one call at a time.
  */
-void hp_collect_set_progress(void (*fn)(void *ud, const char *action, int page, size_t items),
-			     void *ud);
+typedef void hp_collect_progress_fn(void *ud, const char *action, int page, size_t items,
+				    size_t expected);
+void hp_collect_set_progress(hp_collect_progress_fn *fn, void *ud);
 
 /*
  * Cluster-level collection: identity, DescribeCluster, then at once (up to

@@ -59,6 +59,13 @@ struct hp_kube_opts {
 	const char *program;      /* NULL: "kubectl" searched on PATH */
 	long timeout_ms;          /* per run; 0: HP_KUBE_TIMEOUT_MS */
 	int disabled;             /* --no-kube: the collector records a skip */
+	/*
+	 * hp_collect_kube calls this before each of its reads (done of total
+	 * finished, now the one starting) and once when it stops (now NULL);
+	 * NULL for none. Called on the collector's thread.
+	 */
+	void (*progress)(void *ud, int done, int total, const char *now);
+	void *progress_ud;
 };
 
 struct hp_kube {

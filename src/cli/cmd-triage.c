@@ -198,9 +198,36 @@ struct ticker {
 	char action[40];             /* the API phase's last list call and its pages */
 	int page;
 	size_t items;
+	size_t nodes, nodes_expected; /* ListClusterNodes: listed so far, CurrentCount */
+	int have_nodes;
+	int kube_done, kube_total;   /* the kubectl phase's reads */
+	char kube_now[32];           /* the read under way ("" once stopped) */
 	int have_ssm;
 	struct hp_ssm_progress ssm;
 };
+
+/*
+ * "AWS API reads: 14 requests, 2.3 s, nodes 600/20050 listed
+ * (ListClusterEvents: page 2, 200 so far)": the nodes against what the
+ * groups' CurrentCount says once the list began, the last list call.
+ */
+static void api_line(const struct ticker *tk, double el, char *line, size_t size)
+{
+	char nodes[64] = "", last[80] = "";
+
+	if (tk->have_nodes && tk->nodes_expected)
+		snprintf(nodes, sizeof(nodes), ", nodes %zu/%zu listed", tk->nodes,
+			 tk->nodes_expected);
+	else if (tk->have_nodes)
+		snprintf(nodes, sizeof(nodes), ", %zu nodes listed", tk->nodes);
+	if (tk->page > 0 && !strcmp(tk->action, "ListClusterNodes"))
+		snprintf(last, sizeof(last), " (ListClusterNodes: page %d)", tk->page);
+	else if (tk->page > 0)
+		snprintf(last, sizeof(last), " (%s: page %d, %zu so far)", tk->action, tk->page,
+			 tk->items);
+	snprintf(line, size, "%s: %u requests, %.1f s%s%s", tk->phase,
+		 __atomic_load_n(&tk->a->stats.calls, __ATOMIC_RELAXED) - tk->calls0, el, nodes, last);
+}
 
 static void ticker_draw(struct ticker *tk)
 {
@@ -213,13 +240,12 @@ static void ticker_draw(struct ticker *tk)
 	if (tk->have_ssm)
 		snprintf(line, sizeof(line), "%s: %zu/%zu done, %zu unreachable, %zu not probed, %.1f s",
 			 tk->phase, tk->ssm.done, tk->ssm.total, tk->ssm.unreachable, tk->ssm.skipped, el);
-	else if (tk->a && tk->action[0])
-		snprintf(line, sizeof(line), "%s: %u requests, %.1f s (%s: page %d, %zu so far)",
-			 tk->phase, __atomic_load_n(&tk->a->stats.calls, __ATOMIC_RELAXED) - tk->calls0,
-			 el, tk->action, tk->page, tk->items);
 	else if (tk->a && !strcmp(tk->phase, "AWS API reads"))
-		snprintf(line, sizeof(line), "%s: %u requests, %.1f s", tk->phase,
-			 __atomic_load_n(&tk->a->stats.calls, __ATOMIC_RELAXED) - tk->calls0, el);
+		api_line(tk, el, line, sizeof(line));
+	else if (tk->kube_total)
+		snprintf(line, sizeof(line), "%s: %d/%d reads done%s%s%s, %.1f s", tk->phase,
+			 tk->kube_done, tk->kube_total, tk->kube_now[0] ? " (now " : "", tk->kube_now,
+			 tk->kube_now[0] ? ")" : "", el);
 	else
 		snprintf(line, sizeof(line), "%s: %.1f s", tk->phase, el);
 	fprintf(stderr, "\r%-*s", PROGRESS_WIDTH, line);
@@ -312,6 +338,11 @@ static void ticker_phase(struct ticker *tk, const char *phase)
 	tk->t0 = tk->sys->monotonic_ms(tk->sys);
 	tk->calls0 = tk->a ? __atomic_load_n(&tk->a->stats.calls, __ATOMIC_RELAXED) : 0;
 	tk->action[0] = '\0';
+	tk->page = 0;
+	tk->have_nodes = 0;
+	tk->nodes = tk->nodes_expected = 0;
+	tk->kube_done = tk->kube_total = 0;
+	tk->kube_now[0] = '\0';
 	tk->have_ssm = 0;
 	pthread_mutex_unlock(&tk->lock);
 }
@@ -385,14 +416,35 @@ static void on_node(void *ud, const char *id, const cJSON *entry, const cJSON *f
 }
 
 /* The API phase's list calls, page by page. */
-static void api_progress(void *ud, const char *action, int page, size_t items)
+static void api_progress(void *ud, const char *action, int page, size_t items, size_t expected)
+{
+	struct ticker *tk = ud;
+	int nodes = !strcmp(action, "ListClusterNodes");
+
+	pthread_mutex_lock(&tk->lock);
+	if (nodes && expected)
+		tk->nodes_expected = expected;
+	if (nodes && page > 0) {
+		tk->nodes = items;
+		tk->have_nodes = 1;
+	}
+	if (page > 0) {
+		snprintf(tk->action, sizeof(tk->action), "%.30s", action);
+		tk->page = page;
+		tk->items = items;
+	}
+	pthread_mutex_unlock(&tk->lock);
+}
+
+/* The kubectl phase's reads, from the collector's thread. */
+static void kube_progress(void *ud, int done, int total, const char *now)
 {
 	struct ticker *tk = ud;
 
 	pthread_mutex_lock(&tk->lock);
-	snprintf(tk->action, sizeof(tk->action), "%.30s", action);
-	tk->page = page;
-	tk->items = items;
+	tk->kube_done = done;
+	tk->kube_total = total;
+	snprintf(tk->kube_now, sizeof(tk->kube_now), "%.30s", now ? now : "");
 	pthread_mutex_unlock(&tk->lock);
 }
 
@@ -546,6 +598,10 @@ static int collect(struct hp_cmd_ctx *c, struct hp_snapshot *s, struct hp_error 
 	ko.context = t->kube_context;
 	ko.aws_profile = c->o.profile;
 	ko.disabled = t->no_kube;
+	if (tk.running) {
+		ko.progress = kube_progress;
+		ko.progress_ud = &tk;
+	}
 	ticker_phase(&tk, "Kubernetes reads (kubectl)");
 	hp_collect_kube(a, &ko, s);
 	ticker_phase(&tk, NULL);

@@ -53,29 +53,44 @@ struct pager {
  * once (tasks.h), so calls to it are serialised; it is set before and
  * cleared after the phase, never during.
  */
-static void (*progress_fn)(void *ud, const char *action, int page, size_t items);
+static hp_collect_progress_fn *progress_fn;
 static void *progress_ud;
 static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void hp_collect_set_progress(void (*fn)(void *ud, const char *action, int page, size_t items),
-			     void *ud)
+void hp_collect_set_progress(hp_collect_progress_fn *fn, void *ud)
 {
 	progress_fn = fn;
 	progress_ud = ud;
 }
 
-static void progress(const char *action, int page, size_t items)
+static void progress(const char *action, int page, size_t items, size_t expected)
 {
 	if (!progress_fn)
 		return;
 	pthread_mutex_lock(&progress_lock);
-	progress_fn(progress_ud, action, page, items);
+	progress_fn(progress_ud, action, page, items, expected);
 	pthread_mutex_unlock(&progress_lock);
 }
 
-void hp_collect_progress(const char *action, int page, size_t items)
+void hp_collect_progress(const char *action, int page, size_t items, size_t expected)
 {
-	progress(action, page, items);
+	progress(action, page, items, expected);
+}
+
+/* The nodes DescribeCluster says the groups hold (the sum of CurrentCount); 0: not known. */
+static size_t expected_nodes(const cJSON *cluster)
+{
+	const cJSON *g;
+	double n = 0;
+
+	cJSON_ArrayForEach(g, hp_json_arr(cluster, "InstanceGroups")) {
+		double c = hp_json_num(g, "CurrentCount", -1);
+
+		if (c < 0 || c > 1e7)
+			return 0;
+		n += c;
+	}
+	return (size_t)n;
 }
 
 /*
@@ -107,7 +122,7 @@ static int paginate(struct hp_aws *a, struct hp_snapshot *s, const struct pager 
 			return -1;
 		}
 		count += move_items(*items, cJSON_GetObjectItemCaseSensitive(r.json, pg->result_key));
-		progress(pg->op, page + 1, count);
+		progress(pg->op, page + 1, count, 0);
 		tok = hp_json_str(r.json, pg->token_out);
 		if (!tok || !*tok) {
 			hp_aws_result_release(&r);
@@ -599,7 +614,11 @@ static void step_nodes(struct hp_task *t)
 {
 	struct cluster_plan *p = t->ctx;
 	int pages = p->o->node_pages ? p->o->node_pages : HP_NODE_PAGES;
+	size_t expected = expected_nodes(hp_snapshot_get(p->s, "cluster"));
 
+	/* The progress line counts the nodes listed against this. */
+	if (expected)
+		progress("ListClusterNodes", 0, 0, expected);
 	/* More than a page: in partitions at once (nodelist.c); else one chain. */
 	if (!hp_collect_node_partitions(t->a, &t->out, hp_snapshot_get(p->s, "cluster"), p->arn,
 					pages))

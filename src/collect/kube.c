@@ -644,11 +644,25 @@ static int first_read(struct hp_kube *k, cJSON *kube)
 	return rc;
 }
 
+/* The collector's reads, in order, for the progress line. */
+static const char *const kube_steps[] = {
+	"server check", "namespaces", "nodes", "DaemonSets", "pods", "pod events",
+	"node events", "aws-node logs",
+};
+#define KUBE_STEPS ((int)HP_ARRAY_LEN(kube_steps))
+
+static void step(const struct hp_kube_opts *o, int done)
+{
+	if (o && o->progress)
+		o->progress(o->progress_ud, done, KUBE_STEPS, done < KUBE_STEPS ? kube_steps[done] : NULL);
+}
+
 /* Fill "kube": verify kubectl, then read what the Kubernetes checks need. */
 void hp_collect_kube(struct hp_aws *a, const struct hp_kube_opts *o, struct hp_snapshot *s)
 {
 	struct hp_kube k;
 	cJSON *kube;
+	int done = 0;
 
 	if (strcmp(hp_snap_orchestrator(s), "EKS"))
 		return;
@@ -670,14 +684,27 @@ void hp_collect_kube(struct hp_aws *a, const struct hp_kube_opts *o, struct hp_s
 	k.deadline_ms = a->deadline_ms;
 	k.budget_s = a->budget_s;
 	k.debug = a->debug;
-	if (!verify(&k, s, kube) && !first_read(&k, kube)) {
-		collect_nodes(&k, kube);
-		collect_daemonsets(&k, kube);
-		collect_pods(&k, kube);
-		collect_events(&k, kube);
-		collect_node_events(&k, kube);
-		collect_aws_node_logs(&k, kube);
+	step(o, done);
+	if (!verify(&k, s, kube)) {
+		step(o, ++done);
+		if (!first_read(&k, kube)) {
+			step(o, ++done);
+			collect_nodes(&k, kube);
+			step(o, ++done);
+			collect_daemonsets(&k, kube);
+			step(o, ++done);
+			collect_pods(&k, kube);
+			step(o, ++done);
+			collect_events(&k, kube);
+			step(o, ++done);
+			collect_node_events(&k, kube);
+			step(o, ++done);
+			collect_aws_node_logs(&k, kube);
+			done = KUBE_STEPS;
+		}
 	}
+	if (o && o->progress)
+		o->progress(o->progress_ud, done, KUBE_STEPS, NULL);
 	hp_kube_release(&k);
 	hp_snapshot_set(s, "kube", kube);
 }

@@ -234,7 +234,7 @@ static void run_item(struct nl_run *r, struct nl_item *it)
 		while ((n = cJSON_DetachItemFromArray(keep, 0)) != NULL)
 			cJSON_AddItemToArray(r->nodes, n);
 		r->count += kept;
-		hp_collect_progress("ListClusterNodes", r->pages, r->count);
+		hp_collect_progress("ListClusterNodes", r->pages, r->count, 0);
 		if (it->single) {
 			if (it->desc) {
 				p->t_desc = last;

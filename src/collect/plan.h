@@ -25,7 +25,7 @@ struct hp_net_plan *hp_net_plan_new(const struct hp_network_opts *o, const struc
 void hp_net_plan_finish(struct hp_net_plan *p, struct hp_snapshot *s);
 
 /* The API phase's progress callback (hp_collect_set_progress), serialised. */
-void hp_collect_progress(const char *action, int page, size_t items);
+void hp_collect_progress(const char *action, int page, size_t items, size_t expected);
 
 /*
  * The node list in partitions read at once (nodelist.c): "nodes",

@@ -2,7 +2,8 @@
 # Progress on a terminal: with standard error a terminal (a pseudo-terminal
 # from script(1)), each phase that lasts over a second has a line redrawn in
 # place naming the phase, what of it is done and its elapsed time (AWS API
-# reads, Kubernetes reads, the SSM sweep); with standard error not a
+# reads with the nodes listed of the groups' CurrentCount, Kubernetes reads
+# done of all, the SSM sweep); with standard error not a
 # terminal, not one byte of it. --debug lines start with the time of day and
 # the seconds since the start, and list each kubectl run with its duration.
 # The first FAIL of the sweep is printed when it is found (its own line on
@@ -21,8 +22,17 @@ if command -v script >/dev/null 2>&1; then
 	tr '\r' '\n' <"$e2e_tmp/tty.log" >"$e2e_tmp/tty.lines"
 	check "API phase: a progress line with the requests and the elapsed time" \
 		grep -qE "^AWS API reads: [0-9]+ requests, [0-9]+\.[0-9] s" "$e2e_tmp/tty.lines"
-	check "kubectl phase: a progress line with the elapsed time" \
-		grep -qE "^Kubernetes reads \(kubectl\): [0-9]+\.[0-9] s" "$e2e_tmp/tty.lines"
+	# The demo's groups hold 8 nodes (CurrentCount); a request takes 400 ms
+	# after the list, so the line is drawn at least once with its count.
+	check "API phase: the nodes listed against the groups' CurrentCount" \
+		grep -qE "^AWS API reads: [0-9]+ requests, [0-9]+\.[0-9] s, nodes [0-8]/8 listed" \
+		"$e2e_tmp/tty.lines"
+	check "API phase: never more nodes than listed pages hold, never a count over the total" \
+		sh -c '! grep -E "nodes [0-9]+/[0-9]+ listed" "$1" | grep -vqE "nodes [0-8]/8 listed"' \
+		_ "$e2e_tmp/tty.lines"
+	check "kubectl phase: the reads done of all, the one under way and the elapsed time" \
+		grep -qE "^Kubernetes reads \(kubectl\): [0-7]/8 reads done \(now [A-Za-z -]+\), [0-9]+\.[0-9] s" \
+		"$e2e_tmp/tty.lines"
 	check "sweep: done/total and the elapsed time" \
 		grep -qE "^SSM probes: [0-9]+/6 done, [0-9]+ unreachable, [0-9]+ not probed, [0-9]+\.[0-9] s" \
 		"$e2e_tmp/tty.lines"
@@ -31,7 +41,7 @@ if command -v script >/dev/null 2>&1; then
 		 m=${l#*: } && m=${m#*: } && grep -qF "$m" "$2"' _ "$e2e_tmp/tty.lines" "$e2e_tmp/tty.txt"
 	check "the progress lines are plain text (no escape sequence)" \
 		sh -c '! grep -q "$(printf "\033")" "$1"' _ "$e2e_tmp/tty.log"
-	check "the report file has no progress line" sh -c '! grep -qE "(SSM probes: [0-9]+/[0-9]+ done|AWS API reads: [0-9]+ requests|Kubernetes reads \(kubectl\): [0-9])" "$1"' _ "$e2e_tmp/tty.txt"
+	check "the report file has no progress line" sh -c '! grep -qE "(SSM probes: [0-9]+/[0-9]+ done|AWS API reads: [0-9]+ requests|nodes [0-9]+/[0-9]+ listed|Kubernetes reads \(kubectl\): [0-9])" "$1"' _ "$e2e_tmp/tty.txt"
 else
 	ok "script(1) not installed: the terminal checks are skipped"
 fi

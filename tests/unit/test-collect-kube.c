@@ -152,17 +152,47 @@ static const cJSON *kube(const struct ck *c)
 	return hp_snapshot_get(&c->snap, "kube");
 }
 
+/* What the progress callback was told: each call's done/total, and the read named. */
+struct kube_prog {
+	int n, done[16], total[16];
+	char now[16][32];
+};
+
+static void kube_prog(void *ud, int done, int total, const char *now)
+{
+	struct kube_prog *p = ud;
+
+	if (p->n < 16) {
+		p->done[p->n] = done;
+		p->total[p->n] = total;
+		snprintf(p->now[p->n], sizeof(p->now[0]), "%s", now ? now : "(end)");
+	}
+	p->n++;
+}
+
 static void t_full_read(void)
 {
 	struct fake_sys f;
 	struct hp_aws a;
 	struct ck c;
 	const cJSON *k, *p;
-	struct hp_kube_opts o = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct kube_prog pr;
+	struct hp_kube_opts o = { NULL, NULL, NULL, NULL, 0, 0, kube_prog, &pr };
+	int i;
 
+	memset(&pr, 0, sizeof(pr));
 	memset(&f, 0, sizeof(f));
 	setup(&f, &a, &c, "{" EKS_CLUSTER ",'eks':{'endpoint':'" SERVER "'}}");
 	hp_collect_kube(&a, &o, &c.snap);
+	/* Progress: 0/8 to 7/8 before each read, then 8/8 with none under way. */
+	T_EQ(pr.n, 9);
+	for (i = 0; i < 9; i++) {
+		T_EQ(pr.done[i], i);
+		T_EQ(pr.total[i], 8);
+	}
+	T_STREQ(pr.now[0], "server check");
+	T_STREQ(pr.now[4], "pods");
+	T_STREQ(pr.now[8], "(end)");
 	k = kube(&c);
 	T_ASSERT(!cJSON_GetObjectItem(k, "skipped"));
 	T_STREQ(hp_json_str(k, "kubectl.verified_by"), "endpoint");
@@ -220,12 +250,17 @@ static void t_refusals(void)
 	struct fake_sys f;
 	struct hp_aws a;
 	struct ck c;
-	struct hp_kube_opts o = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct kube_prog pr;
+	struct hp_kube_opts o = { NULL, NULL, NULL, NULL, 0, 0, kube_prog, &pr };
 
-	/* Another server: not one read. */
+	/* Another server: not one read; the progress stops at 0 of 8. */
+	memset(&pr, 0, sizeof(pr));
 	memset(&f, 0, sizeof(f));
 	setup(&f, &a, &c, "{" EKS_CLUSTER ",'eks':{'endpoint':'https://OTHER.eks.amazonaws.com'}}");
 	hp_collect_kube(&a, &o, &c.snap);
+	T_EQ(pr.n, 2);
+	T_EQ(pr.done[1], 0);
+	T_STREQ(pr.now[1], "(end)");
 	T_STREQ(hp_json_str(kube(&c), "skipped.kind"), "server_mismatch");
 	T_CONTAINS(hp_json_str(kube(&c), "skipped.message"), "https://OTHER.eks.amazonaws.com");
 	T_EQ(ncalls, 1);
@@ -286,7 +321,7 @@ static void t_without_endpoint(void)
 	struct fake_sys f;
 	struct hp_aws a;
 	struct ck c;
-	struct hp_kube_opts o = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct hp_kube_opts o = { NULL, NULL, NULL, NULL, 0, 0, NULL, NULL };
 
 	memset(&f, 0, sizeof(f));
 	setup(&f, &a, &c, "{" EKS_CLUSTER "}");

@@ -317,7 +317,7 @@ static void t_job_pods_objects_and_logs(void)
 	struct fake_sys f;
 	struct hp_aws a;
 	struct ck c;
-	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0, NULL, NULL };
 	struct hp_nccl_collect_opts o = { "ml", "llama", HP_NCCL_LABEL_ANY, 0, 0, 0, 0, 0, 0, 0 };
 	const cJSON *n, *p, *x, *h;
 	char *dump;
@@ -415,7 +415,7 @@ static void t_job_logs_in_batches(void)
 	struct fake_sys f;
 	struct hp_aws a;
 	struct ck c;
-	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0, NULL, NULL };
 	struct hp_nccl_collect_opts o = { "ml", "big", HP_NCCL_LABEL_ANY, 0, 0, 0, 0, 0, 0, 0 };
 	const cJSON *n, *b, *r, *scan, *h;
 	char name[64];
@@ -516,7 +516,7 @@ static void t_job_name_label_and_refusals(void)
 	struct fake_sys f;
 	struct hp_aws a;
 	struct ck c;
-	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0, NULL, NULL };
 	struct hp_nccl_collect_opts o = { NULL, "nccljob", HP_NCCL_LABEL_ANY, 0, 0, 0, 0, 0, 0, 0 };
 	const cJSON *n;
 
@@ -570,7 +570,7 @@ static void t_without_a_job_only_training_pods(void)
 	struct fake_sys f;
 	struct hp_aws a;
 	struct ck c;
-	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0, NULL, NULL };
 	const cJSON *n, *p;
 
 	setup(&f, &a, &c, "{" CLUSTER "," TRUSTED "}");
@@ -594,7 +594,7 @@ static void t_untrusted_kubectl_is_not_used(void)
 	struct fake_sys f;
 	struct hp_aws a;
 	struct ck c;
-	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct hp_kube_opts ko = { NULL, NULL, NULL, NULL, 0, 0, NULL, NULL };
 
 	setup(&f, &a, &c, "{" CLUSTER ",'kube':{'skipped':{'kind':'server_mismatch','message':'other'}}}");
 	hp_nccl_collect(&a, &ko, NULL, &c.snap);

@@ -312,6 +312,53 @@ static void t_set_of_nodes(void)
 	fake_sys_release(&f);
 }
 
+/* The progress counts: 0 of all before any node, then one call per node, the last at all of them. */
+struct prog_log {
+	size_t n, first_done, first_total, last_done, last_total, last_unreachable;
+};
+
+static void log_progress(void *ud, const struct hp_ssm_progress *p)
+{
+	struct prog_log *l = ud;
+
+	if (!l->n++) {
+		l->first_done = p->done;
+		l->first_total = p->total;
+	}
+	l->last_done = p->done;
+	l->last_total = p->total;
+	l->last_unreachable = p->unreachable;
+}
+
+static void t_progress_from_zero(void)
+{
+	struct fake_sys f;
+	struct hp_aws a;
+	struct hp_snapshot s;
+	struct hp_probe_opts o;
+	struct prog_log l;
+	int i;
+
+	memset(&l, 0, sizeof(l));
+	fake_sys_init(&f);
+	fake_aws(&f, &a, 3);
+	for (i = 0; i < 4; i++)
+		fake_reply(&f, 400, NULL, not_connected);
+	snap_with_nodes(&s);
+	opts(&o);
+	o.progress = log_progress;
+	o.progress_ud = &l;
+	hp_collect_probes(&a, &o, &s);
+	T_EQ(f.nreq, 4);
+	T_ASSERT(l.first_total > 0);
+	T_EQ(l.first_done, 0);
+	T_EQ(l.n, l.first_total + 1);
+	T_EQ(l.last_done, l.last_total);
+	T_EQ(l.last_unreachable, 4);
+	hp_snapshot_release(&s);
+	fake_sys_release(&f);
+}
+
 T_MAIN(T(t_every_running_node), T(t_sample_takes_turns_between_groups), T(t_node_only),
        T(t_node_from_describe_when_not_listed), T(t_denied_recorded_once), T(t_nothing_to_target),
-       T(t_set_of_nodes))
+       T(t_set_of_nodes), T(t_progress_from_zero))

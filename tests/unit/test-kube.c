@@ -85,7 +85,7 @@ static void t_argv_and_env(void)
 	struct fake_sys f;
 	struct hp_kube k;
 	struct hp_kube_result r;
-	struct hp_kube_opts o = { "/tmp/kc", "ctx-a", "prof", NULL, 30000, 0 };
+	struct hp_kube_opts o = { "/tmp/kc", "ctx-a", "prof", NULL, 30000, 0, NULL, NULL };
 	const char *args[] = { "get", "nodes", NULL };
 
 	setup(&f);
