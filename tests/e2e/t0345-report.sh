@@ -203,7 +203,7 @@ expect_status "SIGTERM mid-sweep: exit 143" 143 $rc
 check "SIGTERM: partial report" grep -q "interrupted: 0 of 14 nodes probed (SIGTERM)" "$e2e_tmp/term.txt"
 # The same through session-manager-plugin (a fake one that speaks to the fixture).
 mkdir -p "$e2e_tmp/bin"
-ln -s "$ROOT/tests/e2e/fake-session-manager-plugin.py" "$e2e_tmp/bin/session-manager-plugin"
+fake_tool "$ROOT/tests/e2e/fake-session-manager-plugin.py" "$e2e_tmp/bin/session-manager-plugin"
 : >"$FIXTURE_SSM_RECORD"
 PATH="$e2e_tmp/bin:$PATH" FAKE_PLUGIN_LOG=$e2e_tmp/plugin.log interrupt INT plugin "--ssm-transport plugin"
 expect_status "SIGINT mid-sweep with the plugin transport: exit 130" 130 $rc

@@ -135,7 +135,7 @@ if e["state"] != "unreachable" or "data channel refused" not in e["reason"] or n
 
 # The plugin transport, with a fake plugin on PATH.
 mkdir -p "$e2e_tmp/bin"
-ln -s "$ROOT/tests/e2e/fake-session-manager-plugin.py" "$e2e_tmp/bin/session-manager-plugin"
+fake_tool "$ROOT/tests/e2e/fake-session-manager-plugin.py" "$e2e_tmp/bin/session-manager-plugin"
 FAKE_PLUGIN_LOG=$e2e_tmp/plugin.log PATH="$e2e_tmp/bin:$PATH" "$HPNODE" triage --cluster "$FIXTURE_CLUSTER" \
 	--node "$head" --ssm-transport plugin --output json --save-snapshot "$e2e_tmp/plugin.snap" >/dev/null 2>&1
 expect_status "--ssm-transport plugin triage completes" 0 $?

@@ -44,6 +44,14 @@ for f in ok:
     nodes |= set(f.get("nodes") or [f["node"]])
 assert nodes == set(sys.argv[2:5]), (nodes, ok)
 ' "$e2e_tmp/demo.json" "$p5a" "$p5b" "$p5c"
+check "demo: --exec read the master's container (its status, else why not)" python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1]))["nccl"].get("exec") or {}
+pods = x.get("pods") or []
+m = [p for p in pods if p.get("pod") == "llama-pretrain-master-0"]
+assert m and m[0].get("status") == "ok" and m[0].get("shm_kb"), (x.get("skipped"), [
+    (p.get("pod"), p.get("status"), p.get("error")) for p in pods], m)
+' "$e2e_tmp/demo.snap"
 check "demo: the master pod on the 64 MB default /dev/shm, from its spec and measured inside (--exec)" \
 	findings "$e2e_tmp/demo.json" \
 	"1:check=nccl.dshm,tag=FAIL" \
