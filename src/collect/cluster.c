@@ -683,6 +683,76 @@ static void debug_summary(const struct hp_aws *a, const struct hp_tasks *ts, int
 			ts->n, ts->peak, (long long)ms);
 }
 
+/*
+ * The credentials check and DescribeCluster at once (one round trip, not
+ * two), with the outcome of the two in order: when the check fails, its
+ * error and its failed call are all there is, as if DescribeCluster had
+ * never been sent. The check changes its client's per-call limits, so it
+ * runs on a copy whose counts are added back.
+ */
+struct first_reads {
+	const char *name;
+	struct hp_error e_id, e_cl;
+	int rc_id, rc_cl;
+	int id_failed;              /* atomic: read by the other task */
+};
+
+static void step_identity(struct hp_task *t)
+{
+	struct first_reads *f = t->ctx;
+	struct hp_aws copy = *t->a;
+
+	copy.owns_cp = 0;
+	memset(&copy.stats, 0, sizeof(copy.stats));
+	f->rc_id = hp_collect_identity(&copy, &t->out, &f->e_id);
+	__atomic_add_fetch(&t->a->stats.calls, copy.stats.calls, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->a->stats.retries, copy.stats.retries, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->a->stats.connections, copy.stats.connections, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->a->stats.bytes_in, copy.stats.bytes_in, __ATOMIC_RELAXED);
+	if (f->rc_id)
+		__atomic_store_n(&f->id_failed, 1, __ATOMIC_RELAXED);
+}
+
+static void step_describe(struct hp_task *t)
+{
+	struct first_reads *f = t->ctx;
+
+	/* One after another (concurrency 1): nothing is sent after a failed check. */
+	if (__atomic_load_n(&f->id_failed, __ATOMIC_RELAXED)) {
+		f->rc_cl = -1;
+		return;
+	}
+	f->rc_cl = collect_cluster(t->a, &t->out, f->name, &f->e_cl);
+}
+
+static int identity_and_cluster(struct hp_aws *a, struct hp_snapshot *s, const char *name,
+				struct hp_error *e)
+{
+	struct first_reads f;
+	struct hp_tasks ts;
+	int id, cl, rc = 0;
+
+	memset(&f, 0, sizeof(f));
+	f.name = name;
+	hp_tasks_init(&ts);
+	id = hp_tasks_add(&ts, "sts:GetCallerIdentity", HP_SVC_STS, step_identity, &f, 0);
+	cl = hp_tasks_add(&ts, "sagemaker:DescribeCluster", HP_SVC_SAGEMAKER, step_describe, &f, 0);
+	hp_tasks_run(&ts, a);
+	hp_task_merge(&ts.t[id], s->root, s);
+	if (f.rc_id) {
+		*e = f.e_id;
+		rc = -1;
+	} else {
+		hp_task_merge(&ts.t[cl], s->root, s);
+		if (f.rc_cl) {
+			*e = f.e_cl;
+			rc = -1;
+		}
+	}
+	hp_tasks_release(&ts);
+	return rc;
+}
+
 int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct hp_snapshot *s,
 		       struct hp_error *e)
 {
@@ -694,7 +764,7 @@ int hp_collect_cluster(struct hp_aws *a, const struct hp_collect_opts *o, struct
 	struct hp_tasks ts;
 	int i;
 
-	if (hp_collect_identity(a, s, e) || collect_cluster(a, s, o->cluster, e))
+	if (identity_and_cluster(a, s, o->cluster, e))
 		return -1;
 	cJSON_AddStringToObject(meta, "orchestrator", hp_snap_orchestrator(s));
 	memset(&p, 0, sizeof(p));
@@ -736,7 +806,7 @@ int hp_collect_cluster_network(struct hp_aws *a, const char *cluster,
 {
 	cJSON *meta = hp_collect_meta(a, s, cluster, NULL);
 
-	if (hp_collect_identity(a, s, e) || collect_cluster(a, s, cluster, e))
+	if (identity_and_cluster(a, s, cluster, e))
 		return -1;
 	cJSON_AddStringToObject(meta, "orchestrator", hp_snap_orchestrator(s));
 	hp_collect_network(a, net, s);
