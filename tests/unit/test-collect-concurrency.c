@@ -103,8 +103,10 @@ struct scene {
 	int answered_until;
 	int ec2_timeout;            /* every EC2 request times out */
 	int ec2_sent;               /* EC2 requests that reached the fake */
-	int late_clock;             /* advance the clock past the budget after: 1 DescribeCluster, 2 page 1 */
+	int late_clock;             /* advance the clock past the budget after: 1 both first reads
+				     * (identity and DescribeCluster, sent at once), 2 page 1 */
 	int64_t late_ms;
+	int first_reads;            /* of GetCallerIdentity and DescribeCluster, answered */
 	int first_connection_done;
 };
 
@@ -240,7 +242,10 @@ static int route(struct fake_sys *f, const struct hp_http_req *req, struct hp_ht
 		sc.answered_until = 1;
 		pthread_cond_broadcast(&sc.cv);
 	}
-	if ((sc.late_clock == 1 && !strcmp(op, "DescribeCluster")) ||
+	if (!strcmp(op, "GetCallerIdentity") || !strcmp(op, "DescribeCluster"))
+		sc.first_reads++;
+	if ((sc.late_clock == 1 && sc.first_reads == 2 &&
+	     (!strcmp(op, "GetCallerIdentity") || !strcmp(op, "DescribeCluster"))) ||
 	    (sc.late_clock == 2 && !strcmp(op, "ListClusterNodes") && page_of(req->body) == 1))
 		fake_advance(&fs, sc.late_ms);
 	pthread_mutex_unlock(&sc.lock);
