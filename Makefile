@@ -119,7 +119,7 @@ $(BUILD)/gen/hp_completion.h: src/completion/hpnode.bash src/completion/_hpnode 
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ src/completion/hpnode.bash src/completion/_hpnode
 
-# The Slurm controller probe script, carried by the binary (src/collect/slurm/probe.c).
+# The Slurm controller probe script, carried by the binary (src/collect/slurm/slurm-probe.c).
 $(BUILD)/gen/hp_slurm_probe.h: src/collect/slurm/slurm-probe.sh tests/tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tests/tools/embed.sh $@ src/collect/slurm/slurm-probe.sh

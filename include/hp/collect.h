@@ -262,7 +262,7 @@ int hp_collect_local(struct hp_sys *sys, const struct hp_local_opts *o, struct h
 void hp_collect_record(struct hp_snapshot *s, enum hp_svc svc, const char *action,
 		       const struct hp_aws_result *r);
 
-/* ---- collection (src/collect/nccl.c): Kubernetes and CloudWatch ---- */
+/* ---- collection (src/collect/nccl-read.c): Kubernetes and CloudWatch ---- */
 
 /* Which pods a job is. */
 enum hp_nccl_label {
@@ -310,7 +310,7 @@ struct hp_nccl_node_opts {
  * hp_nccl_nodes_free); the choice goes into rec: {selection "node"|"job"|
  * "sample", requested (n or "all"), chosen [{id, group, type, why}],
  * pods_unmapped, note}. Samples take Running nodes of accelerated groups
- * first (hp_nccl_type_accelerated, include/hp/nccl.h), one per group per round, then the
+ * first (hp_nccl_type_accelerated, include/hp/nccl-facts.h), one per group per round, then the
  * others; never the Slurm controller's group or a Login group.
  */
 size_t hp_nccl_choose_nodes(const struct hp_snapshot *s, const struct hp_nccl_node_opts *o,

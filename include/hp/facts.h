@@ -55,7 +55,7 @@
  *   copies no raw text beyond the few bounded lines a finding quotes.
  *
  * . Declare it in src/core/facts/probe-int.h and add it to the parsers[]
- *   list in src/core/facts/probe.c, after any parser whose facts it reads.
+ *   list in src/core/facts/probe-frame.c, after any parser whose facts it reads.
  *
  * . Document its key in the list below (tests/unit/test-facts-checklist.c
  *   reads the list: a key, its members in braces, "; key" for another;
@@ -401,7 +401,7 @@ cJSON *hp_facts_node(const struct hp_snapshot *s, const cJSON *entry);
 
 /*
  * The NCCL probe's facts of one node (hp_nccl_probe_parse of the stdout of
- * its "nccl_probes" entry, include/hp/nccl.h), decoded once per snapshot
+ * its "nccl_probes" entry, include/hp/nccl-facts.h), decoded once per snapshot
  * like hp_facts_node, or the store's for an entry an iterator of
  * "nccl_probes" handed out; the caller frees its tree. NULL only for a
  * NULL entry.

@@ -25,7 +25,7 @@ void hp_probe_command(struct hp_buf *out);
 
 /*
  * The NCCL probe (src/collect/probe/nccl-probe.sh, same framing; decoded by
- * hp_nccl_probe_parse, include/hp/nccl.h) and its remote command.
+ * hp_nccl_probe_parse, include/hp/nccl-facts.h) and its remote command.
  */
 const char *hp_nccl_probe_script(void);
 void hp_nccl_probe_command(struct hp_buf *out);

@@ -61,7 +61,7 @@
  *   eks         eks DescribeCluster `cluster` object of the orchestrator (EKS only;
  *               src/collect/eks.c): a copy of network.eks when the network
  *               collector read it, else read once for the kubectl server check
- *   kube        the Kubernetes view (EKS only; src/collect/kube.c):
+ *   kube        the Kubernetes view (EKS only; src/collect/kube/read.c):
  *               kubectl {server, context, cluster, verified_by "endpoint"|"cluster-arn"}
  *               skipped {kind, message, status, detail} — present when kubectl was not
  *                 used: kind "disabled" (--no-kube), "kubectl_missing", "kubeconfig",
@@ -93,7 +93,7 @@
  *   slurm       {controller: instance id, group, how: "SlurmConfig"|"name",
  *                probe: {one "probes" entry (state, reason, exit_code, stdout,
  *                stderr, truncated, duration_ms, ...) of the Slurm controller probe}}
- *   nccl        what the NCCL checks read (src/collect/nccl.c, hp_nccl_collect):
+ *   nccl        what the NCCL checks read (src/collect/nccl-read.c, hp_nccl_collect):
  *               options {namespace, job, log_tail, log_pods, since_s}
  *               kube_skipped {kind, message, ...} — kubectl not trusted (a copy of
  *                 kube.skipped, or kind "not_collected"/"bad_namespace"); then no

@@ -13,7 +13,7 @@
 #include "hp/json.h"
 #include "checks.h"
 #include "fold.h"
-#include "nccl.h"
+#include "nccl-check.h"
 
 /*
  * The group's instance type; a flexible group (InstanceTypeDetails) names
@@ -47,7 +47,7 @@ static void run_applicable(const struct hp_snapshot *snap, struct hp_emit *em)
 	size_t naccel = 0, nunknown = 0, ngroups = 0;
 	struct hp_finding *f;
 
-	if (!hp_nck_data(snap) || !cJSON_IsObject(cluster))
+	if (!hp_nccl_check_data(snap) || !cJSON_IsObject(cluster))
 		goto out;
 	cJSON_ArrayForEach(g, hp_json_arr(cluster, "InstanceGroups")) {
 		const char *name = hp_check_str(g, "InstanceGroupName", "?");

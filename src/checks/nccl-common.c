@@ -1,5 +1,5 @@
 /*
- * What the checks of `hpnode nccl` share (src/checks/nccl.h): the "nccl"
+ * What the checks of `hpnode nccl` share (src/checks/nccl-check.h): the "nccl"
  * key, whether its Kubernetes part can be judged, the job's pods grouped
  * into jobs, and small helpers over the pods the collector kept.
  */
@@ -13,21 +13,21 @@
 #include "hp/json.h"
 #include "checks.h"
 #include "fold.h"
-#include "nccl.h"
+#include "nccl-check.h"
 
 #define L_KUBEFLOW "training.kubeflow.org/job-name"
 #define L_JOB "job-name"
 
-const cJSON *hp_nck_data(const struct hp_snapshot *snap)
+const cJSON *hp_nccl_check_data(const struct hp_snapshot *snap)
 {
 	const cJSON *n = hp_snapshot_get(snap, "nccl");
 
 	return cJSON_IsObject(n) ? n : NULL;
 }
 
-const cJSON *hp_nck_kube(const struct hp_snapshot *snap, const char **why)
+const cJSON *hp_nccl_check_kube(const struct hp_snapshot *snap, const char **why)
 {
-	const cJSON *n = hp_nck_data(snap), *sk;
+	const cJSON *n = hp_nccl_check_data(snap), *sk;
 
 	if (why)
 		*why = NULL;
@@ -42,7 +42,7 @@ const cJSON *hp_nck_kube(const struct hp_snapshot *snap, const char **why)
 	return n;
 }
 
-int hp_nck_read_failed(const cJSON *nccl, struct hp_emit *em, const char *what, const char *title,
+int hp_nccl_check_read_failed(const cJSON *nccl, struct hp_emit *em, const char *what, const char *title,
 		       const char *unchecked)
 {
 	const cJSON *err = hp_json_get(hp_json_get(nccl, "errors"), what);
@@ -55,25 +55,25 @@ int hp_nck_read_failed(const cJSON *nccl, struct hp_emit *em, const char *what, 
 	return 1;
 }
 
-const char *hp_nck_label(const cJSON *pod, const char *key)
+const char *hp_nccl_check_label(const cJSON *pod, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(hp_json_get(pod, "labels"), key);
 
 	return cJSON_IsString(v) && *v->valuestring ? v->valuestring : NULL;
 }
 
-const char *hp_nck_replica(const cJSON *pod)
+const char *hp_nccl_check_replica(const cJSON *pod)
 {
-	return hp_nck_label(pod, "training.kubeflow.org/replica-type");
+	return hp_nccl_check_label(pod, "training.kubeflow.org/replica-type");
 }
 
-const char *hp_nck_pod_name(const cJSON *pod, char *out, size_t n)
+const char *hp_nccl_check_pod_name(const cJSON *pod, char *out, size_t n)
 {
 	snprintf(out, n, "%s/%s", hp_check_str(pod, "namespace", "?"), hp_check_str(pod, "name", "?"));
 	return out;
 }
 
-const char *hp_nck_job_name(const struct hp_nck_job *j, char *out, size_t n)
+const char *hp_nccl_check_job_name(const struct hp_nccl_check_job *j, char *out, size_t n)
 {
 	snprintf(out, n, "%s/%s", j->ns, j->name);
 	return out;
@@ -95,27 +95,27 @@ static double resource(const cJSON *c, const char *key)
 	return lim > 0 ? lim : quantity(hp_json_get(c, "requests"), key);
 }
 
-int hp_nck_wants_gpu(const cJSON *c)
+int hp_nccl_check_wants_gpu(const cJSON *c)
 {
 	return resource(c, "nvidia.com/gpu") > 0;
 }
 
-int hp_nck_wants_efa(const cJSON *c)
+int hp_nccl_check_wants_efa(const cJSON *c)
 {
 	return resource(c, "vpc.amazonaws.com/efa") > 0;
 }
 
-const cJSON *hp_nck_main_container(const cJSON *pod)
+const cJSON *hp_nccl_check_main_container(const cJSON *pod)
 {
 	const cJSON *c;
 
 	cJSON_ArrayForEach(c, hp_json_arr(pod, "spec.containers"))
-		if (hp_nck_wants_gpu(c) || hp_nck_wants_efa(c))
+		if (hp_nccl_check_wants_gpu(c) || hp_nccl_check_wants_efa(c))
 			return c;
 	return cJSON_GetArrayItem(hp_json_arr(pod, "spec.containers"), 0);
 }
 
-int hp_nck_pod_gpus(const cJSON *pod)
+int hp_nccl_check_pod_gpus(const cJSON *pod)
 {
 	const cJSON *c;
 	double n = 0;
@@ -125,7 +125,7 @@ int hp_nck_pod_gpus(const cJSON *pod)
 	return n > 0 && n < 1e6 ? (int)n : 0;
 }
 
-void hp_nck_pod_vars(struct hp_finding *f, const cJSON *pod, const char *container,
+void hp_nccl_check_pod_vars(struct hp_finding *f, const cJSON *pod, const char *container,
 		     const char *job)
 {
 	const char *ns = hp_json_str(pod, "namespace"), *name = hp_json_str(pod, "name");
@@ -139,35 +139,35 @@ void hp_nck_pod_vars(struct hp_finding *f, const cJSON *pod, const char *contain
 	if (container)
 		hp_finding_var(f, "CONTAINER", container);
 	if (!job)
-		job = hp_nck_label(pod, L_KUBEFLOW) ? hp_nck_label(pod, L_KUBEFLOW)
-						    : hp_nck_label(pod, L_JOB);
+		job = hp_nccl_check_label(pod, L_KUBEFLOW) ? hp_nccl_check_label(pod, L_KUBEFLOW)
+						    : hp_nccl_check_label(pod, L_JOB);
 	if (job)
 		hp_finding_var(f, "JOB", job);
 	if (hp_json_str(pod, "node"))
 		hp_finding_var(f, "NODE_NAME", hp_json_str(pod, "node"));
 }
 
-const char *hp_nck_node_iid(const struct hp_snapshot *snap, const char *node_name)
+const char *hp_nccl_check_node_iid(const struct hp_snapshot *snap, const char *node_name)
 {
 	if (!node_name)
 		return NULL;
 	return hp_kube_index_iid(hp_facts_kube(snap), node_name);
 }
 
-void hp_nck_jobs(const cJSON *nccl, struct hp_nck_jobs *out)
+void hp_nccl_check_jobs(const cJSON *nccl, struct hp_nccl_check_jobs *out)
 {
 	const cJSON *pod;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	cJSON_ArrayForEach(pod, hp_json_arr(nccl, "pods")) {
-		const char *label = L_KUBEFLOW, *name = hp_nck_label(pod, L_KUBEFLOW);
+		const char *label = L_KUBEFLOW, *name = hp_nccl_check_label(pod, L_KUBEFLOW);
 		const char *ns = hp_check_str(pod, "namespace", "");
-		struct hp_nck_job *j = NULL;
+		struct hp_nccl_check_job *j = NULL;
 
 		if (!name) {
 			label = L_JOB;
-			name = hp_nck_label(pod, L_JOB);
+			name = hp_nccl_check_label(pod, L_JOB);
 		}
 		if (!name) {
 			out->loose++;
@@ -192,28 +192,28 @@ void hp_nck_jobs(const cJSON *nccl, struct hp_nck_jobs *out)
 	}
 }
 
-void hp_nck_jobs_release(struct hp_nck_jobs *j)
+void hp_nccl_check_jobs_release(struct hp_nccl_check_jobs *j)
 {
 	hp_array_release(j);
 }
 
 /* ---- many pods, one finding ---- */
 
-struct hp_nck_pod_item {
+struct hp_nccl_check_pod_item {
 	char *msg;
 	char *ns, *pod, *container, *job, *node_name;
 	char *iid;           /* the pod's node's instance id, or NULL */
 	cJSON *evidence;
 };
 
-struct hp_nck_pod_item *hp_nck_pods_add(struct hp_nck_pods *p, const struct hp_snapshot *snap,
+struct hp_nccl_check_pod_item *hp_nccl_check_pods_add(struct hp_nccl_check_pods *p, const struct hp_snapshot *snap,
 					const cJSON *pod, const char *container, const char *fmt, ...)
 {
-	struct hp_nck_pod_item *it = hp_array_push(p);
+	struct hp_nccl_check_pod_item *it = hp_array_push(p);
 	struct hp_buf b = HP_BUF_INIT(HP_MAX_LINE);
-	const char *job = hp_nck_label(pod, L_KUBEFLOW) ? hp_nck_label(pod, L_KUBEFLOW)
-							: hp_nck_label(pod, L_JOB);
-	const char *iid = hp_nck_node_iid(snap, hp_json_str(pod, "node"));
+	const char *job = hp_nccl_check_label(pod, L_KUBEFLOW) ? hp_nccl_check_label(pod, L_KUBEFLOW)
+							: hp_nccl_check_label(pod, L_JOB);
+	const char *iid = hp_nccl_check_node_iid(snap, hp_json_str(pod, "node"));
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -230,19 +230,19 @@ struct hp_nck_pod_item *hp_nck_pods_add(struct hp_nck_pods *p, const struct hp_s
 	return it;
 }
 
-void hp_nck_pods_evidence(struct hp_nck_pod_item *it, const char *line)
+void hp_nccl_check_pods_evidence(struct hp_nccl_check_pod_item *it, const char *line)
 {
 	if (!it->evidence)
 		it->evidence = cJSON_CreateArray();
 	cJSON_AddItemToArray(it->evidence, cJSON_CreateString(line));
 }
 
-size_t hp_nck_pods_count(const struct hp_nck_pods *p)
+size_t hp_nccl_check_pods_count(const struct hp_nccl_check_pods *p)
 {
 	return p->n;
 }
 
-static void item_vars(struct hp_finding *f, const struct hp_nck_pod_item *it)
+static void item_vars(struct hp_finding *f, const struct hp_nccl_check_pod_item *it)
 {
 	if (it->ns)
 		hp_finding_var(f, "NAMESPACE", it->ns);
@@ -261,7 +261,7 @@ static int same_str(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-struct hp_finding *hp_nck_pods_emit(struct hp_emit *em, struct hp_nck_pods *p, const char *fmt,
+struct hp_finding *hp_nccl_check_pods_emit(struct hp_emit *em, struct hp_nccl_check_pods *p, const char *fmt,
 				    ...)
 {
 	struct hp_finding *x = NULL;
@@ -269,7 +269,7 @@ struct hp_finding *hp_nck_pods_emit(struct hp_emit *em, struct hp_nck_pods *p, c
 
 	if (p->n && p->n < HP_FOLD_MIN) {
 		for (i = 0; i < p->n; i++) {
-			struct hp_nck_pod_item *it = &p->v[i];
+			struct hp_nccl_check_pod_item *it = &p->v[i];
 			struct hp_finding *f = hp_emitx(em, p->tag, p->prio, p->section, it->iid, "%s",
 							it->msg);
 			const cJSON *e;
@@ -323,7 +323,7 @@ struct hp_finding *hp_nck_pods_emit(struct hp_emit *em, struct hp_nck_pods *p, c
 	return x;
 }
 
-size_t hp_nck_job_nodes(const struct hp_nck_job *j)
+size_t hp_nccl_check_job_nodes(const struct hp_nccl_check_job *j)
 {
 	size_t i, k, n = 0;
 
@@ -341,7 +341,7 @@ size_t hp_nck_job_nodes(const struct hp_nck_job *j)
 	return n;
 }
 
-void hp_nck_gpu_ecc_note(const struct hp_snapshot *snap, const char *iid, char *out, size_t n)
+void hp_nccl_check_gpu_ecc_note(const struct hp_snapshot *snap, const char *iid, char *out, size_t n)
 {
 	struct hp_probe_iter it;
 	const cJSON *g;
@@ -386,7 +386,7 @@ void hp_nck_gpu_ecc_note(const struct hp_snapshot *snap, const char *iid, char *
 	hp_buf_release(&bad);
 }
 
-void hp_nck_hit_note(const struct hp_snapshot *snap, const cJSON *scan, const char *code,
+void hp_nccl_check_hit_note(const struct hp_snapshot *snap, const cJSON *scan, const char *code,
 		     const char *source, const char *iid, char *out, size_t n)
 {
 	const cJSON *w;
@@ -401,5 +401,5 @@ void hp_nck_hit_note(const struct hp_snapshot *snap, const cJSON *scan, const ch
 						hp_check_str(w, "code", "?"),
 						hp_check_str(w, "pattern", "?"));
 	if (!strcmp(code, "GPU_ECC") && len < n)
-		hp_nck_gpu_ecc_note(snap, iid, out + len, n - len);
+		hp_nccl_check_gpu_ecc_note(snap, iid, out + len, n - len);
 }

@@ -17,7 +17,7 @@
 #include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
-#include "nccl.h"
+#include "nccl-check.h"
 
 /* The exec result of a pod (nccl.exec.pods), or NULL. */
 static const cJSON *exec_of(const cJSON *nccl, const cJSON *pod)
@@ -39,14 +39,14 @@ struct replica {
 	int from_exec;
 };
 
-static size_t pick_replicas(const cJSON *nccl, const struct hp_nck_job *j, struct replica *r,
+static size_t pick_replicas(const cJSON *nccl, const struct hp_nccl_check_job *j, struct replica *r,
 			    size_t max)
 {
 	size_t i, k, n = 0;
 
 	for (i = 0; i < j->npods; i++) {
 		const cJSON *pod = j->pods[i], *x;
-		const char *type = hp_nck_replica(pod) ? hp_nck_replica(pod) : "pod";
+		const char *type = hp_nccl_check_replica(pod) ? hp_nccl_check_replica(pod) : "pod";
 		int running = !strcmp(hp_check_str(pod, "phase", ""), "Running");
 
 		for (k = 0; k < n && strcmp(r[k].type, type); k++)
@@ -65,7 +65,7 @@ static size_t pick_replicas(const cJSON *nccl, const struct hp_nck_job *j, struc
 		x = exec_of(nccl, pod);
 		r[k].from_exec = x && cJSON_IsObject(hp_json_get(x, "env"));
 		r[k].env = r[k].from_exec ? hp_json_get(x, "env")
-					  : hp_json_get(hp_nck_main_container(pod), "env");
+					  : hp_json_get(hp_nccl_check_main_container(pod), "env");
 	}
 	return n;
 }
@@ -147,15 +147,15 @@ static int ifname_bad(const char *v)
 	return 0;
 }
 
-static void judge_replica(const struct hp_nck_job *j, const struct replica *rep, struct rule *r)
+static void judge_replica(const struct hp_nccl_check_job *j, const struct replica *rep, struct rule *r)
 {
-	const cJSON *c = hp_nck_main_container(rep->pod);
-	int efa = hp_nck_wants_efa(c), gpu = hp_nck_wants_gpu(c);
+	const cJSON *c = hp_nccl_check_main_container(rep->pod);
+	int efa = hp_nccl_check_wants_efa(c), gpu = hp_nccl_check_wants_gpu(c);
 	const char *dbg = env_get(rep, "NCCL_DEBUG"), *prov = env_get(rep, "FI_PROVIDER");
 	const char *ifname = env_get(rep, "NCCL_SOCKET_IFNAME"), *ws = env_get(rep, "WORLD_SIZE");
 	const char *tmo = env_get(rep, "NCCL_TIMEOUT");
-	size_t pods = j->npods + j->more, nodes = hp_nck_job_nodes(j);
-	int gpus_per_pod = hp_nck_pod_gpus(rep->pod);
+	size_t pods = j->npods + j->more, nodes = hp_nccl_check_job_nodes(j);
+	int gpus_per_pod = hp_nccl_check_pod_gpus(rep->pod);
 
 	if (dbg && !strcasecmp(dbg, "TRACE"))
 		rule_hit(&r[R_TRACE], rep, HP_TAG_WARN, HP_P1, NULL, "NCCL_DEBUG=TRACE in job %s/%s: "
@@ -232,7 +232,7 @@ static int if_picks(const char *entry, size_t len, int exact, const char *name)
 static int ifname_missing(const struct hp_snapshot *snap, const cJSON *pod, const char *v,
 			  char *have, size_t n)
 {
-	const char *iid = hp_nck_node_iid(snap, hp_json_str(pod, "node"));
+	const char *iid = hp_nccl_check_node_iid(snap, hp_json_str(pod, "node"));
 	struct hp_probe_iter it;
 	const cJSON *list, *x;
 	cJSON *facts;
@@ -267,12 +267,12 @@ static int ifname_missing(const struct hp_snapshot *snap, const cJSON *pod, cons
 }
 
 static void judge_ifname_nodes(const struct hp_snapshot *snap, struct hp_emit *em,
-			       const struct hp_nck_job *j)
+			       const struct hp_nccl_check_job *j)
 {
 	size_t i;
 
 	for (i = 0; i < j->npods; i++) {
-		const cJSON *c = hp_nck_main_container(j->pods[i]);
+		const cJSON *c = hp_nccl_check_main_container(j->pods[i]);
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(hp_json_get(c, "env"),
 								  "NCCL_SOCKET_IFNAME");
 		char have[300], name[600];
@@ -282,18 +282,18 @@ static void judge_ifname_nodes(const struct hp_snapshot *snap, struct hp_emit *e
 							 sizeof(have)) != 1)
 			continue;
 		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, "NC3",
-			     hp_nck_node_iid(snap, hp_json_str(j->pods[i], "node")),
+			     hp_nccl_check_node_iid(snap, hp_json_str(j->pods[i], "node")),
 			     "NCCL_SOCKET_IFNAME=%s of pod %s names no interface of its node %s (it has %s): "
 			     "NCCL finds no socket interface there", v->valuestring,
-			     hp_nck_pod_name(j->pods[i], name, sizeof(name)),
-			     hp_nck_node_iid(snap, hp_json_str(j->pods[i], "node")), have);
-		hp_nck_pod_vars(f, j->pods[i], hp_json_str(c, "name"), j->name);
+			     hp_nccl_check_pod_name(j->pods[i], name, sizeof(name)),
+			     hp_nccl_check_node_iid(snap, hp_json_str(j->pods[i], "node")), have);
+		hp_nccl_check_pod_vars(f, j->pods[i], hp_json_str(c, "name"), j->name);
 		/* One pod says it for the job. */
 		return;
 	}
 }
 
-static void judge_env(struct hp_emit *em, const cJSON *nccl, const struct hp_nck_job *j)
+static void judge_env(struct hp_emit *em, const cJSON *nccl, const struct hp_nccl_check_job *j)
 {
 	struct replica reps[16];
 	struct rule rules[R_COUNT];
@@ -305,7 +305,7 @@ static void judge_env(struct hp_emit *em, const cJSON *nccl, const struct hp_nck
 	for (i = 0; i < R_COUNT; i++)
 		rules[i].types = (struct hp_buf)HP_BUF_INIT(HP_MAX_LINE);
 	for (i = 0; i < n; i++) {
-		const cJSON *c = hp_nck_main_container(reps[i].pod);
+		const cJSON *c = hp_nccl_check_main_container(reps[i].pod);
 		char name[600];
 
 		/*
@@ -313,12 +313,12 @@ static void judge_env(struct hp_emit *em, const cJSON *nccl, const struct hp_nck
 		 * launcher when it hands NCCL or libfabric settings on (mpirun -x); a
 		 * launcher that sets none runs no NCCL and is not judged.
 		 */
-		if (!hp_nck_wants_gpu(c) && !hp_nck_wants_efa(c) &&
+		if (!hp_nccl_check_wants_gpu(c) && !hp_nccl_check_wants_efa(c) &&
 		    !(j->kind && !strcmp(j->kind, "MPIJob") && !strcmp(reps[i].type, "launcher") &&
 		      sets_nccl(&reps[i])))
 			continue;
 		hp_buf_printf(&seen, "%s%s (%s%s)", seen.len ? ", " : "",
-			      hp_nck_pod_name(reps[i].pod, name, sizeof(name)), reps[i].type,
+			      hp_nccl_check_pod_name(reps[i].pod, name, sizeof(name)), reps[i].type,
 			      reps[i].from_exec ? ", kubectl exec env" : "");
 		exec |= reps[i].from_exec;
 		judge_replica(j, &reps[i], rules);
@@ -331,7 +331,7 @@ static void judge_env(struct hp_emit *em, const cJSON *nccl, const struct hp_nck
 		problems++;
 		f = hp_emitx(em, rules[i].tag, rules[i].prio, rules[i].section, NULL, "%s (%s)",
 			     rules[i].msg, rules[i].types.buf);
-		hp_nck_pod_vars(f, rules[i].pod, hp_json_str(hp_nck_main_container(rules[i].pod),
+		hp_nccl_check_pod_vars(f, rules[i].pod, hp_json_str(hp_nccl_check_main_container(rules[i].pod),
 							     "name"), j->name);
 	}
 	if (!seen.len) {
@@ -351,18 +351,18 @@ static void judge_env(struct hp_emit *em, const cJSON *nccl, const struct hp_nck
 
 static void run_env(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL);
-	struct hp_nck_jobs jobs;
+	const cJSON *nccl = hp_nccl_check_kube(snap, NULL);
+	struct hp_nccl_check_jobs jobs;
 	size_t i;
 
 	if (!nccl)
 		return;
-	hp_nck_jobs(nccl, &jobs);
+	hp_nccl_check_jobs(nccl, &jobs);
 	for (i = 0; i < jobs.n; i++) {
 		judge_env(em, nccl, &jobs.v[i]);
 		judge_ifname_nodes(snap, em, &jobs.v[i]);
 	}
-	hp_nck_jobs_release(&jobs);
+	hp_nccl_check_jobs_release(&jobs);
 }
 
 /* ---- nccl.versions ---- */
@@ -401,7 +401,7 @@ static void values_evidence(struct hp_finding *f, const struct values *s)
 	}
 }
 
-static void judge_versions_of(struct hp_emit *em, const cJSON *nccl, const struct hp_nck_job *j)
+static void judge_versions_of(struct hp_emit *em, const cJSON *nccl, const struct hp_nccl_check_job *j)
 {
 	struct values torch = { { 0 }, 0, { { 0 } } }, lib = { { 0 }, 0, { { 0 } } };
 	struct values logged = { { 0 }, 0, { { 0 } } };
@@ -411,11 +411,11 @@ static void judge_versions_of(struct hp_emit *em, const cJSON *nccl, const struc
 
 	/* Images within one replica type. */
 	for (i = 0; i < j->npods; i++) {
-		const char *type = hp_nck_replica(j->pods[i]) ? hp_nck_replica(j->pods[i]) : "pod";
+		const char *type = hp_nccl_check_replica(j->pods[i]) ? hp_nccl_check_replica(j->pods[i]) : "pod";
 		struct values img = { { 0 }, 0, { { 0 } } };
 
 		for (k = 0; k < i; k++) {
-			const char *t = hp_nck_replica(j->pods[k]) ? hp_nck_replica(j->pods[k]) : "pod";
+			const char *t = hp_nccl_check_replica(j->pods[k]) ? hp_nccl_check_replica(j->pods[k]) : "pod";
 
 			if (!strcmp(t, type))
 				break;
@@ -423,20 +423,20 @@ static void judge_versions_of(struct hp_emit *em, const cJSON *nccl, const struc
 		if (k < i)
 			continue;
 		for (k = i; k < j->npods; k++) {
-			const char *t = hp_nck_replica(j->pods[k]) ? hp_nck_replica(j->pods[k]) : "pod";
+			const char *t = hp_nccl_check_replica(j->pods[k]) ? hp_nccl_check_replica(j->pods[k]) : "pod";
 			char name[600];
 
 			if (strcmp(t, type))
 				continue;
-			value_add(&img, hp_json_str(hp_nck_main_container(j->pods[k]), "image"),
-				  hp_nck_pod_name(j->pods[k], name, sizeof(name)));
+			value_add(&img, hp_json_str(hp_nccl_check_main_container(j->pods[k]), "image"),
+				  hp_nccl_check_pod_name(j->pods[k], name, sizeof(name)));
 		}
 		if (img.n > 1) {
 			f = hp_emitx(em, HP_TAG_WARN, HP_P1, NULL, NULL, "Pods of type %s in job %s/%s run "
 				     "%zu different images: their NCCL builds may differ", type, j->ns,
 				     j->name, img.n);
 			values_evidence(f, &img);
-			hp_nck_pod_vars(f, j->pods[i], NULL, j->name);
+			hp_nccl_check_pod_vars(f, j->pods[i], NULL, j->name);
 			problem = 1;
 		}
 	}
@@ -447,7 +447,7 @@ static void judge_versions_of(struct hp_emit *em, const cJSON *nccl, const struc
 		if (!x || strcmp(hp_check_str(x, "status", ""), "ok"))
 			continue;
 		execd++;
-		hp_nck_pod_name(j->pods[i], name, sizeof(name));
+		hp_nccl_check_pod_name(j->pods[i], name, sizeof(name));
 		value_add(&torch, hp_json_str(x, "torch_nccl"), name);
 		value_add(&lib, hp_json_str(x, "libnccl_version"), name);
 	}
@@ -455,7 +455,7 @@ static void judge_versions_of(struct hp_emit *em, const cJSON *nccl, const struc
 		f = hp_emit(em, HP_TAG_FAIL, "NCCL version mismatch in job %s/%s: torch reports %zu "
 			    "NCCL versions across its pods", j->ns, j->name, torch.n);
 		values_evidence(f, &torch);
-		hp_nck_pod_vars(f, j->pods[0], NULL, j->name);
+		hp_nccl_check_pod_vars(f, j->pods[0], NULL, j->name);
 		problem = 1;
 	}
 	/* The "NCCL version X.Y.Z" lines the pods printed in their logs. */
@@ -464,7 +464,7 @@ static void judge_versions_of(struct hp_emit *em, const cJSON *nccl, const struc
 		char name[600];
 		size_t nlen;
 
-		hp_nck_pod_name(j->pods[i], name, sizeof(name));
+		hp_nccl_check_pod_name(j->pods[i], name, sizeof(name));
 		nlen = strlen(name);
 		cJSON_ArrayForEach(v, hp_json_arr(nccl, "log_scan.versions")) {
 			const char *src = hp_check_str(v, "source", "");
@@ -478,14 +478,14 @@ static void judge_versions_of(struct hp_emit *em, const cJSON *nccl, const struc
 		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, "NC10", NULL, "NCCL version mismatch in job %s/%s: "
 			     "its pods' logs print %zu NCCL versions", j->ns, j->name, logged.n);
 		values_evidence(f, &logged);
-		hp_nck_pod_vars(f, j->pods[0], NULL, j->name);
+		hp_nccl_check_pod_vars(f, j->pods[0], NULL, j->name);
 		problem = 1;
 	}
 	if (lib.n > 1) {
 		f = hp_emit(em, HP_TAG_FAIL, "libnccl version mismatch in job %s/%s: %zu versions of the "
 			    "library across its pods", j->ns, j->name, lib.n);
 		values_evidence(f, &lib);
-		hp_nck_pod_vars(f, j->pods[0], NULL, j->name);
+		hp_nccl_check_pod_vars(f, j->pods[0], NULL, j->name);
 		problem = 1;
 	}
 	if (!problem && execd && (torch.n || lib.n))
@@ -499,8 +499,8 @@ static void judge_versions_of(struct hp_emit *em, const cJSON *nccl, const struc
 
 static void run_versions(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL), *x;
-	struct hp_nck_jobs jobs;
+	const cJSON *nccl = hp_nccl_check_kube(snap, NULL), *x;
+	struct hp_nccl_check_jobs jobs;
 	size_t i, failed = 0;
 	int exec_ran;
 
@@ -522,13 +522,13 @@ static void run_versions(const struct hp_snapshot *snap, struct hp_emit *em)
 	}
 	if (hp_json_str(hp_json_get(nccl, "exec"), "skipped"))
 		HP_CHECK_INFO(em, "--exec ran nothing: %s", hp_json_str(hp_json_get(nccl, "exec"), "skipped"));
-	hp_nck_jobs(nccl, &jobs);
+	hp_nccl_check_jobs(nccl, &jobs);
 	for (i = 0; i < jobs.n; i++)
 		judge_versions_of(em, nccl, &jobs.v[i]);
 	if (jobs.n && !exec_ran)
 		HP_CHECK_INFO(em, "NCCL versions inside the containers not read (they need --exec); "
 			      "images compared only");
-	hp_nck_jobs_release(&jobs);
+	hp_nccl_check_jobs_release(&jobs);
 }
 
 /* ---- nccl.slurm-env ---- */
@@ -551,7 +551,7 @@ static void run_slurm_env(const struct hp_snapshot *snap, struct hp_emit *em)
 	struct hp_finding *f;
 	int problems = 0;
 
-	if (!hp_nck_data(snap) || strcmp(hp_snap_orchestrator(snap), "Slurm"))
+	if (!hp_nccl_check_data(snap) || strcmp(hp_snap_orchestrator(snap), "Slurm"))
 		return;
 	facts = hp_facts_slurm(snap);
 	ne = hp_json_get(facts, "nccl_env");

@@ -4,7 +4,7 @@
  * against the pods that request vpc.amazonaws.com/efa, pods that failed or
  * wait, containers that crash, were OOM-killed or restart (current state
  * and lastState.terminated), init containers that fail, and /dev/shm in the
- * pod spec. They read snapshot key "nccl" (src/collect/nccl.c) and say
+ * pod spec. They read snapshot key "nccl" (src/collect/nccl-read.c) and say
  * nothing without it; when kubectl was not trusted, nccl.job says once
  * that they were skipped (kube.access gives the WARN) and the others stay
  * silent.
@@ -17,18 +17,18 @@
 #include "hp/json.h"
 #include "checks.h"
 #include "fold.h"
-#include "nccl.h"
+#include "nccl-check.h"
 
 /* ---- nccl.job ---- */
 
 /* "master 1, worker 3" of a job's replica types. */
-static void replica_counts(const struct hp_nck_job *j, struct hp_buf *out)
+static void replica_counts(const struct hp_nccl_check_job *j, struct hp_buf *out)
 {
 	const char *types[16];
 	size_t counts[16], nt = 0, i, k;
 
 	for (i = 0; i < j->npods; i++) {
-		const char *r = hp_nck_replica(j->pods[i]);
+		const char *r = hp_nccl_check_replica(j->pods[i]);
 
 		if (!r)
 			r = "no replica type";
@@ -48,15 +48,15 @@ static void replica_counts(const struct hp_nck_job *j, struct hp_buf *out)
 
 static void run_job(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_data(snap), *k;
+	const cJSON *nccl = hp_nccl_check_data(snap), *k;
 	const char *why, *job, *ns;
-	struct hp_nck_jobs jobs;
+	struct hp_nccl_check_jobs jobs;
 	struct hp_finding *f;
 	size_t i;
 
 	if (!nccl || strcmp(hp_snap_orchestrator(snap), "EKS"))
 		return;
-	if (!(k = hp_nck_kube(snap, &why))) {
+	if (!(k = hp_nccl_check_kube(snap, &why))) {
 		hp_emit(em, HP_TAG_SKIP, "Kubernetes checks of the job skipped (EFA device plugin, pods, "
 			"/dev/shm, services, NetworkPolicies, pod logs, environment): %s%s", why,
 			hp_json_get(nccl, "cloudwatch") ? "; the cluster's CloudWatch logs are searched "
@@ -65,14 +65,14 @@ static void run_job(const struct hp_snapshot *snap, struct hp_emit *em)
 	}
 	job = hp_json_str(nccl, "options.job");
 	ns = hp_json_str(nccl, "options.namespace");
-	if (hp_nck_read_failed(nccl, em, "pods", "the pods", "the job's pods are not checked"))
+	if (hp_nccl_check_read_failed(nccl, em, "pods", "the pods", "the job's pods are not checked"))
 		return;
 	if (hp_json_str(nccl, "job.error")) {
 		hp_emit(em, HP_TAG_WARN, "Job name '%s' is %s", job ? job : "?",
 			hp_json_str(nccl, "job.error"));
 		return;
 	}
-	hp_nck_jobs(nccl, &jobs);
+	hp_nccl_check_jobs(nccl, &jobs);
 	if (job && !jobs.n) {
 		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, "NC20", NULL, "No pod of job %s found in %s "
 			     "(labels training.kubeflow.org/job-name=%s and job-name=%s)", job,
@@ -86,14 +86,14 @@ static void run_job(const struct hp_snapshot *snap, struct hp_emit *em)
 	}
 	for (i = 0; i < jobs.n; i++) {
 		struct hp_buf reps = HP_BUF_INIT(HP_MAX_LINE);
-		const struct hp_nck_job *j = &jobs.v[i];
+		const struct hp_nccl_check_job *j = &jobs.v[i];
 		char name[600];
 
 		replica_counts(j, &reps);
 		f = HP_CHECK_INFO(em, "Job %s (%s, label %s): %zu pod%s (%s) on %zu node%s",
-				  hp_nck_job_name(j, name, sizeof(name)), j->kind ? j->kind : "no owner",
+				  hp_nccl_check_job_name(j, name, sizeof(name)), j->kind ? j->kind : "no owner",
 				  j->label, j->npods + j->more, j->npods + j->more == 1 ? "" : "s",
-				  reps.buf, hp_nck_job_nodes(j), hp_nck_job_nodes(j) == 1 ? "" : "s");
+				  reps.buf, hp_nccl_check_job_nodes(j), hp_nccl_check_job_nodes(j) == 1 ? "" : "s");
 		hp_finding_var(f, "JOB", j->name);
 		hp_finding_var(f, "NAMESPACE", j->ns);
 		hp_buf_release(&reps);
@@ -105,7 +105,7 @@ static void run_job(const struct hp_snapshot *snap, struct hp_emit *em)
 		hp_emitx(em, HP_TAG_WARN, HP_P2, NULL, NULL, "Only the first %d training pods were "
 			 "read; %.0f more are not checked", cJSON_GetArraySize(hp_json_arr(nccl, "pods")),
 			 hp_json_num(nccl, "pods_dropped", 0));
-	hp_nck_jobs_release(&jobs);
+	hp_nccl_check_jobs_release(&jobs);
 }
 
 /* ---- nccl.efa-plugin ---- */
@@ -147,7 +147,7 @@ static int is_efa_plugin(const cJSON *ds)
 /* The pod's node's instance type from the node list, or NULL. */
 static const char *pod_type(const struct hp_snapshot *snap, const cJSON *pod)
 {
-	const char *iid = hp_nck_node_iid(snap, hp_json_str(pod, "node"));
+	const char *iid = hp_nccl_check_node_iid(snap, hp_json_str(pod, "node"));
 	const cJSON *n;
 
 	if (!iid)
@@ -169,16 +169,16 @@ static int requests_efa(const cJSON *pod)
 	if (hp_json_num(pod, "efa_requested", 0) > 0)
 		return 1;
 	cJSON_ArrayForEach(c, hp_json_arr(pod, "spec.containers"))
-		if (hp_nck_wants_efa(c))
+		if (hp_nccl_check_wants_efa(c))
 			return 1;
 	return 0;
 }
 
 static void run_efa_plugin(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL), *ds, *pod;
-	struct hp_nck_pods none = HP_NCK_PODS_INIT(HP_TAG_WARN, HP_P1, NULL);
-	struct hp_nck_pods fewer = HP_NCK_PODS_INIT(HP_TAG_WARN, HP_P2, NULL);
+	const cJSON *nccl = hp_nccl_check_kube(snap, NULL), *ds, *pod;
+	struct hp_nccl_check_pods none = HP_NCCL_CHECK_PODS_INIT(HP_TAG_WARN, HP_P1, NULL);
+	struct hp_nccl_check_pods fewer = HP_NCCL_CHECK_PODS_INIT(HP_TAG_WARN, HP_P2, NULL);
 	struct hp_finding *f;
 	int found = 0;
 	double efa_pods;
@@ -189,7 +189,7 @@ static void run_efa_plugin(const struct hp_snapshot *snap, struct hp_emit *em)
 	cJSON_ArrayForEach(pod, hp_json_arr(nccl, "pods"))
 		if (requests_efa(pod) && efa_pods < 1)
 			efa_pods = 1;
-	if (!hp_nck_read_failed(nccl, em, "daemonsets", "DaemonSets",
+	if (!hp_nccl_check_read_failed(nccl, em, "daemonsets", "DaemonSets",
 				"the EFA device plugin is not checked")) {
 		cJSON_ArrayForEach(ds, hp_json_arr(nccl, "daemonsets")) {
 			double desired = hp_json_num(ds, "desired", 0), ready = hp_json_num(ds, "ready", 0);
@@ -217,7 +217,7 @@ static void run_efa_plugin(const struct hp_snapshot *snap, struct hp_emit *em)
 				char name[600];
 
 				if (requests_efa(pod) && shown++ < HP_FOLD_SAMPLE)
-					hp_finding_evidence(f, hp_nck_pod_name(pod, name, sizeof(name)));
+					hp_finding_evidence(f, hp_nccl_check_pod_name(pod, name, sizeof(name)));
 			}
 		} else if (!found) {
 			HP_CHECK_INFO(em, "No EFA device plugin DaemonSet, and no pod requests "
@@ -226,32 +226,32 @@ static void run_efa_plugin(const struct hp_snapshot *snap, struct hp_emit *em)
 	}
 	/* Pods on EFA instances that ask for fewer EFA interfaces than their node has. */
 	cJSON_ArrayForEach(pod, hp_json_arr(nccl, "pods")) {
-		const cJSON *c = hp_nck_main_container(pod);
+		const cJSON *c = hp_nccl_check_main_container(pod);
 		const char *type = pod_type(snap, pod);
-		int efa = hp_nccl_type_efa(snap, type), gpus = hp_nck_pod_gpus(pod);
+		int efa = hp_nccl_type_efa(snap, type), gpus = hp_nccl_check_pod_gpus(pod);
 		double asked = hp_json_num(pod, "efa_requested", requests_efa(pod) ? efa : 0);
 		char name[600];
 
 		if (!c || efa <= 0 || !gpus)
 			continue;
-		hp_nck_pod_name(pod, name, sizeof(name));
+		hp_nccl_check_pod_name(pod, name, sizeof(name));
 		if (asked <= 0)
-			hp_nck_pods_add(&none, snap, pod, hp_json_str(c, "name"), "Pod %s requests no "
+			hp_nccl_check_pods_add(&none, snap, pod, hp_json_str(c, "name"), "Pod %s requests no "
 					"vpc.amazonaws.com/efa on %s (%d EFA interfaces): NCCL inside it "
 					"cannot use EFA and falls back to TCP", name, type, efa);
 		else if (asked < efa)
-			hp_nck_pods_add(&fewer, snap, pod, hp_json_str(c, "name"), "Pod %s requests "
+			hp_nccl_check_pods_add(&fewer, snap, pod, hp_json_str(c, "name"), "Pod %s requests "
 					"%.0f of the %d EFA interfaces of %s", name, asked, efa, type);
 	}
-	hp_nck_pods_emit(em, &none, "%zu GPU pods request no vpc.amazonaws.com/efa on EFA "
-			 "instances: NCCL inside them falls back to TCP", hp_nck_pods_count(&none));
-	hp_nck_pods_emit(em, &fewer, "%zu GPU pods request fewer EFA interfaces than their instance "
-			 "has", hp_nck_pods_count(&fewer));
+	hp_nccl_check_pods_emit(em, &none, "%zu GPU pods request no vpc.amazonaws.com/efa on EFA "
+			 "instances: NCCL inside them falls back to TCP", hp_nccl_check_pods_count(&none));
+	hp_nccl_check_pods_emit(em, &fewer, "%zu GPU pods request fewer EFA interfaces than their instance "
+			 "has", hp_nccl_check_pods_count(&fewer));
 }
 
 /* ---- nccl.pod-status ---- */
 
-static void conditions_evidence(struct hp_nck_pod_item *it, const cJSON *pod)
+static void conditions_evidence(struct hp_nccl_check_pod_item *it, const cJSON *pod)
 {
 	const cJSON *c;
 	char line[900];
@@ -260,15 +260,15 @@ static void conditions_evidence(struct hp_nck_pod_item *it, const cJSON *pod)
 		snprintf(line, sizeof(line), "%s=%s %s: %s", hp_check_str(c, "type", "?"),
 			 hp_check_str(c, "status", "?"), hp_check_str(c, "reason", ""),
 			 hp_check_str(c, "message", ""));
-		hp_nck_pods_evidence(it, line);
+		hp_nccl_check_pods_evidence(it, line);
 	}
 }
 
 static void run_pod_status(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL), *pod;
-	struct hp_nck_pods failed = HP_NCK_PODS_INIT(HP_TAG_FAIL, HP_P1, NULL);
-	struct hp_nck_pods pending = HP_NCK_PODS_INIT(HP_TAG_WARN, HP_P1, NULL);
+	const cJSON *nccl = hp_nccl_check_kube(snap, NULL), *pod;
+	struct hp_nccl_check_pods failed = HP_NCCL_CHECK_PODS_INIT(HP_TAG_FAIL, HP_P1, NULL);
+	struct hp_nccl_check_pods pending = HP_NCCL_CHECK_PODS_INIT(HP_TAG_WARN, HP_P1, NULL);
 	size_t running = 0, done = 0, total = 0;
 
 	if (!nccl || hp_json_get(nccl, "errors.pods"))
@@ -276,28 +276,28 @@ static void run_pod_status(const struct hp_snapshot *snap, struct hp_emit *em)
 	cJSON_ArrayForEach(pod, hp_json_arr(nccl, "pods")) {
 		const char *phase = hp_check_str(pod, "phase", "Unknown");
 		char name[600], clip[HP_CHECK_CLIP_SIZE];
-		struct hp_nck_pod_item *it;
+		struct hp_nccl_check_pod_item *it;
 
 		total++;
-		hp_nck_pod_name(pod, name, sizeof(name));
+		hp_nccl_check_pod_name(pod, name, sizeof(name));
 		if (!strcmp(phase, "Running")) {
 			running++;
 		} else if (!strcmp(phase, "Succeeded")) {
 			done++;
 		} else if (!strcmp(phase, "Pending")) {
-			it = hp_nck_pods_add(&pending, snap, pod, NULL, "Pod %s is Pending%s%s", name,
+			it = hp_nccl_check_pods_add(&pending, snap, pod, NULL, "Pod %s is Pending%s%s", name,
 					     hp_json_str(pod, "reason") ? ": " : "",
 					     hp_check_clip(hp_json_str(pod, "reason"), clip));
 			conditions_evidence(it, pod);
 		} else {
-			it = hp_nck_pods_add(&failed, snap, pod, NULL, "Pod %s is %s%s%s", name, phase,
+			it = hp_nccl_check_pods_add(&failed, snap, pod, NULL, "Pod %s is %s%s%s", name, phase,
 					     hp_json_str(pod, "message") ? ": " : "",
 					     hp_check_clip(hp_json_str(pod, "message"), clip));
 			conditions_evidence(it, pod);
 		}
 	}
-	hp_nck_pods_emit(em, &failed, "%zu pods Failed or Unknown", hp_nck_pods_count(&failed));
-	hp_nck_pods_emit(em, &pending, "%zu pods are Pending", hp_nck_pods_count(&pending));
+	hp_nccl_check_pods_emit(em, &failed, "%zu pods Failed or Unknown", hp_nccl_check_pods_count(&failed));
+	hp_nccl_check_pods_emit(em, &pending, "%zu pods are Pending", hp_nccl_check_pods_count(&pending));
 	if (total && running + done == total)
 		hp_emit(em, HP_TAG_PASS, "Every pod is Running or Succeeded (%zu Running, %zu "
 			"Succeeded)", running, done);
@@ -312,11 +312,11 @@ static int is(const char *s, const char *v)
 
 static void run_containers(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL), *pod, *c;
-	struct hp_nck_pods crash = HP_NCK_PODS_INIT(HP_TAG_FAIL, HP_P1, "NC20");
-	struct hp_nck_pods oom = HP_NCK_PODS_INIT(HP_TAG_FAIL, HP_P1, "NC4");
-	struct hp_nck_pods image = HP_NCK_PODS_INIT(HP_TAG_FAIL, HP_P1, "NC20");
-	struct hp_nck_pods restarted = HP_NCK_PODS_INIT(HP_TAG_WARN, HP_P2, "NC20");
+	const cJSON *nccl = hp_nccl_check_kube(snap, NULL), *pod, *c;
+	struct hp_nccl_check_pods crash = HP_NCCL_CHECK_PODS_INIT(HP_TAG_FAIL, HP_P1, "NC20");
+	struct hp_nccl_check_pods oom = HP_NCCL_CHECK_PODS_INIT(HP_TAG_FAIL, HP_P1, "NC4");
+	struct hp_nccl_check_pods image = HP_NCCL_CHECK_PODS_INIT(HP_TAG_FAIL, HP_P1, "NC20");
+	struct hp_nccl_check_pods restarted = HP_NCCL_CHECK_PODS_INIT(HP_TAG_WARN, HP_P2, "NC20");
 	size_t containers = 0;
 
 	if (!nccl || hp_json_get(nccl, "errors.pods"))
@@ -334,7 +334,7 @@ static void run_containers(const struct hp_snapshot *snap, struct hp_emit *em)
 			if (cJSON_IsTrue(cJSON_GetObjectItem(c, "init")))
 				continue;
 			containers++;
-			hp_nck_pod_name(pod, name, sizeof(name));
+			hp_nccl_check_pod_name(pod, name, sizeof(name));
 			snprintf(what, sizeof(what), "restarts %.0f%s%s", restarts,
 				 last ? ", last terminated " : "", last ? last : "");
 			if (last && hp_json_get(c, "last_exit_code")) {
@@ -343,26 +343,26 @@ static void run_containers(const struct hp_snapshot *snap, struct hp_emit *em)
 				snprintf(what + n, sizeof(what) - n, " (exit %.0f)", last_code);
 			}
 			if (is(reason, "OOMKilled") || is(last, "OOMKilled")) {
-				hp_nck_pods_add(&oom, snap, pod, cname, "Container %s/%s was OOMKilled (%s): "
+				hp_nccl_check_pods_add(&oom, snap, pod, cname, "Container %s/%s was OOMKilled (%s): "
 						"it reached its memory limit", name, cname,
 						is(reason, "OOMKilled") ? "now" : what);
 			} else if (is(reason, "CrashLoopBackOff")) {
-				hp_nck_pods_add(&crash, snap, pod, cname, "Container %s/%s is in "
+				hp_nccl_check_pods_add(&crash, snap, pod, cname, "Container %s/%s is in "
 						"CrashLoopBackOff (%s)", name, cname, what);
 			} else if (is(reason, "ImagePullBackOff") || is(reason, "ErrImagePull") ||
 				   is(reason, "CreateContainerConfigError") ||
 				   is(reason, "CreateContainerError") || is(reason, "RunContainerError")) {
-				hp_nck_pods_add(&image, snap, pod, cname, "Container %s/%s cannot start: %s",
+				hp_nccl_check_pods_add(&image, snap, pod, cname, "Container %s/%s cannot start: %s",
 						name, cname, reason);
 			} else if (is(hp_json_str(c, "state"), "terminated") && code != 0 && !succeeded) {
-				hp_nck_pods_add(&crash, snap, pod, cname, "Container %s/%s terminated with "
+				hp_nccl_check_pods_add(&crash, snap, pod, cname, "Container %s/%s terminated with "
 						"%s (exit %.0f)", name, cname, reason ? reason : "an error",
 						code);
 			} else if (restarts >= 3 && is(last, "Error")) {
-				hp_nck_pods_add(&crash, snap, pod, cname, "Container %s/%s keeps crashing "
+				hp_nccl_check_pods_add(&crash, snap, pod, cname, "Container %s/%s keeps crashing "
 						"(%s)", name, cname, what);
 			} else if (restarts > 0) {
-				hp_nck_pods_add(&restarted, snap, pod, cname, "Container %s/%s restarted (%s)",
+				hp_nccl_check_pods_add(&restarted, snap, pod, cname, "Container %s/%s restarted (%s)",
 						name, cname, what);
 			}
 		}
@@ -372,19 +372,19 @@ static void run_containers(const struct hp_snapshot *snap, struct hp_emit *em)
 	if (!oom.n && !crash.n && !image.n && !restarted.n)
 		hp_emit(em, HP_TAG_PASS, "No container of the job's pods is crash-looping, OOM-killed "
 			"or restarting (%zu containers)", containers);
-	hp_nck_pods_emit(em, &oom, "%zu containers were OOMKilled", hp_nck_pods_count(&oom));
-	hp_nck_pods_emit(em, &crash, "%zu containers crash or crash-loop", hp_nck_pods_count(&crash));
-	hp_nck_pods_emit(em, &image, "%zu containers cannot start", hp_nck_pods_count(&image));
-	hp_nck_pods_emit(em, &restarted, "%zu containers restarted", hp_nck_pods_count(&restarted));
+	hp_nccl_check_pods_emit(em, &oom, "%zu containers were OOMKilled", hp_nccl_check_pods_count(&oom));
+	hp_nccl_check_pods_emit(em, &crash, "%zu containers crash or crash-loop", hp_nccl_check_pods_count(&crash));
+	hp_nccl_check_pods_emit(em, &image, "%zu containers cannot start", hp_nccl_check_pods_count(&image));
+	hp_nccl_check_pods_emit(em, &restarted, "%zu containers restarted", hp_nccl_check_pods_count(&restarted));
 }
 
 /* ---- nccl.init-containers ---- */
 
 static void run_init(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL), *pod, *c;
-	struct hp_nck_pods bad = HP_NCK_PODS_INIT(HP_TAG_FAIL, HP_P1, NULL);
-	struct hp_nck_pods busy = HP_NCK_PODS_INIT(HP_TAG_WARN, HP_P2, NULL);
+	const cJSON *nccl = hp_nccl_check_kube(snap, NULL), *pod, *c;
+	struct hp_nccl_check_pods bad = HP_NCCL_CHECK_PODS_INIT(HP_TAG_FAIL, HP_P1, NULL);
+	struct hp_nccl_check_pods busy = HP_NCCL_CHECK_PODS_INIT(HP_TAG_WARN, HP_P2, NULL);
 	size_t n = 0;
 
 	if (!nccl || hp_json_get(nccl, "errors.pods"))
@@ -394,27 +394,27 @@ static void run_init(const struct hp_snapshot *snap, struct hp_emit *em)
 			const char *cname = hp_check_str(c, "name", "?");
 			const char *reason = hp_json_str(c, "reason"), *state = hp_json_str(c, "state");
 			char name[600], clip[HP_CHECK_CLIP_SIZE];
-			struct hp_nck_pod_item *it;
+			struct hp_nccl_check_pod_item *it;
 
 			if (!cJSON_IsTrue(cJSON_GetObjectItem(c, "init")))
 				continue;
 			n++;
-			hp_nck_pod_name(pod, name, sizeof(name));
+			hp_nccl_check_pod_name(pod, name, sizeof(name));
 			if (is(state, "terminated") && hp_json_num(c, "exit_code", 0) != 0) {
-				it = hp_nck_pods_add(&bad, snap, pod, cname, "Init container %s/%s failed "
+				it = hp_nccl_check_pods_add(&bad, snap, pod, cname, "Init container %s/%s failed "
 						     "(exit %.0f%s%s)", name, cname,
 						     hp_json_num(c, "exit_code", 0), reason ? ", " : "",
 						     reason ? reason : "");
 				if (hp_json_str(c, "message"))
-					hp_nck_pods_evidence(it, hp_check_clip(hp_json_str(c, "message"), clip));
+					hp_nccl_check_pods_evidence(it, hp_check_clip(hp_json_str(c, "message"), clip));
 			} else if (is(state, "waiting") && reason && strcmp(reason, "PodInitializing")) {
-				it = hp_nck_pods_add(&bad, snap, pod, cname, "Init container %s/%s is %s "
+				it = hp_nccl_check_pods_add(&bad, snap, pod, cname, "Init container %s/%s is %s "
 						     "(restarts %.0f)", name, cname, reason,
 						     hp_json_num(c, "restarts", 0));
 				if (hp_json_str(c, "message"))
-					hp_nck_pods_evidence(it, hp_check_clip(hp_json_str(c, "message"), clip));
+					hp_nccl_check_pods_evidence(it, hp_check_clip(hp_json_str(c, "message"), clip));
 			} else if (is(state, "running") || is(state, "waiting")) {
-				hp_nck_pods_add(&busy, snap, pod, cname, "Init container %s/%s is still %s: "
+				hp_nccl_check_pods_add(&busy, snap, pod, cname, "Init container %s/%s is still %s: "
 						"the pod has not started", name, cname, state);
 			}
 		}
@@ -423,9 +423,9 @@ static void run_init(const struct hp_snapshot *snap, struct hp_emit *em)
 		return;
 	if (!bad.n && !busy.n)
 		hp_emit(em, HP_TAG_PASS, "Every init container completed (%zu)", n);
-	hp_nck_pods_emit(em, &bad, "%zu init containers fail", hp_nck_pods_count(&bad));
-	hp_nck_pods_emit(em, &busy, "%zu init containers are still running",
-			 hp_nck_pods_count(&busy));
+	hp_nccl_check_pods_emit(em, &bad, "%zu init containers fail", hp_nccl_check_pods_count(&bad));
+	hp_nccl_check_pods_emit(em, &busy, "%zu init containers are still running",
+			 hp_nccl_check_pods_count(&busy));
 }
 
 /* ---- nccl.dshm ---- */
@@ -454,7 +454,7 @@ static double exec_shm_kb(const cJSON *nccl, const cJSON *pod)
 }
 
 /* KiB as "64 MiB", "1.5 GiB". */
-const char *hp_nck_kib(double kib, char out[32])
+const char *hp_nccl_check_kib(double kib, char out[32])
 {
 	if (kib >= 1048576)
 		snprintf(out, 32, "%.1f GiB", kib / 1048576);
@@ -467,25 +467,25 @@ const char *hp_nck_kib(double kib, char out[32])
 
 static void run_dshm(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL), *pod, *m;
-	struct hp_nck_pods none = HP_NCK_PODS_INIT(HP_TAG_FAIL, HP_P1, NULL);
-	struct hp_nck_pods small = HP_NCK_PODS_INIT(HP_TAG_FAIL, HP_P1, NULL);
-	struct hp_nck_pods disk = HP_NCK_PODS_INIT(HP_TAG_WARN, HP_P2, NULL);
+	const cJSON *nccl = hp_nccl_check_kube(snap, NULL), *pod, *m;
+	struct hp_nccl_check_pods none = HP_NCCL_CHECK_PODS_INIT(HP_TAG_FAIL, HP_P1, NULL);
+	struct hp_nccl_check_pods small = HP_NCCL_CHECK_PODS_INIT(HP_TAG_FAIL, HP_P1, NULL);
+	struct hp_nccl_check_pods disk = HP_NCCL_CHECK_PODS_INIT(HP_TAG_WARN, HP_P2, NULL);
 	size_t judged = 0;
 
 	if (!nccl)
 		return;
 	cJSON_ArrayForEach(pod, hp_json_arr(nccl, "pods")) {
-		const cJSON *c = hp_nck_main_container(pod), *vol = NULL;
+		const cJSON *c = hp_nccl_check_main_container(pod), *vol = NULL;
 		const char *cname = hp_json_str(c, "name");
 		char name[600];
 		double shm_kb;
 
 		/* Only pods that run NCCL (a GPU or EFA request); a launcher or a CPU pod needs no shm. */
-		if (!c || (!hp_nck_wants_gpu(c) && !hp_nck_wants_efa(c)))
+		if (!c || (!hp_nccl_check_wants_gpu(c) && !hp_nccl_check_wants_efa(c)))
 			continue;
 		judged++;
-		hp_nck_pod_name(pod, name, sizeof(name));
+		hp_nccl_check_pod_name(pod, name, sizeof(name));
 		cJSON_ArrayForEach(m, hp_json_arr(c, "mounts"))
 			if (is(hp_json_str(m, "path"), "/dev/shm"))
 				vol = volume(pod, hp_json_str(m, "name"));
@@ -493,11 +493,11 @@ static void run_dshm(const struct hp_snapshot *snap, struct hp_emit *em)
 		if (shm_kb >= 0 && shm_kb < 1048576) {
 			char size[32];
 
-			hp_nck_pods_add(&small, snap, pod, cname, "Pod %s has %s of /dev/shm in its "
+			hp_nccl_check_pods_add(&small, snap, pod, cname, "Pod %s has %s of /dev/shm in its "
 					"container (df): NCCL and data loaders need at least 1 GiB", name,
-					hp_nck_kib(shm_kb, size));
+					hp_nccl_check_kib(shm_kb, size));
 		} else if (!vol) {
-			hp_nck_pods_add(&none, snap, pod, cname, "Pod %s has no memory-backed /dev/shm: "
+			hp_nccl_check_pods_add(&none, snap, pod, cname, "Pod %s has no memory-backed /dev/shm: "
 					"its containers get the 64 MB default", name);
 		} else if (is(hp_json_str(vol, "kind"), "hostPath")) {
 			continue;
@@ -507,22 +507,22 @@ static void run_dshm(const struct hp_snapshot *snap, struct hp_emit *em)
 			double bytes = hp_nccl_quantity_bytes(lim);
 
 			if (lim && bytes >= 0 && bytes < 1073741824.0)
-				hp_nck_pods_add(&small, snap, pod, cname, "Pod %s limits /dev/shm to %s "
+				hp_nccl_check_pods_add(&small, snap, pod, cname, "Pod %s limits /dev/shm to %s "
 						"(sizeLimit): NCCL and data loaders need at least 1 GiB",
 						name, lim);
 		} else if (is(hp_json_str(vol, "kind"), "emptyDir")) {
-			hp_nck_pods_add(&disk, snap, pod, cname, "Pod %s mounts a disk-backed emptyDir "
+			hp_nccl_check_pods_add(&disk, snap, pod, cname, "Pod %s mounts a disk-backed emptyDir "
 					"at /dev/shm (no medium: Memory)", name);
 		}
 	}
 	if (judged && !none.n && !small.n && !disk.n)
 		hp_emit(em, HP_TAG_PASS, "Every GPU or EFA pod mounts a memory-backed /dev/shm of at "
 			"least 1 GiB (%zu pods)", judged);
-	hp_nck_pods_emit(em, &none, "%zu pods have no memory-backed /dev/shm: their containers get "
-			 "the 64 MB default", hp_nck_pods_count(&none));
-	hp_nck_pods_emit(em, &small, "%zu pods limit /dev/shm below 1 GiB", hp_nck_pods_count(&small));
-	hp_nck_pods_emit(em, &disk, "%zu pods mount a disk-backed emptyDir at /dev/shm",
-			 hp_nck_pods_count(&disk));
+	hp_nccl_check_pods_emit(em, &none, "%zu pods have no memory-backed /dev/shm: their containers get "
+			 "the 64 MB default", hp_nccl_check_pods_count(&none));
+	hp_nccl_check_pods_emit(em, &small, "%zu pods limit /dev/shm below 1 GiB", hp_nccl_check_pods_count(&small));
+	hp_nccl_check_pods_emit(em, &disk, "%zu pods mount a disk-backed emptyDir at /dev/shm",
+			 hp_nccl_check_pods_count(&disk));
 }
 
 HP_CHECK(nccl_job, HP_GROUP_NCCL_JOB, 10,

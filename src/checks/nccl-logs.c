@@ -1,6 +1,6 @@
 /*
  * What the logs say (report groups "Job Pod Logs" and "CloudWatch Training
- * Logs"): the NCCL error patterns (include/hp/nccl.h, guide § NC23) found
+ * Logs"): the NCCL error patterns (include/hp/nccl-facts.h, guide § NC23) found
  * in the job's pod logs and in the cluster's CloudWatch log group. A hit is
  * reported once per pattern code and pod (or log stream), with its count and
  * last lines, at the pattern's own priority and section; patterns that share
@@ -16,7 +16,7 @@
 #include "hp/json.h"
 #include "checks.h"
 #include "fold.h"
-#include "nccl.h"
+#include "nccl-check.h"
 
 #define EVIDENCE_LINES 4
 
@@ -84,7 +84,7 @@ struct pod_hit {
 };
 
 /* The last EVIDENCE_LINES lines of the merged hits' evidence, each as "> line". */
-static void add_evidence(struct hp_nck_pod_item *it, const struct pod_hit *h)
+static void add_evidence(struct hp_nccl_check_pod_item *it, const struct pod_hit *h)
 {
 	const char *lines[8 * 8];
 	size_t n = 0, i;
@@ -100,7 +100,7 @@ static void add_evidence(struct hp_nck_pod_item *it, const struct pod_hit *h)
 		char line[400];
 
 		snprintf(line, sizeof(line), "> %s", lines[i]);
-		hp_nck_pods_evidence(it, line);
+		hp_nccl_check_pods_evidence(it, line);
 	}
 }
 
@@ -242,7 +242,7 @@ static void emit_code(const struct hp_snapshot *snap, struct hp_emit *em, const 
 	const cJSON *h;
 	enum hp_prio prio = HP_P2;
 	const char *section = NULL;
-	struct hp_nck_pods pods, expected;
+	struct hp_nccl_check_pods pods, expected;
 	int cause = 0;
 
 	cJSON_ArrayForEach(h, hits) {
@@ -292,7 +292,7 @@ static void emit_code(const struct hp_snapshot *snap, struct hp_emit *em, const 
 	}
 	for (i = 0; i < n; i++) {
 		const cJSON *pod = find_pod(nccl, v[i].ns, v[i].pod);
-		const char *iid = pod ? hp_nck_node_iid(snap, hp_json_str(pod, "node")) : NULL;
+		const char *iid = pod ? hp_nccl_check_node_iid(snap, hp_json_str(pod, "node")) : NULL;
 		const char *by = pod_cause(hits, v[i].ns, v[i].pod);
 		size_t len;
 
@@ -310,7 +310,7 @@ static void emit_code(const struct hp_snapshot *snap, struct hp_emit *em, const 
 				 "plugin (nccl.ofi-plugin)", iid);
 		/* A GPU's memory failed: what the node's own GPU checks say goes with it. */
 		if (!strcmp(code, "GPU_ECC"))
-			hp_nck_gpu_ecc_note(snap, iid, v[i].note + len, sizeof(v[i].note) - len);
+			hp_nccl_check_gpu_ecc_note(snap, iid, v[i].note + len, sizeof(v[i].note) - len);
 		/* Sockets are NCCL's transport on instance types without EFA (§ NC13). */
 		if (!strcmp(code, "EFA_TCP_FALLBACK") && iid &&
 		    hp_nccl_type_efa(snap, type_of_iid(snap, iid)) == 0) {
@@ -321,14 +321,14 @@ static void emit_code(const struct hp_snapshot *snap, struct hp_emit *em, const 
 		if (v[i].prio < prio)
 			prio = v[i].prio;
 	}
-	pods = (struct hp_nck_pods)HP_NCK_PODS_INIT(prio == HP_P2 ? HP_TAG_WARN : HP_TAG_FAIL, prio,
+	pods = (struct hp_nccl_check_pods)HP_NCCL_CHECK_PODS_INIT(prio == HP_P2 ? HP_TAG_WARN : HP_TAG_FAIL, prio,
 						    section ? section : "NC23");
-	expected = (struct hp_nck_pods)HP_NCK_PODS_INIT(HP_TAG_INFO, HP_PNONE,
+	expected = (struct hp_nccl_check_pods)HP_NCCL_CHECK_PODS_INIT(HP_TAG_INFO, HP_PNONE,
 							section ? section : "NC23");
 	for (i = 0; i < n; i++) {
 		const cJSON *pod = find_pod(nccl, v[i].ns, v[i].pod);
 		cJSON *stand_in = NULL;
-		struct hp_nck_pod_item *it;
+		struct hp_nccl_check_pod_item *it;
 
 		if (!pod) {
 			stand_in = cJSON_CreateObject();
@@ -337,13 +337,13 @@ static void emit_code(const struct hp_snapshot *snap, struct hp_emit *em, const 
 			pod = stand_in;
 		}
 		if (v[i].expected)
-			it = hp_nck_pods_add(&expected, snap, pod, v[i].container, "%s in %s/%s (%s): NCCL "
+			it = hp_nccl_check_pods_add(&expected, snap, pod, v[i].container, "%s in %s/%s (%s): NCCL "
 					     "uses its socket transport on %s, which has no EFA: expected "
 					     "there (%.0f line%s)", code, v[i].ns, v[i].pod, v[i].container,
-					     type_of_iid(snap, hp_nck_node_iid(snap, hp_json_str(pod, "node"))),
+					     type_of_iid(snap, hp_nccl_check_node_iid(snap, hp_json_str(pod, "node"))),
 					     v[i].count, v[i].count == 1 ? "" : "s");
 		else
-			it = hp_nck_pods_add(&pods, snap, pod, v[i].container, "%s in %s/%s (%s%s): %s (%.0f "
+			it = hp_nccl_check_pods_add(&pods, snap, pod, v[i].container, "%s in %s/%s (%s%s): %s (%.0f "
 					     "line%s)%s", code, v[i].ns, v[i].pod, v[i].container,
 					     v[i].previous && !v[i].current ? ", previous log" :
 					     v[i].previous ? ", current and previous log" : "",
@@ -352,19 +352,19 @@ static void emit_code(const struct hp_snapshot *snap, struct hp_emit *em, const 
 		add_evidence(it, &v[i]);
 		cJSON_Delete(stand_in);
 	}
-	if (hp_nck_pods_count(&pods))
-		hp_nck_pods_emit(em, &pods, "%s in %zu pods: %s", code, n - nexp, meaning_of(code));
+	if (hp_nccl_check_pods_count(&pods))
+		hp_nccl_check_pods_emit(em, &pods, "%s in %zu pods: %s", code, n - nexp, meaning_of(code));
 	else
-		hp_nck_pods_emit(em, &pods, "%s", code);
+		hp_nccl_check_pods_emit(em, &pods, "%s", code);
 	/* A cause that explains something is listed before what it explains. */
 	for (i = first; cause && i < em->out->n; i++)
 		if (strstr(em->out->v[i].message, "; it explains "))
 			em->out->v[i].cause = 1;
 	if (nexp)
-		hp_nck_pods_emit(em, &expected, "%s in %zu pods: NCCL uses its socket transport on "
+		hp_nccl_check_pods_emit(em, &expected, "%s in %zu pods: NCCL uses its socket transport on "
 				 "instance types without EFA: expected there", code, nexp);
 	else
-		hp_nck_pods_emit(em, &expected, "%s", code);
+		hp_nccl_check_pods_emit(em, &expected, "%s", code);
 	/* The pattern is the class of problem: two patterns on one node are two keys. */
 	for (i = first; i < em->out->n; i++)
 		hp_finding_class(&em->out->v[i], code);
@@ -410,7 +410,7 @@ static void emit_markers(struct hp_emit *em, const cJSON *markers, const char *p
 
 static void run_logs(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL), *scan, *h, *r;
+	const cJSON *nccl = hp_nccl_check_kube(snap, NULL), *scan, *h, *r;
 	const char *codes[64];
 	size_t ncodes = 0, i, failed = 0, read = 0;
 	struct hp_buf errs = HP_BUF_INIT(HP_MAX_LINE);
@@ -522,7 +522,7 @@ static void window_text(double s, char *out, size_t n)
 
 static void run_cloudwatch(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_data(snap), *cw, *scan, *h;
+	const cJSON *nccl = hp_nccl_check_data(snap), *cw, *scan, *h;
 	const char *group;
 	char win[32];
 	size_t nhits = 0;
@@ -555,7 +555,7 @@ static void run_cloudwatch(const struct hp_snapshot *snap, struct hp_emit *em)
 		/* A wrapper that took its cause from another line is told with that line's hit. */
 		if (absorbed(h))
 			continue;
-		hp_nck_hit_note(snap, scan, code, stream, iid, note, sizeof(note));
+		hp_nccl_check_hit_note(snap, scan, code, stream, iid, note, sizeof(note));
 		/* Sockets on an instance type without EFA are NCCL's transport there (§ NC13). */
 		if (!strcmp(code, "EFA_TCP_FALLBACK") && iid &&
 		    hp_nccl_type_efa(snap, type_of_iid(snap, iid)) == 0) {

@@ -11,9 +11,9 @@
 
 #include "hp/json.h"
 #include "checks.h"
-#include "nccl.h"
+#include "nccl-check.h"
 
-/* The pod labels the collector keeps (src/collect/nccl.c). */
+/* The pod labels the collector keeps (src/collect/nccl-read.c). */
 static const char *const kept[] = {
 	"training.kubeflow.org/job-name", "training.kubeflow.org/replica-type",
 	"training.kubeflow.org/replica-index", "job-name", "app", "app.kubernetes.io/name",
@@ -44,7 +44,7 @@ static int labels_select(const cJSON *match, const cJSON *pod)
 			unknown = 1;
 			continue;
 		}
-		have = hp_nck_label(pod, kv->string);
+		have = hp_nccl_check_label(pod, kv->string);
 		if (!have || strcmp(have, kv->valuestring))
 			return 0;
 	}
@@ -67,7 +67,7 @@ static int expressions_select(const cJSON *exprs, const cJSON *pod)
 			unknown = 1;
 			continue;
 		}
-		have = hp_nck_label(pod, key);
+		have = hp_nccl_check_label(pod, key);
 		cJSON_ArrayForEach(v, hp_json_arr(e, "values"))
 			in |= have && cJSON_IsString(v) && !strcmp(v->valuestring, have);
 		if (!strcmp(op, "In") ? !in : !strcmp(op, "NotIn") ? in :
@@ -103,12 +103,12 @@ static int same_ns(const cJSON *obj, const cJSON *pod)
 /* ---- nccl.headless-service ---- */
 
 /* The env value of the job's pods (first main container that sets it), or NULL. */
-static const char *job_env(const struct hp_nck_job *j, const char *name, const cJSON **from)
+static const char *job_env(const struct hp_nccl_check_job *j, const char *name, const cJSON **from)
 {
 	size_t i;
 
 	for (i = 0; i < j->npods; i++) {
-		const cJSON *c = hp_nck_main_container(j->pods[i]);
+		const cJSON *c = hp_nccl_check_main_container(j->pods[i]);
 		const cJSON *x = cJSON_GetObjectItemCaseSensitive(hp_json_get(c, "env"), name);
 		const char *v = cJSON_IsString(x) ? x->valuestring : NULL;
 
@@ -138,7 +138,7 @@ static int is_address(const char *s)
 }
 
 static void judge_service(const struct hp_snapshot *snap, struct hp_emit *em, const cJSON *nccl,
-			  const struct hp_nck_job *j)
+			  const struct hp_nccl_check_job *j)
 {
 	const cJSON *svc, *from = NULL;
 	const char *master = job_env(j, "MASTER_ADDR", &from);
@@ -152,7 +152,7 @@ static void judge_service(const struct hp_snapshot *snap, struct hp_emit *em, co
 	/* Only jobs that rendezvous through MASTER_ADDR (PyTorchJob, torchrun); MPIJob uses its hostfile. */
 	if (!master && !(j->kind && !strcmp(j->kind, "PyTorchJob")))
 		return;
-	hp_nck_job_name(j, jname, sizeof(jname));
+	hp_nccl_check_job_name(j, jname, sizeof(jname));
 	if (master && !is_address(master)) {
 		size_t k = strcspn(master, "."), k2;
 
@@ -196,13 +196,13 @@ static void judge_service(const struct hp_snapshot *snap, struct hp_emit *em, co
 		f = hp_emitx(em, HP_TAG_FAIL, HP_P1, NULL, NULL, "MASTER_ADDR %s of job %s names no "
 			     "Service of namespace %s: rendezvous cannot resolve it", master, jname,
 			     j->ns);
-		hp_nck_pod_vars(f, from, NULL, j->name);
+		hp_nccl_check_pod_vars(f, from, NULL, j->name);
 		return;
 	}
 	if (!n) {
 		f = hp_emit(em, HP_TAG_WARN, "No headless Service selects the pods of job %s: "
 			    "MASTER_ADDR names cannot resolve to them", jname);
-		hp_nck_pod_vars(f, j->pods[0], NULL, j->name);
+		hp_nccl_check_pod_vars(f, j->pods[0], NULL, j->name);
 		if (master)
 			hp_finding_evidence(f, master);
 		return;
@@ -216,19 +216,19 @@ static void judge_service(const struct hp_snapshot *snap, struct hp_emit *em, co
 
 static void run_service(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL);
-	struct hp_nck_jobs jobs;
+	const cJSON *nccl = hp_nccl_check_kube(snap, NULL);
+	struct hp_nccl_check_jobs jobs;
 	size_t i;
 
 	if (!nccl)
 		return;
-	if (hp_nck_read_failed(nccl, em, "services", "Services",
+	if (hp_nccl_check_read_failed(nccl, em, "services", "Services",
 			       "the headless Service is not checked"))
 		return;
-	hp_nck_jobs(nccl, &jobs);
+	hp_nccl_check_jobs(nccl, &jobs);
 	for (i = 0; i < jobs.n; i++)
 		judge_service(snap, em, nccl, &jobs.v[i]);
-	hp_nck_jobs_release(&jobs);
+	hp_nccl_check_jobs_release(&jobs);
 }
 
 /* ---- nccl.network-policy ---- */
@@ -286,7 +286,7 @@ struct dir_state {
 	struct hp_buf names, ports;
 };
 
-static void judge_policies(struct hp_emit *em, const cJSON *nccl, const struct hp_nck_job *j)
+static void judge_policies(struct hp_emit *em, const cJSON *nccl, const struct hp_nccl_check_job *j)
 {
 	struct dir_state d[2] = {
 		{ "Ingress", "ingress", "ingress_rules", 0, 0, 1, NULL, HP_BUF_INIT(HP_MAX_LINE),
@@ -300,7 +300,7 @@ static void judge_policies(struct hp_emit *em, const cJSON *nccl, const struct h
 	int maybe = 0, problem = 0;
 	struct hp_finding *f;
 
-	hp_nck_job_name(j, jname, sizeof(jname));
+	hp_nccl_check_job_name(j, jname, sizeof(jname));
 	cJSON_ArrayForEach(p, hp_json_arr(nccl, "network_policies")) {
 		int sel;
 
@@ -337,7 +337,7 @@ static void judge_policies(struct hp_emit *em, const cJSON *nccl, const struct h
 			f = hp_emitx(em, HP_TAG_FAIL, HP_P1, NULL, NULL, "NetworkPolicy %s/%s blocks all "
 				     "%s the pods of job %s (it selects them and allows no %s)", j->ns,
 				     d[k].names.buf, what, jname, k ? "egress" : "ingress");
-			hp_nck_pod_vars(f, pod, NULL, j->name);
+			hp_nccl_check_pod_vars(f, pod, NULL, j->name);
 			hp_finding_var(f, "POLICY", hp_check_str(d[k].first, "name", "?"));
 			problem = 1;
 		} else if (d[k].restricted) {
@@ -345,7 +345,7 @@ static void judge_policies(struct hp_emit *em, const cJSON *nccl, const struct h
 				     "the pods of job %s only on ports %s: NCCL connects on ephemeral "
 				     "ports", j->ns, d[k].names.buf, what, jname,
 				     d[k].ports.len ? d[k].ports.buf : "(none named)");
-			hp_nck_pod_vars(f, pod, NULL, j->name);
+			hp_nccl_check_pod_vars(f, pod, NULL, j->name);
 			hp_finding_var(f, "POLICY", hp_check_str(d[k].first, "name", "?"));
 			problem = 1;
 		}
@@ -367,19 +367,19 @@ static void judge_policies(struct hp_emit *em, const cJSON *nccl, const struct h
 
 static void run_policy(const struct hp_snapshot *snap, struct hp_emit *em)
 {
-	const cJSON *nccl = hp_nck_kube(snap, NULL);
-	struct hp_nck_jobs jobs;
+	const cJSON *nccl = hp_nccl_check_kube(snap, NULL);
+	struct hp_nccl_check_jobs jobs;
 	size_t i;
 
 	if (!nccl)
 		return;
-	if (hp_nck_read_failed(nccl, em, "networkpolicies", "NetworkPolicies",
+	if (hp_nccl_check_read_failed(nccl, em, "networkpolicies", "NetworkPolicies",
 			       "they are not checked"))
 		return;
-	hp_nck_jobs(nccl, &jobs);
+	hp_nccl_check_jobs(nccl, &jobs);
 	for (i = 0; i < jobs.n; i++)
 		judge_policies(em, nccl, &jobs.v[i]);
-	hp_nck_jobs_release(&jobs);
+	hp_nccl_check_jobs_release(&jobs);
 }
 
 HP_CHECK(nccl_headless_service, HP_GROUP_NCCL_NET, 10,

@@ -1,6 +1,6 @@
 /*
  * The on-node checks of the NCCL probe (src/collect/probe/nccl-probe.sh,
- * facts in include/hp/nccl.h), report group "NCCL On-Node Checks": each is
+ * facts in include/hp/nccl-facts.h), report group "NCCL On-Node Checks": each is
  * called once per node the NCCL probe reached, with that node's NCCL facts
  * (c->facts) and, when the node probe reached it too, its node facts
  * (c->node_facts: kernel, driver, EFA devices); results alike on many nodes
@@ -16,7 +16,7 @@
 #include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
-#include "nccl.h"
+#include "nccl-check.h"
 #include "node.h"
 
 #define GIB (1024.0 * 1024 * 1024)
@@ -425,8 +425,8 @@ static void judge_limits(struct node_ctx *c)
 
 		hp_node_say(c, HP_TAG_PASS, HP_PNONE, NULL, "memlock and stack fit NCCL",
 			    "memlock %s, stack %s for %s on %s",
-			    mem == -1 ? "unlimited" : hp_nck_kib(mem / 1024, m),
-			    stack == -1 ? "unlimited" : stack >= 0 ? hp_nck_kib(stack / 1024, st) : "unknown",
+			    mem == -1 ? "unlimited" : hp_nccl_check_kib(mem / 1024, m),
+			    stack == -1 ? "unlimited" : stack >= 0 ? hp_nccl_check_kib(stack / 1024, st) : "unknown",
 			    who, c->who);
 	}
 	if (s && *pid)

@@ -14,7 +14,7 @@
 #include "hp/facts.h"
 #include "hp/json.h"
 #include "checks.h"
-#include "nccl.h"
+#include "nccl-check.h"
 
 #define MAX_RECORDS 8
 
@@ -39,7 +39,7 @@ static const char *iid_of(const struct hp_snapshot *snap, const char *name)
 
 static const cJSON *slurm_job(const struct hp_snapshot *snap)
 {
-	const cJSON *nccl = hp_nck_data(snap);
+	const cJSON *nccl = hp_nccl_check_data(snap);
 
 	if (!nccl || strcmp(hp_snap_orchestrator(snap), "Slurm"))
 		return NULL;
@@ -205,7 +205,7 @@ static void run_logs(const struct hp_snapshot *snap, struct hp_emit *em)
 			continue;
 		source_node(src, node, sizeof(node));
 		iid = node[0] ? iid_of(snap, node) : NULL;
-		hp_nck_hit_note(snap, scan, code, src, iid, note, sizeof(note));
+		hp_nccl_check_hit_note(snap, scan, code, src, iid, note, sizeof(note));
 		f = hp_emitx(em, prio == HP_P2 ? HP_TAG_WARN : HP_TAG_FAIL, prio,
 			     hp_check_str(h, "section", "NC23"), iid, "%s in %s of Slurm job %s: %s (%.0f "
 			     "line%s)%s", code, src, id, p ? p->meaning : "an NCCL error pattern",

@@ -31,7 +31,7 @@
 #include "hp/iso8601.h"
 #include "hp/json.h"
 #include "hp/kube.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/redact.h"
 #include "hp/refdoc.h"
 #include "hp/report.h"

@@ -7,7 +7,7 @@
  * binary and never calls AWS (a HP_CMD_LOCAL_ONLY command without a
  * report: the frame parses its options and hands it the section ids).
  * An argument that names no section is looked up as an error string in
- * the NCCL log-pattern table the log scan uses (include/hp/nccl.h): the
+ * the NCCL log-pattern table the log scan uses (include/hp/nccl-facts.h): the
  * patterns it holds, or that hold it, with their sections.
  *
  * In Japanese (--lang ja, or a ja_* locale: hp_lang_of_locale) the ids are
@@ -23,7 +23,7 @@
 
 #include "hp/array.h"
 #include "hp/cmd.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/refdoc.h"
 #include "hp/report.h"
 #include "hp/sys.h"

@@ -12,7 +12,7 @@
 
 #include "hp/json.h"
 #include "hp/kube.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/text.h"
 #include "nccl-exec.h"
 

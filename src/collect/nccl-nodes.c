@@ -14,7 +14,7 @@
 #include "hp/collect.h"
 #include "hp/facts.h"
 #include "hp/json.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 
 /* A group no NCCL job runs on: the Slurm controller's, or a login group. */
 static int excluded_group(const struct hp_snapshot *s, const char *group, const char *ctl_group)

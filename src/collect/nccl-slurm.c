@@ -14,7 +14,7 @@
 #include "hp/collect.h"
 #include "hp/facts.h"
 #include "hp/json.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/slurm.h"
 
 #define MARK "@@HP@@ "

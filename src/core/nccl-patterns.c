@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "hp/array.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/text.h"
 #include "hp/util.h"
 
@@ -559,7 +559,7 @@ static void keep(struct hit **slot, size_t cap, size_t clip, const char *line, s
 }
 
 /*
- * The wrapper rule (HP_NCCL_WRAPPER in include/hp/nccl.h) for the patterns
+ * The wrapper rule (HP_NCCL_WRAPPER in include/hp/nccl-facts.h) for the patterns
  * idx[0..n) one line of x matched (their hits already kept).
  */
 static void wrap_rule(struct source *x, const size_t *idx, size_t n)

@@ -22,7 +22,7 @@ T=t0050-layers
 
 HEADERS='
 util     array.h buf.h err.h iso8601.h json.h pool.h sys.h tar.h text.h util.h
-core     check.h facts.h nccl.h redact.h refdoc.h snapshot.h
+core     check.h facts.h nccl-facts.h redact.h refdoc.h snapshot.h
 collect  aws.h bundle.h collect.h creds.h kube.h probe.h profile.h s3.h sigv4.h slurm.h ssm.h tasks.h
 report   report.h suggest.h
 cli      cmd.h
@@ -40,8 +40,8 @@ cli      util core collect report cli
 # Generated at build time (build/*/gen): header, then the files that may include it.
 GENERATED='
 hp_refdoc.h        src/core/refdoc.c
-hp_probe.h         src/collect/probe/probe.c
-hp_slurm_probe.h   src/collect/slurm/probe.c
+hp_probe.h         src/collect/probe/node-probe.c
+hp_slurm_probe.h   src/collect/slurm/slurm-probe.c
 hp_nccl_probe.h    src/collect/probe/nccl-probe.c
 hp_revision.h      src/cli/version.c
 hp_completion.h    src/cli/cmd-completion.c
@@ -178,8 +178,8 @@ bad_tree "a check includes a collector header" src/checks/kube.c '#include "hp/k
 	"src/checks/kube.c (checks) includes hp/kube.h (collect)"
 bad_tree "a check includes a report header" src/checks/api.c '#include "hp/report.h"' \
 	"src/checks/api.c (checks) includes hp/report.h (report)"
-bad_tree "a collector includes a report header" src/collect/kube.c '#include "hp/suggest.h"' \
-	"src/collect/kube.c (collect) includes hp/suggest.h (report)"
+bad_tree "a collector includes a report header" src/collect/kube/read.c '#include "hp/suggest.h"' \
+	"src/collect/kube/read.c (collect) includes hp/suggest.h (report)"
 bad_tree "the report includes a collector header" src/report/report.c '  #  include "hp/ssm.h"' \
 	"src/report/report.c (report) includes hp/ssm.h (collect)"
 bad_tree "the core includes a cli header" src/core/facts/cache.c '#include "hp/cmd.h"' \

@@ -120,7 +120,7 @@ if command -v bash >/dev/null 2>&1; then
 fi
 
 # Every NC id the NCCL sources name exists in the guide.
-grep -ho '"NC[0-9][0-9.]*"' "$ROOT"/src/core/nccl-patterns.c "$ROOT"/src/collect/nccl.c 2>/dev/null |
+grep -ho '"NC[0-9][0-9.]*"' "$ROOT"/src/core/nccl-patterns.c "$ROOT"/src/collect/nccl-read.c 2>/dev/null |
 	tr -d '"' | sort -u >"$e2e_tmp/named"
 bad=""
 for s in $(cat "$e2e_tmp/named"); do

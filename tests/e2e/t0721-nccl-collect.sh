@@ -1,5 +1,5 @@
 #!/bin/sh
-# The NCCL collector (src/collect/nccl.c, driven by tests/bin/nccl-collect on
+# The NCCL collector (src/collect/nccl-read.c, driven by tests/bin/nccl-collect on
 # a triage snapshot) against tests/fixtures/nccl-demo.yaml with the real kubectl:
 # the broken job's pods by the Kubeflow label, the batch Job's by job-name,
 # every kubectl call a GET with only the parameters the API server knows

@@ -15,7 +15,7 @@
 
 #include "fuzz.h"
 #include "hp/aws.h"
-#include "hp/ssm.h"
+#include "../../src/collect/ssm/ssm-int.h"
 #include "hp/sys.h"
 
 static void header(const struct hp_http_resp *r, const char *name)

@@ -1,5 +1,5 @@
 /*
- * The kubectl JSON readers (src/collect/kube.c, src/collect/kube/kubectl.c): the
+ * The kubectl JSON readers (src/collect/kube/read.c, src/collect/kube/kubectl.c): the
  * Kubernetes collector of an EKS cluster with a scripted kubectl whose
  * answers are the input's parts, then every check and both reports.
  * Parts, NUL-separated: `config view`, namespaces, nodes, daemonsets,

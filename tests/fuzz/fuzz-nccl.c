@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/text.h"
 #include "hp/util.h"
 /* The decoders one by one: private to the core, read here to fuzz each alone. */

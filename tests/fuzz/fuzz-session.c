@@ -15,7 +15,7 @@
 
 #include "fake-sys.h"
 #include "fuzz.h"
-#include "hp/ssm.h"
+#include "../../src/collect/ssm/ssm-int.h"
 #include "hp/util.h"
 #include "ssm-fix.h"
 

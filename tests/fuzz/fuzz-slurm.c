@@ -1,5 +1,5 @@
 /*
- * The Slurm controller probe output (src/core/facts/slurm.c): parsed on
+ * The Slurm controller probe output (src/core/facts/slurm-decode.c): parsed on
  * its own, then as the controller probe of a Slurm cluster whose checks
  * run and whose reports render. Input: stdout, NUL, stderr. Oracles: the
  * facts print; the reports are clean.

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "hp/ssm.h"
+#include "../../src/collect/ssm/ssm-int.h"
 #include "hp/util.h"
 #include "ssm-fix.h"
 

@@ -17,7 +17,7 @@
 #include "hp/aws.h"
 #include "hp/collect.h"
 #include "hp/kube.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/profile.h"
 #include "hp/snapshot.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/facts.h"
 #include "hp/probe.h"
 #include "hp/util.h"

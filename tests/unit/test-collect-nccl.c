@@ -1,5 +1,5 @@
 /*
- * The NCCL collector (src/collect/nccl.c) with a scripted kubectl and canned
+ * The NCCL collector (src/collect/nccl-read.c) with a scripted kubectl and canned
  * CloudWatch replies: it reads a job's pods by the Kubeflow label, else by
  * job-name, never passes a job name kubectl would read as more than one
  * requirement, keeps only the NCCL environment (no secrets), reads each
@@ -21,7 +21,7 @@
 #include "hp/collect.h"
 #include "hp/json.h"
 #include "hp/kube.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "t.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

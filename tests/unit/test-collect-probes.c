@@ -13,7 +13,7 @@
 #include "hp/facts.h"
 #include "hp/array.h"
 #include "hp/json.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "t.h"
 
 static const char not_connected[] = "{\"__type\":\"TargetNotConnected\",\"message\":\"not connected\"}";

@@ -5,7 +5,7 @@
  * frames it), and every path an on-node judge reads from a node's facts
  * (a literal `c->facts, "a.b"` or `c->node_facts, "a.b"` in src/checks/)
  * is documented there, or among the NCCL probe's facts of
- * include/hp/nccl.h. The lists are read as written: an entry is a line
+ * include/hp/nccl-facts.h. The lists are read as written: an entry is a line
  * " *   key {members}", its members the names in its braces at any depth
  * (a name before ':' or between ',' and '|'; what follows ':' is a value),
  * "; name" after the braces another key of the same line; parentheses,
@@ -502,7 +502,7 @@ static void each_read(const char *file, const struct doc *d, size_t *count)
 				(*count)++;
 				if (!documented(d, path))
 					PROBLEM("# src/checks/%s reads %s of a node's facts, which "
-						"neither include/hp/facts.h nor include/hp/nccl.h "
+						"neither include/hp/facts.h nor include/hp/nccl-facts.h "
 						"documents\n", file, path);
 			}
 		}
@@ -519,7 +519,7 @@ static void t_read_keys_are_documented(void)
 
 	memset(&doc, 0, sizeof(doc));
 	parse_doc(&doc, "include/hp/facts.h", "Facts (a cJSON object;");
-	parse_doc(&doc, "include/hp/nccl.h", "The probe's output as facts:");
+	parse_doc(&doc, "include/hp/nccl-facts.h", "The probe's output as facts:");
 	dir = opendir("src/checks");
 	T_ASSERT(dir != NULL);
 	if (!dir)

@@ -15,7 +15,7 @@
 #include "../../src/core/facts/facts-int.h"
 #include "hp/facts.h"
 #include "hp/json.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "probe-t.h"
 #include "t.h"
 

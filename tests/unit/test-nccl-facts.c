@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "hp/json.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/probe.h"
 #include "hp/util.h"
 #include "t.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "hp/json.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/refdoc.h"
 #include "hp/text.h"
 #include "hp/util.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hp/ssm.h"
+#include "../../src/collect/ssm/ssm-int.h"
 #include "t.h"
 
 static size_t unhex(const char *h, uint8_t *out)

@@ -15,7 +15,7 @@
 
 #include "fake-sys.h"
 #include "hp/json.h"
-#include "hp/ssm.h"
+#include "../../src/collect/ssm/ssm-int.h"
 #include "t.h"
 
 static void t_bucket_paces(void)

@@ -19,7 +19,7 @@
 #include "hp/collect.h"
 #include "hp/facts.h"
 #include "hp/json.h"
-#include "hp/ssm.h"
+#include "../../src/collect/ssm/ssm-int.h"
 #include "probe-t.h"
 #include "t.h"
 

@@ -2,7 +2,7 @@
  * kubectl as a child process (include/hp/kube.h): argument vector, a fixed
  * environment allowlist, deadline, capped output, error classification,
  * and the server URL comparison the collector uses to trust a kubeconfig
- * (a node's instance id is the core's: src/core/facts/kube.c). It never
+ * (a node's instance id is the core's: src/core/facts/kube-index.c). It never
  * talks to the
  * API server itself and never runs anything but read-only kubectl verbs
  * chosen by its callers.

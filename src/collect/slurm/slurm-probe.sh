@@ -3,7 +3,7 @@
 # writes no file and changes no state. Each answer is framed as
 #   @@HP@@ BEGIN <block> ... @@HP@@ END <block> <exit status>
 # and the last line is @@HP@@ DONE. hpnode embeds this file and parses the
-# blocks (src/collect/slurm/probe.c); each tool runs once, with stderr kept in its
+# blocks (src/collect/slurm/slurm-probe.c); each tool runs once, with stderr kept in its
 # block so a failure says why.
 
 # HyperPod installs Slurm under /opt/slurm/bin.

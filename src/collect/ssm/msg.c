@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "hp/json.h"
-#include "hp/ssm.h"
+#include "ssm-int.h"
 
 static uint32_t get32(const uint8_t *p)
 {

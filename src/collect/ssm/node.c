@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "hp/json.h"
-#include "hp/ssm.h"
+#include "ssm-int.h"
 
 #define DOCUMENT "AWS-StartNonInteractiveCommand"
 #define CALL_TIMEOUT_MS 30000L

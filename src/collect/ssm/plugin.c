@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hp/ssm.h"
+#include "ssm-int.h"
 
 #define PLUGIN "session-manager-plugin"
 #define ENV_NAME "AWS_SSM_START_SESSION_RESPONSE"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hp/ssm.h"
+#include "ssm-int.h"
 
 #define MIN_RATE_PER_MS (0.1 / 1000.0)
 

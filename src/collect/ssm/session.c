@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "hp/json.h"
-#include "hp/ssm.h"
+#include "ssm-int.h"
 
 #define CLIENT_VERSION "1.2.650.0"
 #define TICK_MS 100

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "hp/array.h"
-#include "hp/ssm.h"
+#include "ssm-int.h"
 
 void hp_ssm_rx_init(struct hp_ssm_rx *rx, size_t max_held, size_t max_bytes)
 {

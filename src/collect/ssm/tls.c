@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hp/ssm.h"
+#include "ssm-int.h"
 
 int hp_ssm_parse_url(const char *url, char *host, size_t hn, int *port, char *path, size_t pn)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hp/ssm.h"
+#include "ssm-int.h"
 
 #define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 #define MAX_REPLY_HEAD 16384

@@ -18,7 +18,7 @@
 #include "facts-int.h"
 #include "hp/array.h"
 #include "hp/json.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/text.h"
 #include "hp/util.h"
 

@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "probe-int.h"
 
 /* Items kept per list in the facts. */

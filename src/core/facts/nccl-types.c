@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hp/json.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/snapshot.h"
 #include "hp/util.h"
 

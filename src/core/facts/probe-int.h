@@ -1,5 +1,5 @@
 /*
- * Private to the probe decoder (src/core/facts/probe.c, parse-*.c): the
+ * Private to the probe decoder (src/core/facts/probe-frame.c, parse-*.c): the
  * framed blocks of one probe output, the parser of each block, and the
  * small text helpers the parsers share. Lines are cleaned copies (no CR,
  * no escape sequences), NUL-terminated, read-only.

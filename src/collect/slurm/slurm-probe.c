@@ -1,7 +1,7 @@
 /*
  * The Slurm controller probe (include/hp/slurm.h): the embedded script and
  * the command line that runs it. It runs nothing itself (the SSM driver
- * does); its output is decoded in src/core/facts/slurm.c.
+ * does); its output is decoded in src/core/facts/slurm-decode.c.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  * command are in include/hp/probe.h, the collector of the Kubernetes and
  * CloudWatch data the NCCL checks read in include/hp/collect.h.
  */
-#ifndef HP_NCCL_H
-#define HP_NCCL_H
+#ifndef HP_NCCL_FACTS_H
+#define HP_NCCL_FACTS_H
 
 #include <cjson/cJSON.h>
 #include <stddef.h>

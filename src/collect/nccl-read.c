@@ -20,7 +20,7 @@
 #include "hp/collect.h"
 #include "hp/json.h"
 #include "hp/kube.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/text.h"
 #include "nccl-exec.h"
 

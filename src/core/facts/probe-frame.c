@@ -8,7 +8,7 @@
 
 #include "hp/array.h"
 #include "hp/buf.h"
-#include "hp/nccl.h"
+#include "hp/nccl-facts.h"
 #include "hp/text.h"
 #include "facts-int.h"
 #include "hp/util.h"

@@ -1,7 +1,7 @@
 /*
  * The probe's I/O side (include/hp/probe.h): the embedded script and the
  * remote command line that carries it. Reading what it prints is the
- * core's job (src/core/facts/probe.c); judging the facts is the checks'.
+ * core's job (src/core/facts/probe-frame.c); judging the facts is the checks'.
  */
 #include <stdlib.h>
 #include <string.h>
