@@ -731,6 +731,8 @@ static void log_evidence(struct hp_fold_item *it, const cJSON *kube, const char 
 	size_t n = 0, i, j;
 	char line[HP_CHECK_CLIP_SIZE + 16];
 
+	if (!pod)
+		return; /* a pod without a name has no logs to match */
 	cJSON_ArrayForEach(e, hp_json_arr(kube, "aws_node_logs")) {
 		const char *p = hp_json_str(e, "pod");
 
