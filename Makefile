@@ -210,8 +210,11 @@ fuzz:
 # test never installs anything: a missing package is named and `make deps`
 # (which .ci/run and demo call) installs it. demo installs missing packages
 # first, then builds in a fresh make (pkg-config flags are read when make starts).
+# The test programs build on every core unless make was given -j itself
+# (only this inner make: `make deps test` still installs before it builds).
+TEST_BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 test: check-deps
-	@$(MAKE) --no-print-directory test-run
+	@$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) test-run
 
 test-run: all $(UNIT_BIN) $(REPLAY_BIN)
 	@HPNODE=$(abspath $(HPNODE)) SIGV4_SIGN=$(abspath $(TOOLBIN)/sigv4-sign) \

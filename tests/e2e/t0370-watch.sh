@@ -29,8 +29,11 @@ check "nothing changed: one heartbeat line" sh -c "[ \$(wc -l <'$e2e_tmp/w2.txt'
 	>"$e2e_tmp/loop.txt" 2>"$e2e_tmp/loop.err" &
 pid=$!
 i=0
-while [ "$(grep -c '^hpnode watch:' "$e2e_tmp/loop.txt" 2>/dev/null)" -lt 2 ] && [ $i -lt 600 ] &&
-	kill -0 $pid 2>/dev/null; do
+rounds() {  # 0 until the background shell has made the file
+	n=$(grep -c '^hpnode watch:' "$e2e_tmp/loop.txt" 2>/dev/null)
+	echo "${n:-0}"
+}
+while [ "$(rounds)" -lt 2 ] && [ $i -lt 600 ] && kill -0 $pid 2>/dev/null; do
 	sleep 0.5
 	i=$((i + 1))
 done
