@@ -8,6 +8,10 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 : "${HPNODE:=$ROOT/hpnode}"
 e2e_failed=0
 e2e_tmp=$(mktemp -d "${TMPDIR:-/tmp}/hpnode-e2e.XXXXXX")
+# What the script's children make in TMPDIR (fixture servers, fake tools, a
+# session killed mid-way) goes with the scratch directory.
+TMPDIR=$e2e_tmp
+export TMPDIR
 FIXTURE_LIB_DIR=$ROOT/tests/fixtures
 . "$ROOT/tests/fixtures/lib.sh"
 trap 'fixture_stop; rm -rf "$e2e_tmp"' EXIT

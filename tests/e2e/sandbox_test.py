@@ -118,6 +118,26 @@ def stand_ins_answer_as_told():
 
 
 @test
+def stand_ins_print_exactly_what_they_hold():
+    """Quotes, backslashes, printf directives, no final newline, and a NUL (which
+    sh's printf cannot hold: that answer is a file) come out byte for byte."""
+    tricky = "it's 100% \\n not a newline %s\n'\"$HOME`x`\nlast line without newline"
+    spec = {"commands": {"plain": {"stdout": tricky, "stderr": "warn: 50%\n"},
+                         "nul": {"stdout": "a\0b\n", "stderr": "e\0\n", "exit": 2},
+                         "quiet": {"exit": 4}}}
+    with tempfile.TemporaryDirectory() as tmp:
+        env = sandbox.prepare(spec, tmp)
+        for name, out, err, code in (("plain", tricky, "warn: 50%\n", 0),
+                                     ("nul", "a\0b\n", "e\0\n", 2), ("quiet", "", "", 4)):
+            r = subprocess.run([os.path.join(env["PATH"], "sh"), "-c", name], env=env,
+                               capture_output=True, timeout=30)
+            got = (r.stdout.decode(), r.stderr.decode(), r.returncode)
+            assert got == (out, err, code), (name, got)
+        with open(os.path.join(env["PATH"], "plain"), encoding="utf-8") as fh:
+            assert "cat" not in fh.read().split("\n", 2)[2], "plain text is printed by sh itself"
+
+
+@test
 def absent_commands_are_absent():
     with tempfile.TemporaryDirectory() as tmp:
         env = sandbox.prepare({"commands": {"dmesg": {"stdout": "x"}}}, tmp)

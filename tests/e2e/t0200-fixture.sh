@@ -641,6 +641,63 @@ else
 	not_ok "large fixture starts" "see messages above"
 fi
 
+# The fork server (tests/fixtures/forkserver.py): a forked server is the same
+# cluster with the same ids, is not the shell's child, and stops by pid; no
+# fork server, and fixture_start starts server.py itself.
+parent_of() { awk '{ print $4 }' "/proc/$1/stat" 2>/dev/null; }
+fs_sock=$scratch/fs.sock
+python3 "$fixtures/forkserver.py" --serve "$fs_sock" >"$scratch/fs.log" 2>&1 </dev/null &
+fs_pid=$!
+echo "$fs_pid" >"$fs_sock.starting"
+if FIXTURE_FORKSERVER=$fs_sock fixture_start "$fixtures/faults.yaml"; then
+	if [ "$(parent_of "$FIXTURE_PID")" = "$fs_pid" ]; then
+		ok "fork server: the server is forked from it"
+	else
+		not_ok "fork server: the server is forked from it" \
+			"parent $(parent_of "$FIXTURE_PID"), fork server $fs_pid; log: $(cat "$scratch/fs.log")"
+	fi
+	run_checks faults
+	FIRST_READY=$scratch/faults-first.json python3 - "$FIXTURE_READY" <<'PYEOF' || failed=1
+import json, os, sys
+first, now = (json.load(open(p)) for p in (os.environ["FIRST_READY"], sys.argv[1]))
+keys = ("vpc_id", "subnets", "security_groups", "node_ids", "nodes", "groups", "cluster_arn",
+        "account", "region", "log_group")
+bad = [k for k in keys if first[k] != now[k]]
+print(("not ok - t0200-fixture: fork server: the same ids as a server of its own: %s" % bad)
+      if bad else "ok - t0200-fixture: fork server: the same ids as a server of its own")
+sys.exit(1 if bad else 0)
+PYEOF
+	pid=$FIXTURE_PID
+	fixture_stop
+	if kill -0 "$pid" 2>/dev/null; then
+		not_ok "fork server: fixture_stop stops a forked server" "pid $pid still running"
+	else
+		ok "fork server: fixture_stop stops a forked server"
+	fi
+else
+	not_ok "fork server: faults.yaml starts through it" "$(cat "$scratch/fs.log")"
+fi
+kill "$fs_pid" 2>/dev/null
+wait "$fs_pid"
+fs_rc=$?
+if [ "$fs_rc" = 0 ] && [ ! -e "$fs_sock" ] && [ ! -e "$fs_sock.starting" ]; then
+	ok "fork server: SIGTERM ends it (exit 0) and removes its socket"
+else
+	not_ok "fork server: SIGTERM ends it (exit 0) and removes its socket" \
+		"exit $fs_rc; $(ls "$scratch" | tr '\n' ' ')"
+fi
+if FIXTURE_FORKSERVER=$fs_sock fixture_start "$fixtures/healthy.yaml"; then
+	if [ "$(parent_of "$FIXTURE_PID")" = "$$" ]; then
+		ok "fork server gone: fixture_start starts server.py itself"
+	else
+		not_ok "fork server gone: fixture_start starts server.py itself" \
+			"parent $(parent_of "$FIXTURE_PID"), shell $$"
+	fi
+	fixture_stop
+else
+	not_ok "fork server gone: fixture_start starts server.py itself" "see messages above"
+fi
+
 i=0
 while kill -0 "$short" 2>/dev/null && [ $i -lt 100 ]; do
 	sleep 0.1
