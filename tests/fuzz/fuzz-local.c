@@ -45,6 +45,22 @@ static int id_ok(const char *k)
 	return 1;
 }
 
+/* Only base64 characters, with at least one upper-case letter and one digit. */
+static int token_shaped(const char *t)
+{
+	int upper = 0, digit = 0;
+
+	for (; *t; t++) {
+		if (*t >= 'A' && *t <= 'Z')
+			upper = 1;
+		else if (*t >= '0' && *t <= '9')
+			digit = 1;
+		else if (!(*t >= 'a' && *t <= 'z') && *t != '+' && *t != '/' && *t != '=')
+			return 0;
+	}
+	return upper && digit;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_parts ps;
@@ -69,8 +85,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake_setenv(&f, "AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://127.0.0.1:1/");
 	for (i = 1; i < 4 && i < ps.n; i++)
 		reply(&f, ps.p[i]);
-	/* A token worth looking for: long, one word, and nowhere else in the input. */
-	if (ps.n > 1 && ps.len[1] >= 16 && !strpbrk(ps.p[1], " \t\r\n@")) {
+	/*
+	 * A token worth looking for: long, shaped like a real IMDS token (base64: letters,
+	 * digits, + / =, with an upper-case letter and a digit, so never a word or path the
+	 * report prints of its own, such as node-diagnostics-detail.md), and nowhere else
+	 * in the input.
+	 */
+	if (ps.n > 1 && ps.len[1] >= 16 && token_shaped(ps.p[1])) {
 		secrets[0] = ps.p[1];
 		for (i = 2; i < ps.n && secrets[0]; i++)
 			if (strstr(ps.p[i], secrets[0]))
